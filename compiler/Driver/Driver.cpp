@@ -1,0 +1,142 @@
+//===- Driver.cpp - The gnnc compilation pipeline as a library ------------===//
+#include "compiler/Driver/Driver.h"
+
+#include "lang/Basic/Diagnostics.h"
+#include "lang/Basic/Suggest.h"
+#include "lang/Parser/Parser.h"
+#include "lang/Sema/Sema.h"
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace gnnc;
+
+#ifndef GNNC_VERSION
+#define GNNC_VERSION "0.0.0"
+#endif
+
+namespace {
+struct StageInfo {
+  Stage stage;
+  llvm::StringRef name;
+  llvm::StringRef what;
+};
+const StageInfo kStages[] = {
+    {Stage::AST, "ast", "the syntax tree and the checked program"},
+    {Stage::GNN, "gnn", "the gnn dialect"},
+    {Stage::Decomposed, "decomposed", "gnn primitives after decomposition"},
+    {Stage::Train, "train", "the training step (train dialect)"},
+    {Stage::Plan, "plan", "the step with its memory plan (mem dialect)"},
+    {Stage::Cpp, "cpp", "generated C++ for the CPU target"},
+    {Stage::Cuda, "cuda", "generated CUDA C++"},
+};
+} // namespace
+
+std::optional<Stage> gnnc::parseStage(llvm::StringRef name) {
+  for (const StageInfo &s : kStages)
+    if (s.name == name)
+      return s.stage;
+  return std::nullopt;
+}
+
+llvm::StringRef gnnc::stageName(Stage stage) {
+  for (const StageInfo &s : kStages)
+    if (s.stage == stage)
+      return s.name;
+  return "?";
+}
+
+std::string gnnc::stageList() {
+  std::string s;
+  for (const StageInfo &info : kStages)
+    s += (s.empty() ? "" : ", ") + info.name.str();
+  return s;
+}
+
+std::string gnnc::versionString() {
+  return std::string("gnnc version ") + GNNC_VERSION +
+         " (language v1, LLVM " LLVM_VERSION_STRING ")";
+}
+
+void gnnc::reportToolError(llvm::raw_ostream &os, const llvm::Twine &message) {
+  llvm::WithColor::error(os, "gnnc") << message << "\n";
+}
+
+Compilation::Compilation(DriverOptions options, llvm::raw_ostream &diagOS)
+    : options(std::move(options)), diagOS(diagOS),
+      sourceMgr(std::make_unique<llvm::SourceMgr>()) {}
+
+Compilation::~Compilation() = default;
+
+bool Compilation::readInput() {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(options.inputFile,
+                                                   /*IsText=*/true);
+  if (std::error_code ec = buffer.getError()) {
+    reportToolError(diagOS, "cannot read '" + options.inputFile +
+                                "': " + ec.message());
+    return false;
+  }
+  unsigned id = sourceMgr->AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  diags = std::make_unique<DiagnosticEngine>(*sourceMgr, id, &diagOS,
+                                             options.showColors);
+  return true;
+}
+
+bool Compilation::runFrontend() {
+  if (!readInput())
+    return false;
+  ast = parseProgram(*diags);
+  // Semantic checks on a tree rebuilt by error recovery would mostly report
+  // the syntax errors again in other words.
+  if (diags->hasErrors())
+    return false;
+
+  SemaOptions semaOptions;
+  semaOptions.dataSearchPath = defaultDataSearchPath(options.dataDirs);
+  if (options.inputFile != "-")
+    semaOptions.sourceDir =
+        llvm::sys::path::parent_path(options.inputFile).str();
+  checked = checkProgram(*ast, *diags, semaOptions);
+  if (diags->hasErrors())
+    return false;
+  return applyOnly();
+}
+
+bool Compilation::applyOnly() {
+  if (options.only.empty())
+    return true;
+  std::vector<sema::BoundTrain> kept;
+  std::vector<llvm::StringRef> names;
+  for (sema::BoundTrain &t : checked.trains) {
+    names.push_back(t.model.name);
+    if (t.model.name == options.only)
+      kept.push_back(std::move(t));
+  }
+  if (kept.empty()) {
+    reportToolError(diagOS, "--only " + options.only +
+                                ": no train block trains model '" +
+                                options.only + "'" +
+                                didYouMean(options.only, names));
+    return false;
+  }
+  checked.trains = std::move(kept);
+  return true;
+}
+
+bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
+  switch (stage) {
+  case Stage::AST:
+    ast::dump(*ast, os);
+    sema::dump(checked, os);
+    return true;
+  default:
+    reportToolError(diagOS, "--stage=" + stageName(stage) +
+                                " is not supported yet: this gnnc stops "
+                                "after the front end (available: ast)");
+    return false;
+  }
+}

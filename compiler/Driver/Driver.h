@@ -1,0 +1,86 @@
+//===- Driver.h - The gnnc compilation pipeline as a library ------*- C++ -*-===//
+//
+// `gnnc` is a thin command-line wrapper around this library, so tests, the
+// JIT API and later stages (MLIR, planning, code generation) reuse one
+// pipeline. A Compilation owns one source file, its diagnostics and every
+// stage's result.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_COMPILER_DRIVER_DRIVER_H
+#define GNNC_COMPILER_DRIVER_DRIVER_H
+
+#include "lang/AST/AST.h"
+#include "lang/Sema/CheckedProgram.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+class SourceMgr;
+} // namespace llvm
+
+namespace gnnc {
+
+class DiagnosticEngine;
+
+struct DriverOptions {
+  std::string inputFile;             ///< A path, or "-" for standard input.
+  std::vector<std::string> dataDirs; ///< --data: searched before the rest.
+  std::string only;                  ///< --only: keep this model's trains.
+  bool showColors = false;
+};
+
+/// The stages `gnnc emit --stage=` can print, in pipeline order.
+enum class Stage { AST, GNN, Decomposed, Train, Plan, Cpp, Cuda };
+
+/// Parses a stage name; std::nullopt if it names no stage.
+std::optional<Stage> parseStage(llvm::StringRef name);
+llvm::StringRef stageName(Stage stage);
+/// "ast, gnn, ..." for help and errors.
+std::string stageList();
+
+class Compilation {
+public:
+  Compilation(DriverOptions options, llvm::raw_ostream &diagOS);
+  ~Compilation();
+
+  /// Reads, parses and checks the input. On failure the diagnostics are
+  /// already printed and false is returned.
+  bool runFrontend();
+
+  /// Prints \p stage of the program to \p os. Returns false (with a
+  /// diagnostic) for stages this version of gnnc does not implement yet.
+  bool emit(Stage stage, llvm::raw_ostream &os);
+
+  const ast::Program &getAST() const { return *ast; }
+  const sema::CheckedProgram &getChecked() const { return checked; }
+  DiagnosticEngine *getDiags() { return diags.get(); }
+
+private:
+  bool readInput();
+  bool applyOnly();
+
+  DriverOptions options;
+  llvm::raw_ostream &diagOS;
+  std::unique_ptr<llvm::SourceMgr> sourceMgr;
+  std::unique_ptr<DiagnosticEngine> diags;
+  std::unique_ptr<ast::Program> ast;
+  sema::CheckedProgram checked;
+};
+
+/// "gnnc version X (language v1, LLVM Y)".
+std::string versionString();
+
+/// Prints "gnnc: error: MESSAGE" for problems that have no source location
+/// (a missing input file, a bad option).
+void reportToolError(llvm::raw_ostream &os, const llvm::Twine &message);
+
+} // namespace gnnc
+
+#endif // GNNC_COMPILER_DRIVER_DRIVER_H

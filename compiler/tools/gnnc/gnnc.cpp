@@ -1,0 +1,132 @@
+//===- gnnc.cpp - The gnnc command-line tool ------------------------------===//
+//
+// A thin wrapper over compiler/Driver: parses the command line (LLVM's
+// cl::opt with one subcommand per action) and maps results to exit codes:
+// 0 success, 1 errors in the input, 2 bad usage.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Driver/Driver.h"
+
+#include "lang/Sema/Builtins.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace gnnc;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory gnncCategory("gnnc options");
+
+static cl::SubCommand checkCmd("check",
+                               "Run every front-end check on a .gnn file");
+static cl::SubCommand emitCmd("emit", "Print one stage of the compilation");
+static cl::SubCommand runCmd("run", "Compile and train now");
+static cl::SubCommand planCmd("plan", "Print the memory plan");
+static cl::SubCommand compileCmd("compile", "Build an executable");
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<file.gnn | ->"),
+                                      cl::sub(checkCmd), cl::sub(emitCmd),
+                                      cl::sub(runCmd), cl::sub(planCmd),
+                                      cl::sub(compileCmd),
+                                      cl::cat(gnncCategory));
+
+static cl::list<std::string>
+    dataDirs("data", cl::desc("Search DIR for datasets first (repeatable)"),
+             cl::value_desc("DIR"), cl::sub(checkCmd), cl::sub(emitCmd),
+             cl::sub(runCmd), cl::sub(planCmd), cl::sub(compileCmd),
+             cl::cat(gnncCategory));
+
+static cl::opt<std::string>
+    only("only", cl::desc("Act only on the train blocks of this model"),
+         cl::value_desc("MODEL"), cl::sub(checkCmd), cl::sub(emitCmd),
+         cl::sub(runCmd), cl::sub(planCmd), cl::sub(compileCmd),
+         cl::cat(gnncCategory));
+
+static cl::opt<std::string>
+    stage("stage",
+          cl::desc("Stage to print: ast, gnn, decomposed, train, plan, cpp, "
+                   "cuda"),
+          cl::value_desc("STAGE"), cl::init("ast"), cl::sub(emitCmd),
+          cl::cat(gnncCategory));
+
+static cl::opt<bool>
+    listBuiltins("list-builtins",
+                 cl::desc("Print every operator and setting with its "
+                          "arguments, defaults and ranges, then exit"),
+                 cl::sub(checkCmd), cl::cat(gnncCategory));
+
+static cl::opt<bool> verbose("v", cl::desc("Print a summary after checking"),
+                             cl::sub(checkCmd), cl::cat(gnncCategory));
+
+static int usageError(const llvm::Twine &message) {
+  reportToolError(llvm::errs(), message);
+  llvm::errs() << "Run 'gnnc --help' for usage.\n";
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { os << versionString() << "\n"; });
+  for (cl::SubCommand *sub :
+       {&cl::SubCommand::getTopLevel(), &checkCmd, &emitCmd, &runCmd,
+        &planCmd, &compileCmd})
+    cl::HideUnrelatedOptions(gnncCategory, *sub);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "gnnc: train graph neural networks under a memory budget\n\n"
+      "  gnnc check FILE            check a program, report every error\n"
+      "  gnnc emit --stage=ast FILE print the syntax tree and the checked "
+      "program\n");
+
+  if (checkCmd && listBuiltins) {
+    sema::printBuiltins(llvm::outs());
+    return 0;
+  }
+  if (!checkCmd && !emitCmd && !runCmd && !planCmd && !compileCmd)
+    return usageError("no command given (check, emit, run, plan, compile)");
+  if (inputFile.empty())
+    return usageError("no input file");
+
+  std::optional<Stage> emitStage;
+  if (emitCmd) {
+    emitStage = parseStage(stage);
+    if (!emitStage)
+      return usageError("unknown stage '" + stage + "' (stages: " +
+                        stageList() + ")");
+  }
+
+  DriverOptions options;
+  options.inputFile = inputFile;
+  options.dataDirs = dataDirs;
+  options.only = only;
+  options.showColors = llvm::WithColor(llvm::errs()).colorsEnabled();
+  Compilation compilation(options, llvm::errs());
+  if (!compilation.runFrontend())
+    return 1;
+
+  if (emitCmd)
+    return compilation.emit(*emitStage, llvm::outs()) ? 0 : 1;
+  if (checkCmd) {
+    if (verbose) {
+      for (const sema::BoundTrain &t : compilation.getChecked().trains) {
+        const sema::ModelInstance &m = t.model;
+        llvm::outs() << inputFile << ": train " << m.name << " on '"
+                     << t.data.name << "': " << m.ops.size() - 1
+                     << " ops, returns [N, "
+                     << m.ops[m.result].width.value_or(-1) << "], "
+                     << t.config.epochs << " epochs\n";
+      }
+    }
+    return 0;
+  }
+  llvm::StringRef cmd = runCmd ? "run" : planCmd ? "plan" : "compile";
+  reportToolError(llvm::errs(),
+                  "'gnnc " + cmd +
+                      "' is not supported yet: this gnnc checks programs "
+                      "(gnnc check) and prints them (gnnc emit --stage=ast)");
+  return 1;
+}

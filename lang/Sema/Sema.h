@@ -1,0 +1,48 @@
+//===- Sema.h - Semantic analysis of .gnn programs ----------------*- C++ -*-===//
+//
+// Checks a parsed program against language v1 and produces the
+// CheckedProgram: names and scopes, `repeat` unrolling, compile-time
+// arithmetic, operator and setting arguments (kinds, ranges, defaults,
+// required ones), model parameters bound by `train M(...)`, width inference
+// from the dataset's `features`/`classes`, and the return width.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_LANG_SEMA_SEMA_H
+#define GNNC_LANG_SEMA_SEMA_H
+
+#include "lang/AST/AST.h"
+#include "lang/Sema/CheckedProgram.h"
+
+#include <string>
+#include <vector>
+
+namespace gnnc {
+
+class DiagnosticEngine;
+
+struct SemaOptions {
+  /// Directories searched, in order, for `dataset("name")`.
+  std::vector<std::string> dataSearchPath;
+  /// Directory of the source file: relative dataset paths are tried there
+  /// first, then in the working directory.
+  std::string sourceDir;
+  /// Upper bound on unrolled statements per model, so `repeat` cannot make
+  /// the compiler run away.
+  unsigned maxUnrolledStatements = 100000;
+};
+
+/// Checks \p program, reporting problems to \p diags (several per run where
+/// they are independent). The result is complete only if no error was
+/// reported.
+sema::CheckedProgram checkProgram(const ast::Program &program,
+                                  DiagnosticEngine &diags,
+                                  const SemaOptions &options);
+
+/// The search path a tool uses: \p extraDirs (e.g. --data), then each entry
+/// of $GNNC_DATA_PATH, then the datasets that ship with gnnc.
+std::vector<std::string>
+defaultDataSearchPath(const std::vector<std::string> &extraDirs);
+
+} // namespace gnnc
+
+#endif // GNNC_LANG_SEMA_SEMA_H

@@ -1,0 +1,32 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "gnnc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".gnn", ".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "unittests", "fuzz"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.gnnc_obj_root, "test")
+
+# Tests see only the datasets they name: the shipped ones through
+# %gnnc_data, never whatever the developer's shell exports.
+config.environment.pop("GNNC_DATA_PATH", None)
+config.substitutions.append(("%gnnc_data", config.gnnc_data_dir))
+config.substitutions.append(("%gnnc_src", config.gnnc_src_root))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.gnnc_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["gnnc", "gnnc-opt"], tool_dirs)
+
+if os.path.isdir(config.gnnc_data_dir):
+    config.available_features.add("shipped-data")
+if config.gnnc_have_cuda:
+    config.available_features.add("cuda-toolkit")
