@@ -76,11 +76,12 @@ bool Compilation::readInput() {
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(options.inputFile,
                                                    /*IsText=*/true);
   if (std::error_code ec = buffer.getError()) {
-    reportToolError(diagOS, "cannot read '" + options.inputFile +
-                                "': " + ec.message());
+    reportToolError(diagOS,
+                    "cannot read '" + options.inputFile + "': " + ec.message());
     return false;
   }
-  unsigned id = sourceMgr->AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  unsigned id =
+      sourceMgr->AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   diags = std::make_unique<DiagnosticEngine>(*sourceMgr, id, &diagOS,
                                              options.showColors);
   return true;
@@ -117,10 +118,9 @@ bool Compilation::applyOnly() {
       kept.push_back(std::move(t));
   }
   if (kept.empty()) {
-    reportToolError(diagOS, "--only " + options.only +
-                                ": no train block trains model '" +
-                                options.only + "'" +
-                                didYouMean(options.only, names));
+    reportToolError(
+        diagOS, "--only " + options.only + ": no train block trains model '" +
+                    options.only + "'" + didYouMean(options.only, names));
     return false;
   }
   checked.trains = std::move(kept);

@@ -1,4 +1,5 @@
-//===- Driver.h - The gnnc compilation pipeline as a library ------*- C++ -*-===//
+//===- Driver.h - The gnnc compilation pipeline as a library ------*- C++
+//-*-===//
 //
 // `gnnc` is a thin command-line wrapper around this library, so tests, the
 // JIT API and later stages (MLIR, planning, code generation) reuse one

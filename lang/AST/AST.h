@@ -1,4 +1,5 @@
-//===- AST.h - Syntax tree of the .gnn language -------------------*- C++ -*-===//
+//===- AST.h - Syntax tree of the .gnn language -------------------*- C++
+//-*-===//
 //
 // Plain C++ structures, one per construct of language v1, each with the
 // source location of its first token. The parser builds them and nothing
@@ -30,7 +31,17 @@ namespace gnnc::ast {
 
 class Expr {
 public:
-  enum class Kind { Number, Size, String, Bool, Ident, Unary, Binary, Call, List };
+  enum class Kind {
+    Number,
+    Size,
+    String,
+    Bool,
+    Ident,
+    Unary,
+    Binary,
+    Call,
+    List
+  };
 
   Expr(Kind kind, Location loc) : kind(kind), loc(loc) {}
   virtual ~Expr() = default;

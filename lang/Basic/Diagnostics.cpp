@@ -8,8 +8,8 @@ using namespace gnnc;
 DiagnosticEngine::DiagnosticEngine(llvm::SourceMgr &sourceMgr,
                                    unsigned bufferId, llvm::raw_ostream *os,
                                    bool showColors)
-    : sourceMgr(sourceMgr), bufferId(bufferId), os(os),
-      showColors(showColors) {}
+    : sourceMgr(sourceMgr), bufferId(bufferId), os(os), showColors(showColors) {
+}
 
 llvm::StringRef DiagnosticEngine::getFilename() const {
   return sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier();
@@ -60,11 +60,10 @@ void DiagnosticEngine::emit(DiagKind kind, Location loc,
   recorded.push_back({kind, loc, text});
   if (!os)
     return;
-  llvm::SourceMgr::DiagKind dk = kind == DiagKind::Error
-                                     ? llvm::SourceMgr::DK_Error
-                                 : kind == DiagKind::Warning
-                                     ? llvm::SourceMgr::DK_Warning
-                                     : llvm::SourceMgr::DK_Note;
+  llvm::SourceMgr::DiagKind dk =
+      kind == DiagKind::Error     ? llvm::SourceMgr::DK_Error
+      : kind == DiagKind::Warning ? llvm::SourceMgr::DK_Warning
+                                  : llvm::SourceMgr::DK_Note;
   llvm::SMLoc smLoc;
   if (loc.isValid())
     smLoc = sourceMgr.FindLocForLineAndColumn(bufferId, loc.line, loc.col);

@@ -1,4 +1,5 @@
-//===- Diagnostics.h - Compiler diagnostics for .gnn files --------*- C++ -*-===//
+//===- Diagnostics.h - Compiler diagnostics for .gnn files --------*- C++
+//-*-===//
 //
 // Errors, warnings and notes in the form users know from clang:
 //   file:line:col: error: message

@@ -1,4 +1,5 @@
-//===- Location.h - Source locations for the .gnn front end -------*- C++ -*-===//
+//===- Location.h - Source locations for the .gnn front end -------*- C++
+//-*-===//
 //
 // A position in the one source file a compilation reads. Plain data so the
 // AST stays free of LLVM and ANTLR types; MLIRGen turns it into a

@@ -1,4 +1,5 @@
-//===- Suggest.h - "did you mean" for near-miss names -------------*- C++ -*-===//
+//===- Suggest.h - "did you mean" for near-miss names -------------*- C++
+//-*-===//
 #ifndef GNNC_LANG_BASIC_SUGGEST_H
 #define GNNC_LANG_BASIC_SUGGEST_H
 
@@ -15,8 +16,8 @@ namespace gnnc {
 /// most a third of the word's length (at least 1, at most 3), or a candidate
 /// that extends a word of three or more letters ("sage" -> "sage_conv").
 /// Ties go to the earlier candidate, so callers list common names first.
-std::optional<std::string> closestMatch(llvm::StringRef word,
-                                        llvm::ArrayRef<llvm::StringRef> candidates);
+std::optional<std::string>
+closestMatch(llvm::StringRef word, llvm::ArrayRef<llvm::StringRef> candidates);
 
 /// "; did you mean 'X'?" for the closest match, or "" when there is none.
 std::string didYouMean(llvm::StringRef word,

@@ -20,14 +20,14 @@ const Unit kUnits[] = {
     {"GB", 1000ull * 1000 * 1000},
     {"TB", 1000ull * 1000 * 1000 * 1000},
     {"KiB", kKi},
-    {"MiB", kKi * kKi},
-    {"GiB", kKi * kKi * kKi},
-    {"TiB", kKi * kKi * kKi * kKi},
+    {"MiB", kKi *kKi},
+    {"GiB", kKi *kKi *kKi},
+    {"TiB", kKi *kKi *kKi *kKi},
 };
 } // namespace
 
 llvm::ArrayRef<llvm::StringRef> gnnc::sizeUnitNames() {
-  static const llvm::StringRef names[] = {"B",  "KB",  "MB",  "GB", "TB",
+  static const llvm::StringRef names[] = {"B",   "KB",  "MB",  "GB", "TB",
                                           "KiB", "MiB", "GiB", "TiB"};
   return names;
 }

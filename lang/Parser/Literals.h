@@ -1,4 +1,5 @@
-//===- Literals.h - Decoding of .gnn literals ---------------------*- C++ -*-===//
+//===- Literals.h - Decoding of .gnn literals ---------------------*- C++
+//-*-===//
 //
 // Numbers, sizes and strings as language v1 defines them. Separate from the
 // ANTLR-facing parser so the rules are unit-tested on their own.

@@ -47,8 +47,8 @@ public:
 
   /// Location of the code point at \p cpIndex.
   Location at(size_t cpIndex) const {
-    size_t byte = cpIndex < cpToByte.size() ? cpToByte[cpIndex]
-                                            : cpToByte.back();
+    size_t byte =
+        cpIndex < cpToByte.size() ? cpToByte[cpIndex] : cpToByte.back();
     auto it = std::upper_bound(lineStarts.begin(), lineStarts.end(), byte);
     size_t line = it - lineStarts.begin(); // lineStarts[0] == 0
     return {static_cast<unsigned>(line),
@@ -100,9 +100,9 @@ public:
   SyntaxErrorListener(DiagnosticEngine &diags, const PositionMap &pos)
       : diags(diags), pos(pos) {}
 
-  void syntaxError(antlr4::Recognizer *recognizer,
-                   antlr4::Token *offending, size_t, size_t,
-                   const std::string &, std::exception_ptr) override {
+  void syntaxError(antlr4::Recognizer *recognizer, antlr4::Token *offending,
+                   size_t, size_t, const std::string &,
+                   std::exception_ptr) override {
     auto *parser = dynamic_cast<antlr4::Parser *>(recognizer);
     std::vector<size_t> expected;
     if (parser) {
@@ -119,7 +119,8 @@ public:
     if (parser && wantsSemi && expected.size() <= 3) {
       const antlr4::Token *prev = parser->getTokenStream()->LT(-1);
       if (prev && offending && prev->getLine() < offending->getLine()) {
-        diags.error(pos.after(prev), "expected ';' at the end of the statement");
+        diags.error(pos.after(prev),
+                    "expected ';' at the end of the statement");
         return;
       }
     }
@@ -172,7 +173,7 @@ private:
 
   static bool isExpressionStart(const antlr4::dfa::Vocabulary &vocab,
                                 size_t t) {
-    llvm::StringRef lit = vocab.getLiteralName(t);
+    std::string lit = vocab.getLiteralName(t);
     return t == GnnParser::NUMBER || t == GnnParser::STRING ||
            t == GnnParser::TRUE || t == GnnParser::FALSE || lit == "'-'" ||
            lit == "'('" || lit == "'['";
@@ -332,8 +333,7 @@ private:
     if (factors.empty())
       return placeholder(loc(ctx));
     if (factors.size() > limits.maxOperands) {
-      diags.error(loc(ctx), "expression has " +
-                                std::to_string(factors.size()) +
+      diags.error(loc(ctx), "expression has " + std::to_string(factors.size()) +
                                 " operands; the limit is " +
                                 std::to_string(limits.maxOperands));
       return placeholder(loc(ctx));

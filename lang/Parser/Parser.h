@@ -1,4 +1,5 @@
-//===- Parser.h - .gnn source to AST ------------------------------*- C++ -*-===//
+//===- Parser.h - .gnn source to AST ------------------------------*- C++
+//-*-===//
 //
 // The one entry point into the ANTLR-generated parser. Callers get a plain
 // AST and diagnostics; no ANTLR type or exception crosses this interface.
@@ -17,7 +18,7 @@ class DiagnosticEngine;
 
 /// Limits that keep pathological input from exhausting the stack.
 struct ParserLimits {
-  unsigned maxNesting = 256;  ///< Brackets plus runs of unary minus.
+  unsigned maxNesting = 256;   ///< Brackets plus runs of unary minus.
   unsigned maxOperands = 4096; ///< Terms of one `a + b - ...` chain.
 };
 

@@ -118,8 +118,7 @@ std::string ArgSpec::rangeText() const {
       s += (s.empty() ? "" : ", ") + ("\"" + c.str() + "\"");
     return "one of " + s;
   }
-  if (kind != ArgKind::Int && kind != ArgKind::Real &&
-      kind != ArgKind::IntList)
+  if (kind != ArgKind::Int && kind != ArgKind::Real && kind != ArgKind::IntList)
     return "";
   bool lo = min != -kInf, hi = max != kInf && max < 1e9;
   auto num = [](double v) { return formatReal(v); };
@@ -218,7 +217,9 @@ const std::vector<CallSpec> &sema::operatorSpecs() {
        "h if h > 0 else slope * h",
        OpKind::LeakyRelu},
       {"elu", {tensor("h")}, "h if h > 0 else exp(h) - 1", OpKind::Elu},
-      {"gelu", {tensor("h")}, "Gaussian error linear unit (erf form)",
+      {"gelu",
+       {tensor("h")},
+       "Gaussian error linear unit (erf form)",
        OpKind::Gelu},
       {"sigmoid", {tensor("h")}, "1 / (1 + exp(-h))", OpKind::Sigmoid},
       {"tanh", {tensor("h")}, "hyperbolic tangent", OpKind::Tanh},
@@ -226,12 +227,15 @@ const std::vector<CallSpec> &sema::operatorSpecs() {
        {tensor("h"), real("p", 0.5, 0, 1, false, true)},
        "inverted dropout, training only",
        OpKind::Dropout},
-      {"batch_norm", {tensor("h")}, "normalise each feature over the nodes",
+      {"batch_norm",
+       {tensor("h")},
+       "normalise each feature over the nodes",
        OpKind::BatchNorm},
-      {"layer_norm", {tensor("h")}, "normalise each node over its features",
+      {"layer_norm",
+       {tensor("h")},
+       "normalise each node over its features",
        OpKind::LayerNorm},
-      {"concat", {tensors("h")}, "feature-wise concatenation",
-       OpKind::Concat},
+      {"concat", {tensors("h")}, "feature-wise concatenation", OpKind::Concat},
   };
   return specs;
 }
@@ -286,19 +290,21 @@ const std::vector<CallSpec> &sema::samplingSpecs() {
 
 const std::vector<CallSpec> &sema::dataSpecs() {
   static const std::vector<CallSpec> specs = {
-      {"dataset", {stringReq("name")},
+      {"dataset",
+       {stringReq("name")},
        "a dataset directory in the gnnc format: a name or a path"},
       {"synthetic",
-       {intReq("nodes", 2, 2147483647.0),
-        real("avg_degree", 10, 0, 1e6, true), intOpt("features", 64, 1, kMaxWidth),
-        intOpt("classes", 8, 2, 1 << 20), intOpt("seed", 0, 0)},
+       {intReq("nodes", 2, 2147483647.0), real("avg_degree", 10, 0, 1e6, true),
+        intOpt("features", 64, 1, kMaxWidth), intOpt("classes", 8, 2, 1 << 20),
+        intOpt("seed", 0, 0)},
        "a generated power-law graph with planted classes"},
   };
   return specs;
 }
 
 const CallSpec &sema::spillSpec() {
-  static const CallSpec spec = {"spill", {stringReq("dir"), sizeReq("size")},
+  static const CallSpec spec = {"spill",
+                                {stringReq("dir"), sizeReq("size")},
                                 "files in dir, at most size bytes"};
   return spec;
 }
@@ -308,12 +314,22 @@ const std::vector<SettingSpec> &sema::settingSpecs() {
       {"loss", SettingKind::Loss, true, "", "the training loss"},
       {"optimizer", SettingKind::Optimizer, true, "", "the optimizer"},
       {"epochs", SettingKind::Int, true, "", "passes over the training data"},
-      {"init", SettingKind::Choice, false, "glorot", "weight initialisation",
+      {"init",
+       SettingKind::Choice,
+       false,
+       "glorot",
+       "weight initialisation",
        {"glorot", "kaiming"}},
-      {"precision", SettingKind::Choice, false, "fp32",
+      {"precision",
+       SettingKind::Choice,
+       false,
+       "fp32",
        "storage and compute type of activations",
        {"fp32", "bf16", "fp16", "fp64"}},
-      {"saved_precision", SettingKind::Choice, false, "exact",
+      {"saved_precision",
+       SettingKind::Choice,
+       false,
+       "exact",
        "type the planner may store saved activations in",
        {"exact", "bf16", "fp16"}},
       {"memory", SettingKind::Size, false, "the device's free memory",
@@ -322,19 +338,31 @@ const std::vector<SettingSpec> &sema::settingSpecs() {
        "pinned host memory for offloaded tensors"},
       {"disk", SettingKind::Disk, false, "none",
        "spill(\"dir\", size): lets the planner offload to files"},
-      {"plan", SettingKind::Choice, false, "auto", "memory-planning policy",
+      {"plan",
+       SettingKind::Choice,
+       false,
+       "auto",
+       "memory-planning policy",
        {"auto", "keep_all", "recompute_all", "offload_all"}},
       {"sampling", SettingKind::Sampling, false, "full_graph",
        "how mini-batches are drawn"},
       {"accumulate", SettingKind::Int, false, "1",
        "micro-batches per optimizer step"},
-      {"metrics", SettingKind::MetricList, false, "[accuracy]",
+      {"metrics",
+       SettingKind::MetricList,
+       false,
+       "[accuracy]",
        "metrics reported per split (macro over classes)",
        {"accuracy", "precision", "recall", "f1", "auc_roc", "auc_pr"}},
       {"eval_every", SettingKind::Int, false, "1",
        "epochs between validation passes"},
-      {"seed", SettingKind::Int, false, "0",
-       "fixes weights, dropout masks and sampling", {}, 0},
+      {"seed",
+       SettingKind::Int,
+       false,
+       "0",
+       "fixes weights, dropout masks and sampling",
+       {},
+       0},
   };
   return specs;
 }

@@ -1,4 +1,5 @@
-//===- Builtins.h - Signatures of operators and settings ----------*- C++ -*-===//
+//===- Builtins.h - Signatures of operators and settings ----------*- C++
+//-*-===//
 //
 // One table describes every operator, setting and setting constructor of
 // language v1: argument names, kinds, defaults and ranges. Sema binds calls

@@ -97,6 +97,10 @@ unsigned sema::elementBytes(Precision p) {
 }
 
 std::string sema::formatReal(double v) {
+  // Whole numbers read best as integers ("100000", not "1e+05").
+  if (v == static_cast<double>(static_cast<long long>(v)) && v > -1e15 &&
+      v < 1e15)
+    return std::to_string(static_cast<long long>(v));
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), v);
   return std::string(buf, res.ptr);
@@ -195,8 +199,7 @@ static void dumpConfig(const TrainConfig &c, llvm::raw_ostream &os) {
   else
     os << (o.kind == OptimizerConfig::Kind::Adam ? "adam" : "adamw")
        << "(lr = " << formatReal(o.lr) << ", beta1 = " << formatReal(o.beta1)
-       << ", beta2 = " << formatReal(o.beta2)
-       << ", eps = " << formatReal(o.eps)
+       << ", beta2 = " << formatReal(o.beta2) << ", eps = " << formatReal(o.eps)
        << ", weight_decay = " << formatReal(o.weightDecay) << ")\n";
   os << "  epochs = " << c.epochs << "\n";
   os << "  init = " << toString(c.init) << "\n";
@@ -257,8 +260,7 @@ void sema::dump(const CheckedProgram &program, llvm::raw_ostream &os) {
       os << "  data = synthetic(avg_degree = " << formatReal(d.avgDegree)
          << ", seed = " << d.seed << ")";
     os << ": nodes = " << d.nodes << ", edges = " << d.edges
-       << ", features = " << d.features << ", classes = " << d.classes
-       << "\n";
+       << ", features = " << d.features << ", classes = " << d.classes << "\n";
     dumpModel(t.model, os);
     dumpConfig(t.config, os);
   }

@@ -1,4 +1,5 @@
-//===- CheckedProgram.h - The front end's result ------------------*- C++ -*-===//
+//===- CheckedProgram.h - The front end's result ------------------*- C++
+//-*-===//
 //
 // What Sema hands to the rest of the compiler: for every `train` block, the
 // dataset it binds (with the counts read from the dataset), the model
@@ -106,8 +107,8 @@ struct ModelInstance {
 struct DataSource {
   enum class Kind { Dataset, Synthetic };
   Kind kind = Kind::Dataset;
-  std::string name; ///< As written: "cora", or a path.
-  std::string dir;  ///< Resolved directory (datasets only).
+  std::string name;      ///< As written: "cora", or a path.
+  std::string dir;       ///< Resolved directory (datasets only).
   bool resolved = false; ///< Counts below are valid.
   int64_t nodes = 0;
   int64_t edges = 0; ///< Directed edges (synthetic: nodes * avg_degree).
@@ -156,7 +157,7 @@ struct SamplingConfig {
   std::vector<int64_t> fanout; ///< neighbor: -1 keeps every neighbour.
   int64_t batch = 0;           ///< neighbor: seed nodes; cluster: parts.
   bool shuffle = true;
-  int64_t parts = 0;           ///< cluster.
+  int64_t parts = 0;                        ///< cluster.
   int64_t roots = 0, length = 0, steps = 0; ///< saint_rw.
 };
 

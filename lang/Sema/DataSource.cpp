@@ -34,8 +34,8 @@ gnnc::defaultDataSearchPath(const std::vector<std::string> &extraDirs) {
 }
 
 /// Dataset names found in \p dirs, for "did you mean".
-static std::vector<std::string> knownDatasets(
-    const std::vector<std::string> &dirs) {
+static std::vector<std::string>
+knownDatasets(const std::vector<std::string> &dirs) {
   std::vector<std::string> names;
   for (const std::string &dir : dirs) {
     std::error_code ec;
@@ -49,8 +49,7 @@ static std::vector<std::string> knownDatasets(
 }
 
 void gnnc::resolveDataset(DataSource &data, Location loc,
-                          const SemaOptions &options,
-                          DiagnosticEngine &diags) {
+                          const SemaOptions &options, DiagnosticEngine &diags) {
   std::vector<std::string> candidates;
   bool isPath = data.name.find('/') != std::string::npos;
   if (isPath) {
@@ -78,8 +77,8 @@ void gnnc::resolveDataset(DataSource &data, Location loc,
     gnnrt::DatasetMeta meta;
     gnnrt::DatasetError err;
     if (!gnnrt::readDatasetMeta(dir, meta, err)) {
-      diags.error(loc, "dataset '" + data.name + "' is malformed: " +
-                           err.str());
+      diags.error(loc,
+                  "dataset '" + data.name + "' is malformed: " + err.str());
       return;
     }
     data.dir = dir;
@@ -105,6 +104,7 @@ void gnnc::resolveDataset(DataSource &data, Location loc,
     return;
   }
   diags.note(loc, "looked for " + llvm::join(candidates, ", ") +
-                      (isPath ? "" : "; set $GNNC_DATA_PATH or pass --data "
-                                     "DIR to search elsewhere"));
+                      (isPath ? ""
+                              : "; set $GNNC_DATA_PATH or pass --data "
+                                "DIR to search elsewhere"));
 }

@@ -1,4 +1,5 @@
-//===- DataSource.h - Finding datasets at compile time ------------*- C++ -*-===//
+//===- DataSource.h - Finding datasets at compile time ------------*- C++
+//-*-===//
 //
 // Private to lang/Sema: resolves `dataset("name")` to a directory and reads
 // its counts, so widths (`features`, `classes`) are known at compile time.

@@ -133,12 +133,11 @@ private:
                                      const std::vector<ast::Arg> *&args);
 
   // Models.
-  std::optional<ModelInstance>
-  instantiate(const ast::ModelDecl &model, const ast::TrainDecl *train,
-              const DataSource *data);
+  std::optional<ModelInstance> instantiate(const ast::ModelDecl &model,
+                                           const ast::TrainDecl *train,
+                                           const DataSource *data);
   void execBlock(const ast::Block &block, Instance &inst, Scope &scope);
-  void assign(Scope &scope, const std::string &name, Value value,
-              Location loc);
+  void assign(Scope &scope, const std::string &name, Value value, Location loc);
   void warnUnused(Scope &scope);
   unsigned addOp(Instance &inst, OpKind kind, std::vector<unsigned> operands,
                  std::vector<NamedAttr> attrs, std::optional<int64_t> width,
@@ -234,8 +233,7 @@ void SemaImpl::checkModelStructure(const ast::ModelDecl &model) {
   for (const ast::Param &p : model.getParams()) {
     if (p.name == "x" || p.name == "features" || p.name == "classes") {
       diags.error(p.loc, "parameter '" + p.name +
-                             "' would hide the built-in name '" + p.name +
-                             "'");
+                             "' would hide the built-in name '" + p.name + "'");
       continue;
     }
     auto [it, inserted] = params.emplace(p.name, p.loc);
@@ -284,10 +282,9 @@ std::optional<BoundTrain> SemaImpl::checkTrain(const ast::TrainDecl &train) {
 
   auto it = models.find(train.getName());
   if (it == models.end()) {
-    diags.error(train.getNameLoc(), "train of unknown model '" +
-                                        train.getName() + "'" +
-                                        didYouMean(train.getName(),
-                                                   modelNames));
+    diags.error(train.getNameLoc(),
+                "train of unknown model '" + train.getName() + "'" +
+                    didYouMean(train.getName(), modelNames));
     // Arguments are still checked for their own errors.
     EvalContext ctx{&emptyScope};
     for (const ast::Arg &a : train.getArgs())
@@ -318,11 +315,10 @@ DataSource SemaImpl::checkData(const ast::Expr &expr) {
   }
   const CallSpec *spec = findIn(dataSpecs(), call->getCallee());
   if (!spec) {
-    diags.error(expr.getLoc(), "unknown data source '" + call->getCallee() +
-                                   "'" +
-                                   didYouMean(call->getCallee(),
-                                              namesOf(dataSpecs())) +
-                                   " (expected dataset or synthetic)");
+    diags.error(expr.getLoc(),
+                "unknown data source '" + call->getCallee() + "'" +
+                    didYouMean(call->getCallee(), namesOf(dataSpecs())) +
+                    " (expected dataset or synthetic)");
     return data;
   }
   EvalContext ctx{&emptyScope};
@@ -348,10 +344,9 @@ DataSource SemaImpl::checkData(const ast::Expr &expr) {
   data.classes = b.values[3].i;
   data.seed = b.values[4].i;
   if (data.avgDegree > double(data.nodes - 1)) {
-    diags.error(b.values[1].loc,
-                "avg_degree = " + formatReal(data.avgDegree) +
-                    " is larger than nodes - 1 = " +
-                    std::to_string(data.nodes - 1));
+    diags.error(b.values[1].loc, "avg_degree = " + formatReal(data.avgDegree) +
+                                     " is larger than nodes - 1 = " +
+                                     std::to_string(data.nodes - 1));
     return data;
   }
   double edges = std::round(double(data.nodes) * data.avgDegree);
@@ -380,9 +375,8 @@ const CallSpec *SemaImpl::resolveConstructor(
     args = &call->getArgs();
   } else {
     diags.error(expr.getLoc(), "setting '" + settingName + "' expects " +
-                                   kindName + " such as " +
-                                   specs.front().name + "(...), got '" +
-                                   ast::toSource(expr) + "'");
+                                   kindName + " such as " + specs.front().name +
+                                   "(...), got '" + ast::toSource(expr) + "'");
     return nullptr;
   }
   const CallSpec *spec = findIn(specs, name);
@@ -391,8 +385,8 @@ const CallSpec *SemaImpl::resolveConstructor(
     for (llvm::StringRef n : namesOf(specs))
       known += (known.empty() ? "" : ", ") + n.str();
     llvm::StringRef noun = kindName.substr(kindName.find(' ') + 1);
-    diags.error(expr.getLoc(), "unknown " + noun.str() + " '" + name +
-                                   "'" + didYouMean(name, namesOf(specs)) +
+    diags.error(expr.getLoc(), "unknown " + noun.str() + " '" + name + "'" +
+                                   didYouMean(name, namesOf(specs)) +
                                    " (known: " + known + ")");
   }
   return spec;
@@ -440,9 +434,8 @@ void SemaImpl::checkSettings(const ast::TrainDecl &train, TrainConfig &config,
     }
     case SettingKind::Optimizer: {
       const std::vector<ast::Arg> *args = nullptr;
-      const CallSpec *c = resolveConstructor(expr, optimizerSpecs(),
-                                             setting.name, "an optimizer",
-                                             args);
+      const CallSpec *c = resolveConstructor(
+          expr, optimizerSpecs(), setting.name, "an optimizer", args);
       if (!c)
         break;
       Bound b = bind(*c, c->name, *args, expr.getLoc(), ctx);
@@ -494,8 +487,7 @@ void SemaImpl::checkSettings(const ast::TrainDecl &train, TrainConfig &config,
         if (s.batch > s.parts)
           diags.error(b.values[1].loc,
                       "cluster batch = " + std::to_string(s.batch) +
-                          " is larger than parts = " +
-                          std::to_string(s.parts));
+                          " is larger than parts = " + std::to_string(s.parts));
       } else {
         s.kind = SamplingConfig::Kind::SaintRW;
         s.roots = b.values[0].i;
@@ -512,8 +504,8 @@ void SemaImpl::checkSettings(const ast::TrainDecl &train, TrainConfig &config,
                                        ast::toSource(expr) + "'");
         break;
       }
-      Bound b = bind(spillSpec(), "spill", call->getArgs(), call->getLoc(),
-                     ctx);
+      Bound b =
+          bind(spillSpec(), "spill", call->getArgs(), call->getLoc(), ctx);
       if (!b.ok)
         break;
       if (b.values[0].s.empty()) {
@@ -559,9 +551,9 @@ void SemaImpl::checkSettings(const ast::TrainDecl &train, TrainConfig &config,
       Value v = convert(as, eval(expr, wctx), desc);
       if (v.isUnknown())
         break;
-      unsigned idx = std::find(spec->choices.begin(), spec->choices.end(),
-                               v.s) -
-                     spec->choices.begin();
+      unsigned idx =
+          std::find(spec->choices.begin(), spec->choices.end(), v.s) -
+          spec->choices.begin();
       if (spec->name == "init")
         config.init = static_cast<InitScheme>(idx);
       else if (spec->name == "precision")
@@ -618,9 +610,10 @@ void SemaImpl::checkSettings(const ast::TrainDecl &train, TrainConfig &config,
   for (const SettingSpec &s : settingSpecs()) {
     if (!s.required || settingLocs.count(s.name.str()))
       continue;
-    std::string example = s.name == "loss"        ? "loss = cross_entropy();"
-                          : s.name == "optimizer" ? "optimizer = adam(lr = 0.01);"
-                                                  : "epochs = 200;";
+    std::string example = s.name == "loss" ? "loss = cross_entropy();"
+                          : s.name == "optimizer"
+                              ? "optimizer = adam(lr = 0.01);"
+                              : "epochs = 200;";
     diags.error(train.getLoc(), "missing required setting '" + s.name +
                                     "' in train of '" + train.getName() +
                                     "' (for example: " + example + ")");
@@ -638,7 +631,10 @@ void SemaImpl::checkSettings(const ast::TrainDecl &train, TrainConfig &config,
 
 void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
                                      const ast::TrainDecl &train) {
-  if (!bt.config.memory || !bt.data.resolved)
+  // With a sampler the device holds mini-batch sub-graphs whose size is only
+  // known at run time, so the full-graph bound below would not be a bound.
+  if (!bt.config.memory || !bt.data.resolved ||
+      bt.config.sampling.kind != SamplingConfig::Kind::FullGraph)
     return;
   // A lower bound no plan can beat, however much it recomputes or offloads:
   // an operator needs its output, its non-input operands and, when it
@@ -679,9 +675,8 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     }
   diags.error(loc, "memory = " + spelled +
                        " is below the smallest plan for this program on '" +
-                       bt.data.name + "' (" + formatBytes(worst) +
-                       "); the " + getOpName(worstOp->kind).str() + " '" +
-                       worstOp->name +
+                       bt.data.name + "' (" + formatBytes(worst) + "); the " +
+                       getOpName(worstOp->kind).str() + " '" + worstOp->name +
                        "' alone needs that much on the device at once");
   diags.note(worstOp->loc, "'" + worstOp->name + "' is here");
 }
@@ -690,9 +685,9 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
 // Model instantiation
 //===----------------------------------------------------------------------===//
 
-std::optional<ModelInstance>
-SemaImpl::instantiate(const ast::ModelDecl &model, const ast::TrainDecl *train,
-                      const DataSource *data) {
+std::optional<ModelInstance> SemaImpl::instantiate(const ast::ModelDecl &model,
+                                                   const ast::TrainDecl *train,
+                                                   const DataSource *data) {
   Instance inst;
   inst.decl = &model;
   inst.result.name = model.getName();
@@ -702,10 +697,10 @@ SemaImpl::instantiate(const ast::ModelDecl &model, const ast::TrainDecl *train,
   // Built-in names and the dataset's widths.
   Scope scope;
   Location modelLoc = model.getLoc();
-  Value features = known ? Value::ofInt(data->features, modelLoc)
-                         : Value::unknown(modelLoc);
-  Value classes = known ? Value::ofInt(data->classes, modelLoc)
-                        : Value::unknown(modelLoc);
+  Value features =
+      known ? Value::ofInt(data->features, modelLoc) : Value::unknown(modelLoc);
+  Value classes =
+      known ? Value::ofInt(data->classes, modelLoc) : Value::unknown(modelLoc);
   scope.set("features", {features, modelLoc, true, false});
   scope.set("classes", {classes, modelLoc, true, false});
 
@@ -728,23 +723,22 @@ SemaImpl::instantiate(const ast::ModelDecl &model, const ast::TrainDecl *train,
         auto it = llvm::find(paramNames, arg.name);
         if (it == paramNames.end()) {
           diags.error(arg.nameLoc, "model '" + model.getName() +
-                                       "' has no parameter '" + arg.name +
-                                       "'" + didYouMean(arg.name, paramNames));
+                                       "' has no parameter '" + arg.name + "'" +
+                                       didYouMean(arg.name, paramNames));
           eval(*arg.value, ctx);
           continue;
         }
         idx = it - paramNames.begin();
       } else {
         if (seenNamed) {
-          diags.error(arg.nameLoc,
-                      "positional argument after named arguments");
+          diags.error(arg.nameLoc, "positional argument after named arguments");
           continue;
         }
         if (nextPos >= params.size()) {
-          diags.error(arg.nameLoc,
-                      "too many arguments for model '" + model.getName() +
-                          "' (it has " + std::to_string(params.size()) +
-                          " parameters)");
+          diags.error(arg.nameLoc, "too many arguments for model '" +
+                                       model.getName() + "' (it has " +
+                                       std::to_string(params.size()) +
+                                       " parameters)");
           continue;
         }
         idx = nextPos++;
@@ -773,10 +767,12 @@ SemaImpl::instantiate(const ast::ModelDecl &model, const ast::TrainDecl *train,
       EvalContext ctx{&scope};
       v = eval(*p.defaultValue, ctx);
     } else if (train) {
-      diags.error(train->getNameLoc(),
-                  "model '" + model.getName() + "' needs a value for "
-                  "parameter '" + p.name + "'; write train " +
-                      model.getName() + "(" + p.name + " = ...)");
+      diags.error(train->getNameLoc(), "model '" + model.getName() +
+                                           "' needs a value for "
+                                           "parameter '" +
+                                           p.name + "'; write train " +
+                                           model.getName() + "(" + p.name +
+                                           " = ...)");
       diags.note(p.loc, "parameter '" + p.name + "' is declared here");
       v = Value::unknown(p.loc);
     } else {
@@ -794,8 +790,8 @@ SemaImpl::instantiate(const ast::ModelDecl &model, const ast::TrainDecl *train,
     inWidth = data->features;
   unsigned input = addOp(inst, OpKind::Input, {}, {}, inWidth, modelLoc);
   inst.result.ops[input].name = "x";
-  scope.set("x", {Value::ofTensor(input, inWidth, modelLoc), modelLoc, true,
-                  false});
+  scope.set("x",
+            {Value::ofTensor(input, inWidth, modelLoc), modelLoc, true, false});
 
   execBlock(model.getBody(), inst, scope);
   if (!inst.aborted && !diags.shouldStop())
@@ -814,8 +810,7 @@ SemaImpl::instantiate(const ast::ModelDecl &model, const ast::TrainDecl *train,
         diags.error(inst.returnLoc,
                     "model '" + model.getName() + "' returns width " +
                         std::to_string(*ret.width) + ", but '" + data->name +
-                        "' has " + std::to_string(data->classes) +
-                        " classes");
+                        "' has " + std::to_string(data->classes) + " classes");
         diags.note(ret.loc, "the returned value has width " +
                                 std::to_string(*ret.width) +
                                 "; node classification needs out = classes");
@@ -866,8 +861,7 @@ void SemaImpl::execBlock(const ast::Block &block, Instance &inst,
       Value c = convert(as, count, "the count of 'repeat'");
       if (c.isUnknown())
         continue;
-      for (int64_t k = 0; k < c.i && !inst.aborted && !diags.shouldStop();
-           ++k)
+      for (int64_t k = 0; k < c.i && !inst.aborted && !diags.shouldStop(); ++k)
         execBlock(rep->getBody(), inst, scope);
       continue;
     }
@@ -1025,13 +1019,13 @@ Value SemaImpl::evalBinary(const ast::BinaryExpr &expr, EvalContext &ctx) {
   bool ta = a.kind == Value::Kind::Tensor, tb = b.kind == Value::Kind::Tensor;
   if (ta && tb) {
     if (a.width && b.width && *a.width != *b.width) {
-      diags.error(loc, std::string("operands of '") + op +
-                           "' have different widths: " +
-                           std::to_string(*a.width) + " and " +
-                           std::to_string(*b.width));
+      diags.error(loc,
+                  std::string("operands of '") + op +
+                      "' have different widths: " + std::to_string(*a.width) +
+                      " and " + std::to_string(*b.width));
       return Value::unknown(loc);
     }
-    OpKind kind = op == '+' ? OpKind::Add
+    OpKind kind = op == '+'   ? OpKind::Add
                   : op == '-' ? OpKind::Sub
                               : OpKind::Mul;
     std::optional<int64_t> width = a.width ? a.width : b.width;
@@ -1272,8 +1266,7 @@ SemaImpl::Bound SemaImpl::bind(const CallSpec &spec, llvm::StringRef what,
       }
       if (nextPos >= n) {
         diags.error(arg.nameLoc, "too many arguments for '" + what +
-                                     "' (it takes " + std::to_string(n) +
-                                     ")");
+                                     "' (it takes " + std::to_string(n) + ")");
         b.ok = false;
         continue;
       }
@@ -1282,8 +1275,8 @@ SemaImpl::Bound SemaImpl::bind(const CallSpec &spec, llvm::StringRef what,
         --nextPos; // Later positionals extend the variadic argument.
     }
     if (values[idx]) {
-      diags.error(arg.nameLoc, "argument '" + spec.args[idx].name +
-                                   "' of '" + what + "' is given twice");
+      diags.error(arg.nameLoc, "argument '" + spec.args[idx].name + "' of '" +
+                                   what + "' is given twice");
       diags.note(givenAt[idx], "first given here");
       b.ok = false;
       continue;
@@ -1291,9 +1284,9 @@ SemaImpl::Bound SemaImpl::bind(const CallSpec &spec, llvm::StringRef what,
     const ArgSpec &as = spec.args[idx];
     EvalContext actx = ctx;
     actx.allowWords = as.kind == ArgKind::Choice;
-    Value v = convert(as, eval(*arg.value, actx),
-                      "argument '" + as.name.str() + "' of '" + what.str() +
-                          "'");
+    Value v =
+        convert(as, eval(*arg.value, actx),
+                "argument '" + as.name.str() + "' of '" + what.str() + "'");
     if (v.isUnknown())
       b.ok = false;
     values[idx] = v;
@@ -1305,8 +1298,8 @@ SemaImpl::Bound SemaImpl::bind(const CallSpec &spec, llvm::StringRef what,
       continue;
     const ArgSpec &as = spec.args[i];
     if (as.required) {
-      diags.error(callLoc, "missing argument '" + as.name + "' for '" + what +
-                               "'");
+      diags.error(callLoc,
+                  "missing argument '" + as.name + "' for '" + what + "'");
       b.ok = false;
       values[i] = Value::unknown(callLoc);
       continue;
@@ -1351,10 +1344,10 @@ Value SemaImpl::convert(const ArgSpec &as, const Value &v,
   auto wrong = [&](llvm::StringRef expected) {
     std::string extra;
     if (as.kind == ArgKind::Size && v.isNumber())
-      extra = "; add a unit, e.g. " +
-              (v.kind == Value::Kind::Int ? std::to_string(v.i)
-                                          : formatReal(v.r)) +
-              " MiB";
+      extra =
+          "; add a unit, e.g. " +
+          (v.kind == Value::Kind::Int ? std::to_string(v.i) : formatReal(v.r)) +
+          " MiB";
     if (v.kind == Value::Kind::Word)
       diags.error(v.loc, "use of undefined name '" + v.s + "'");
     else

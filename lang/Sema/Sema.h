@@ -1,4 +1,5 @@
-//===- Sema.h - Semantic analysis of .gnn programs ----------------*- C++ -*-===//
+//===- Sema.h - Semantic analysis of .gnn programs ----------------*- C++
+//-*-===//
 //
 // Checks a parsed program against language v1 and produces the
 // CheckedProgram: names and scopes, `repeat` unrolling, compile-time

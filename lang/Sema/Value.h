@@ -1,4 +1,5 @@
-//===- Value.h - Compile-time values of Sema ----------------------*- C++ -*-===//
+//===- Value.h - Compile-time values of Sema ----------------------*- C++
+//-*-===//
 //
 // Private to lang/Sema. What an expression evaluates to at compile time: a
 // number, size, string, bool, list, a word (an identifier read as a choice
@@ -20,7 +21,17 @@
 namespace gnnc::sema {
 
 struct Value {
-  enum class Kind { Unknown, Int, Real, Bool, String, Size, List, Word, Tensor };
+  enum class Kind {
+    Unknown,
+    Int,
+    Real,
+    Bool,
+    String,
+    Size,
+    List,
+    Word,
+    Tensor
+  };
   Kind kind = Kind::Unknown;
   int64_t i = 0;      ///< Int
   double r = 0;       ///< Real
@@ -72,8 +83,7 @@ struct Value {
     v.loc = l;
     return v;
   }
-  static Value ofTensor(unsigned op, std::optional<int64_t> width,
-                        Location l) {
+  static Value ofTensor(unsigned op, std::optional<int64_t> width, Location l) {
     Value v;
     v.kind = Kind::Tensor;
     v.op = op;

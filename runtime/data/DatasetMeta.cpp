@@ -111,9 +111,9 @@ bool gnnrt::readDatasetMeta(const std::string &dir, DatasetMeta &meta,
   if (!r.getInt("format_version", meta.formatVersion, 0, i32max))
     return false;
   if (meta.formatVersion != 1)
-    return r.fail("format_version",
-                  "unsupported version " + std::to_string(meta.formatVersion) +
-                      " (this gnnc reads version 1)");
+    return r.fail("format_version", "unsupported version " +
+                                        std::to_string(meta.formatVersion) +
+                                        " (this gnnc reads version 1)");
   if (!r.getInt("num_nodes", meta.numNodes, 1, i32max) ||
       !r.getInt("num_edges", meta.numEdges, 0, i32max) ||
       !r.getInt("num_features", meta.numFeatures, 1, i32max) ||
@@ -124,8 +124,7 @@ bool gnnrt::readDatasetMeta(const std::string &dir, DatasetMeta &meta,
       !r.getInt("num_test", meta.numTest, 0, meta.numNodes))
     return false;
   meta.hasFeatures = hasFeatures != 0;
-  if (meta.hasFeatures &&
-      !r.getInt("feature_nnz", meta.featureNnz, 0, i32max))
+  if (meta.hasFeatures && !r.getInt("feature_nnz", meta.featureNnz, 0, i32max))
     return false;
   auto name = fields.find("name");
   if (name != fields.end() && name->second.size() >= 2 &&

@@ -1,4 +1,5 @@
-//===- DatasetMeta.h - gnnc dataset metadata ----------------------*- C++ -*-===//
+//===- DatasetMeta.h - gnnc dataset metadata ----------------------*- C++
+//-*-===//
 //
 // Reads and validates a dataset directory in the gnnc format (format_version 1,
 // see ../shared/data/README.md): meta.json's counts and the sizes of the .bin

@@ -6,8 +6,8 @@
 using namespace gnnc;
 
 namespace {
-const llvm::StringRef kOps[] = {"gcn_conv", "sage_conv", "gat_conv",
-                                "graph_conv", "linear", "relu"};
+const llvm::StringRef kOps[] = {"gcn_conv",   "sage_conv", "gat_conv",
+                                "graph_conv", "linear",    "relu"};
 
 TEST(SuggestTest, OneEditAway) {
   EXPECT_EQ(closestMatch("gcn_cnv", kOps), "gcn_conv");

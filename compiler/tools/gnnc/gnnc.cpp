@@ -26,12 +26,10 @@ static cl::SubCommand runCmd("run", "Compile and train now");
 static cl::SubCommand planCmd("plan", "Print the memory plan");
 static cl::SubCommand compileCmd("compile", "Build an executable");
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<file.gnn | ->"),
-                                      cl::sub(checkCmd), cl::sub(emitCmd),
-                                      cl::sub(runCmd), cl::sub(planCmd),
-                                      cl::sub(compileCmd),
-                                      cl::cat(gnncCategory));
+static cl::opt<std::string>
+    inputFile(cl::Positional, cl::desc("<file.gnn | ->"), cl::sub(checkCmd),
+              cl::sub(emitCmd), cl::sub(runCmd), cl::sub(planCmd),
+              cl::sub(compileCmd), cl::cat(gnncCategory));
 
 static cl::list<std::string>
     dataDirs("data", cl::desc("Search DIR for datasets first (repeatable)"),
@@ -71,9 +69,8 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << versionString() << "\n"; });
-  for (cl::SubCommand *sub :
-       {&cl::SubCommand::getTopLevel(), &checkCmd, &emitCmd, &runCmd,
-        &planCmd, &compileCmd})
+  for (cl::SubCommand *sub : {&cl::SubCommand::getTopLevel(), &checkCmd,
+                              &emitCmd, &runCmd, &planCmd, &compileCmd})
     cl::HideUnrelatedOptions(gnncCategory, *sub);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -95,8 +92,8 @@ int main(int argc, char **argv) {
   if (emitCmd) {
     emitStage = parseStage(stage);
     if (!emitStage)
-      return usageError("unknown stage '" + stage + "' (stages: " +
-                        stageList() + ")");
+      return usageError("unknown stage '" + stage +
+                        "' (stages: " + stageList() + ")");
   }
 
   DriverOptions options;
