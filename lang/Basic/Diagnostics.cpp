@@ -24,9 +24,9 @@ void DiagnosticEngine::error(Location loc, const llvm::Twine &message) {
     limitReached = true;
     suppressNotes = true;
     if (os)
-      sourceMgr.PrintMessage(*os, llvm::SMLoc(), llvm::SourceMgr::DK_Error,
-                             "too many errors emitted, stopping now", {}, {},
-                             showColors);
+      llvm::SMDiagnostic(getFilename(), llvm::SourceMgr::DK_Error,
+                         "too many errors emitted, stopping now")
+          .print(nullptr, *os, showColors);
     return;
   }
   emit(DiagKind::Error, loc, message);

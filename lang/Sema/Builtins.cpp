@@ -40,6 +40,11 @@ llvm::StringRef sema::describe(ArgKind kind) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMaxWidth = 1 << 24; // 16M features: beyond any real layer.
+/// Counts index int32 node and edge arrays.
+constexpr double kMaxCount = 2147483647.0;
+
 ArgSpec tensor(llvm::StringRef name) {
   ArgSpec a{name, ArgKind::Tensor};
   a.required = true;
@@ -50,7 +55,7 @@ ArgSpec tensors(llvm::StringRef name) {
   a.variadic = true;
   return a;
 }
-ArgSpec intReq(llvm::StringRef name, double min, double max = 1e15) {
+ArgSpec intReq(llvm::StringRef name, double min, double max = kMaxCount) {
   ArgSpec a{name, ArgKind::Int};
   a.required = true;
   a.min = min;
@@ -58,7 +63,7 @@ ArgSpec intReq(llvm::StringRef name, double min, double max = 1e15) {
   return a;
 }
 ArgSpec intOpt(llvm::StringRef name, int64_t def, double min,
-               double max = 1e15) {
+               double max = kMaxCount) {
   ArgSpec a{name, ArgKind::Int};
   a.defInt = def;
   a.min = min;
@@ -103,12 +108,10 @@ ArgSpec intList(llvm::StringRef name, std::vector<int64_t> def, double min,
   ArgSpec a{name, ArgKind::IntList};
   a.defList = std::move(def);
   a.min = min;
-  a.max = 1e9;
+  a.max = kMaxCount;
   a.listSentinel = sentinel;
   return a;
 }
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kMaxWidth = 1 << 24; // 16M features: beyond any real layer.
 } // namespace
 
 std::string ArgSpec::rangeText() const {
@@ -120,7 +123,7 @@ std::string ArgSpec::rangeText() const {
   }
   if (kind != ArgKind::Int && kind != ArgKind::Real && kind != ArgKind::IntList)
     return "";
-  bool lo = min != -kInf, hi = max != kInf && max < 1e9;
+  bool lo = min != -kInf, hi = max != kInf;
   auto num = [](double v) { return formatReal(v); };
   std::string s;
   if (lo && hi)
@@ -188,7 +191,7 @@ const std::vector<CallSpec> &sema::operatorSpecs() {
        OpKind::GcnConv},
       {"sage_conv",
        {tensor("h"), intReq("out", 1, kMaxWidth),
-        choice("aggr", "mean", {"mean", "sum", "max"}),
+        choice("aggr", "mean", {"mean", "sum", "add", "max"}),
         boolean("root_weight", true)},
        "GraphSAGE: W1 h_i + W2 aggr_j h_j",
        OpKind::SageConv},
@@ -200,7 +203,7 @@ const std::vector<CallSpec> &sema::operatorSpecs() {
        OpKind::GatConv},
       {"graph_conv",
        {tensor("h"), intReq("out", 1, kMaxWidth),
-        choice("aggr", "add", {"add", "mean", "max"})},
+        choice("aggr", "add", {"add", "sum", "mean", "max"})},
        "W1 h_i + W2 aggr_j h_j (Morris et al.)",
        OpKind::GraphConv},
       {"gin_conv",

@@ -122,6 +122,16 @@ std::string sema::formatBytes(uint64_t bytes) {
   return os.str();
 }
 
+static void printQuoted(llvm::StringRef text, llvm::raw_ostream &os) {
+  os << '"';
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      os << '\\';
+    os << c;
+  }
+  os << '"';
+}
+
 static void printAttr(const AttrValue &v, llvm::raw_ostream &os) {
   switch (v.kind) {
   case AttrValue::Kind::Int:
@@ -134,7 +144,15 @@ static void printAttr(const AttrValue &v, llvm::raw_ostream &os) {
     os << (v.b ? "true" : "false");
     break;
   case AttrValue::Kind::String:
-    os << '"' << v.s << '"';
+    printQuoted(v.s, os);
+    break;
+  case AttrValue::Kind::List:
+    os << "[";
+    for (size_t i = 0; i < v.list.size(); ++i) {
+      os << (i ? ", " : "");
+      printAttr(v.list[i], os);
+    }
+    os << "]";
     break;
   }
 }
@@ -214,10 +232,13 @@ static void dumpConfig(const TrainConfig &c, llvm::raw_ostream &os) {
                       : std::string("half of RAM"))
      << "\n";
   os << "  disk = ";
-  if (c.disk)
-    os << "spill(\"" << c.disk->dir << "\", " << c.disk->bytes << " B)\n";
-  else
+  if (c.disk) {
+    os << "spill(";
+    printQuoted(c.disk->dir, os);
+    os << ", " << c.disk->bytes << " B)\n";
+  } else {
     os << "none\n";
+  }
   os << "  plan = " << toString(c.plan) << "\n";
   const SamplingConfig &s = c.sampling;
   os << "  sampling = ";
@@ -254,11 +275,14 @@ void sema::dump(const CheckedProgram &program, llvm::raw_ostream &os) {
     os << "Checked train " << t.model.name << " @" << t.loc.line << ":"
        << t.loc.col << "\n";
     const DataSource &d = t.data;
-    if (d.kind == DataSource::Kind::Dataset)
-      os << "  data = dataset(\"" << d.name << "\") at " << d.dir;
-    else
+    if (d.kind == DataSource::Kind::Dataset) {
+      os << "  data = dataset(";
+      printQuoted(d.name, os);
+      os << ") at " << d.dir;
+    } else {
       os << "  data = synthetic(avg_degree = " << formatReal(d.avgDegree)
          << ", seed = " << d.seed << ")";
+    }
     os << ": nodes = " << d.nodes << ", edges = " << d.edges
        << ", features = " << d.features << ", classes = " << d.classes << "\n";
     dumpModel(t.model, os);

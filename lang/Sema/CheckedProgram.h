@@ -28,18 +28,36 @@ namespace gnnc::sema {
 
 /// A resolved operator argument.
 struct AttrValue {
-  enum class Kind { Int, Real, Bool, String };
+  enum class Kind { Int, Real, Bool, String, List };
   Kind kind = Kind::Int;
   int64_t i = 0;
   double r = 0;
   bool b = false;
   std::string s;
+  std::vector<AttrValue> list; ///< List: e.g. a model parameter [15, 10].
 
-  static AttrValue getInt(int64_t v) { return {Kind::Int, v, 0, false, {}}; }
-  static AttrValue getReal(double v) { return {Kind::Real, 0, v, false, {}}; }
-  static AttrValue getBool(bool v) { return {Kind::Bool, 0, 0, v, {}}; }
+  static AttrValue getInt(int64_t v) {
+    AttrValue a;
+    a.i = v;
+    return a;
+  }
+  static AttrValue getReal(double v) {
+    AttrValue a;
+    a.kind = Kind::Real;
+    a.r = v;
+    return a;
+  }
+  static AttrValue getBool(bool v) {
+    AttrValue a;
+    a.kind = Kind::Bool;
+    a.b = v;
+    return a;
+  }
   static AttrValue getString(std::string v) {
-    return {Kind::String, 0, 0, false, std::move(v)};
+    AttrValue a;
+    a.kind = Kind::String;
+    a.s = std::move(v);
+    return a;
   }
 };
 

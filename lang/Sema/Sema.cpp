@@ -93,6 +93,7 @@ struct Instance {
   unsigned statements = 0;
   bool aborted = false;
   bool returned = false;
+  unsigned repeatDepth = 0; ///< > 0 while unrolling a `repeat` body.
   std::optional<Value> returnValue;
   Location returnLoc;
 };
@@ -334,6 +335,13 @@ DataSource SemaImpl::checkData(const ast::Expr &expr) {
       return data;
     }
     resolveDataset(data, name.loc, options, diags);
+    if (data.resolved && !data.hasFeatures)
+      diags.warning(name.loc,
+                    "dataset '" + data.name +
+                        "' ships no node features (has_features = 0 in "
+                        "meta.json); x has width " +
+                        std::to_string(data.features) +
+                        " but its values will not be real data");
     return data;
   }
   data.kind = DataSource::Kind::Synthetic;
@@ -629,6 +637,40 @@ void SemaImpl::checkSettings(const ast::TrainDecl &train, TrainConfig &config,
   }
 }
 
+/// Bytes of an operator's fp32 master weights: it needs them on the device
+/// while it runs, whatever the plan does between uses.
+static uint64_t weightBytes(const LayerOp &op, const ModelInstance &model) {
+  if (!hasParameters(op.kind) || op.operands.empty() || !op.width)
+    return 0;
+  const LayerOp &in = model.ops[op.operands[0]];
+  if (!in.width)
+    return 0;
+  uint64_t fanIn = uint64_t(*in.width), out = uint64_t(*op.width);
+  switch (op.kind) {
+  case OpKind::SageConv:
+  case OpKind::GraphConv:
+    return 4 * 2 * fanIn * out; // root and neighbour weights
+  case OpKind::GinConv:
+    return 4 * (fanIn * out + out * out); // the 2-layer MLP
+  case OpKind::BatchNorm:
+  case OpKind::LayerNorm:
+    return 4 * 2 * out; // scale and shift
+  default:
+    return 4 * fanIn * out; // gat_conv: out already counts the heads
+  }
+}
+
+/// gat_conv holds one attention logit per edge (self loops included) and
+/// head at once for the edge softmax.
+static uint64_t attentionBytes(const LayerOp &op, const DataSource &data,
+                               uint64_t elt) {
+  if (op.kind != OpKind::GatConv)
+    return 0;
+  const AttrValue *heads = op.getAttr("heads");
+  uint64_t h = heads ? uint64_t(heads->i) : 1;
+  return uint64_t(data.edges + data.nodes) * h * elt;
+}
+
 void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
                                      const ast::TrainDecl &train) {
   // With a sampler the device holds mini-batch sub-graphs whose size is only
@@ -658,6 +700,7 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     }
     if (isGraphOp(op.kind))
       bytes += graphBytes;
+    bytes += weightBytes(op, bt.model) + attentionBytes(op, bt.data, elt);
     if (bytes > worst) {
       worst = bytes;
       worstOp = &op;
@@ -675,8 +718,9 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     }
   diags.error(loc, "memory = " + spelled +
                        " is below the smallest plan for this program on '" +
-                       bt.data.name + "' (" + formatBytes(worst) + "); the " +
-                       getOpName(worstOp->kind).str() + " '" + worstOp->name +
+                       bt.data.name + "' (at least " + formatBytes(worst) +
+                       "); the " + getOpName(worstOp->kind).str() + " '" +
+                       worstOp->name +
                        "' alone needs that much on the device at once");
   diags.note(worstOp->loc, "'" + worstOp->name + "' is here");
 }
@@ -763,6 +807,12 @@ std::optional<ModelInstance> SemaImpl::instantiate(const ast::ModelDecl &model,
     Value v;
     if (given[i]) {
       v = *given[i];
+      // The default is still checked: a mistake in it must not hide behind
+      // every train block happening to pass the parameter.
+      if (p.defaultValue) {
+        EvalContext ctx{&scope};
+        eval(*p.defaultValue, ctx);
+      }
     } else if (p.defaultValue) {
       EvalContext ctx{&scope};
       v = eval(*p.defaultValue, ctx);
@@ -861,11 +911,17 @@ void SemaImpl::execBlock(const ast::Block &block, Instance &inst,
       Value c = convert(as, count, "the count of 'repeat'");
       if (c.isUnknown())
         continue;
+      ++inst.repeatDepth;
       for (int64_t k = 0; k < c.i && !inst.aborted && !diags.shouldStop(); ++k)
         execBlock(rep->getBody(), inst, scope);
+      --inst.repeatDepth;
       continue;
     }
     const auto *ret = cast<ast::ReturnStmt>(stmt.get());
+    // A `return` inside `repeat` was already reported by
+    // checkModelStructure; only the model's final return is the result.
+    if (inst.repeatDepth > 0)
+      continue;
     inst.returnValue = eval(ret->getValue(), ctx);
     inst.returnLoc = ret->getLoc();
     inst.returned = true;
@@ -875,7 +931,8 @@ void SemaImpl::execBlock(const ast::Block &block, Instance &inst,
 void SemaImpl::assign(Scope &scope, const std::string &name, Value value,
                       Location loc) {
   if (Binding *old = scope.lookup(name)) {
-    if (old->local && !old->used && !(old->defLoc == loc))
+    if (old->local && !old->used && !old->value.isUnknown() &&
+        !(old->defLoc == loc))
       diags.warning(old->defLoc, "value assigned to '" + name +
                                      "' is overwritten before it is used");
   }
@@ -885,7 +942,7 @@ void SemaImpl::assign(Scope &scope, const std::string &name, Value value,
 void SemaImpl::warnUnused(Scope &scope) {
   for (const std::string &name : scope.orderedNames()) {
     Binding *b = scope.lookup(name);
-    if (b->local && !b->used)
+    if (b->local && !b->used && !b->value.isUnknown())
       diags.warning(b->defLoc, "value of '" + name + "' is never used");
   }
 }
@@ -1157,7 +1214,11 @@ Value SemaImpl::evalOpCall(const ast::CallExpr &call, EvalContext &ctx) {
       }
       continue;
     }
-    attrs.push_back({as.name.str(), toAttr(b.values[i])});
+    NamedAttr attr{as.name.str(), toAttr(b.values[i])};
+    // PyG spells summation "add" or "sum"; later stages see one word.
+    if (as.name == "aggr" && attr.value.s == "add")
+      attr.value.s = "sum";
+    attrs.push_back(std::move(attr));
   }
 
   std::optional<int64_t> width;
@@ -1467,6 +1528,13 @@ AttrValue SemaImpl::toAttr(const Value &v) {
   case Value::Kind::String:
   case Value::Kind::Word:
     return AttrValue::getString(v.s);
+  case Value::Kind::List: {
+    AttrValue list;
+    list.kind = AttrValue::Kind::List;
+    for (const Value &item : v.list)
+      list.list.push_back(toAttr(item));
+    return list;
+  }
   default:
     return AttrValue::getString("?");
   }
