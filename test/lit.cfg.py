@@ -22,6 +22,8 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
+# `not` and FileCheck live in LLVM's tool directory, which is not on PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.gnnc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["gnnc", "gnnc-opt"], tool_dirs)

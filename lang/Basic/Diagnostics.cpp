@@ -15,7 +15,26 @@ llvm::StringRef DiagnosticEngine::getFilename() const {
   return sourceMgr.getMemoryBuffer(bufferId)->getBufferIdentifier();
 }
 
+void DiagnosticEngine::pushContext(Location loc, std::string message) {
+  flushContextNotes();
+  contexts.emplace_back(loc, std::move(message));
+}
+
+void DiagnosticEngine::popContext() {
+  flushContextNotes();
+  contexts.pop_back();
+}
+
+void DiagnosticEngine::flushContextNotes() {
+  if (!contextNotesPending)
+    return;
+  contextNotesPending = false;
+  for (auto it = contexts.rbegin(); it != contexts.rend(); ++it)
+    emit(DiagKind::Note, it->first, it->second);
+}
+
 void DiagnosticEngine::error(Location loc, const llvm::Twine &message) {
+  flushContextNotes();
   if (limitReached) {
     suppressNotes = true;
     return;
@@ -30,9 +49,11 @@ void DiagnosticEngine::error(Location loc, const llvm::Twine &message) {
     return;
   }
   emit(DiagKind::Error, loc, message);
+  contextNotesPending = !suppressNotes && !contexts.empty();
 }
 
 void DiagnosticEngine::warning(Location loc, const llvm::Twine &message) {
+  flushContextNotes();
   if (limitReached) {
     suppressNotes = true;
     return;

@@ -55,12 +55,19 @@ public:
   bool shouldStop() const { return limitReached; }
   void setErrorLimit(unsigned limit) { errorLimit = limit; }
 
+  /// While a context is pushed, every error is followed (after its own
+  /// notes) by a note naming the context, as clang's "in instantiation
+  /// of" notes: a model checked for a train block says which block.
+  void pushContext(Location loc, std::string message);
+  void popContext();
+
   const std::vector<Diagnostic> &diagnostics() const { return recorded; }
   llvm::SourceMgr &getSourceMgr() { return sourceMgr; }
   llvm::StringRef getFilename() const;
 
 private:
   void emit(DiagKind kind, Location loc, const llvm::Twine &message);
+  void flushContextNotes();
 
   llvm::SourceMgr &sourceMgr;
   unsigned bufferId;
@@ -74,6 +81,23 @@ private:
   bool suppressNotes = false;
   std::set<std::tuple<unsigned, unsigned, int, std::string>> seen;
   std::vector<Diagnostic> recorded;
+  std::vector<std::pair<Location, std::string>> contexts;
+  bool contextNotesPending = false;
+};
+
+/// Scoped DiagnosticEngine::pushContext / popContext.
+class DiagnosticContext {
+public:
+  DiagnosticContext(DiagnosticEngine &diags, Location loc, std::string message)
+      : diags(diags) {
+    diags.pushContext(loc, std::move(message));
+  }
+  ~DiagnosticContext() { diags.popContext(); }
+  DiagnosticContext(const DiagnosticContext &) = delete;
+  DiagnosticContext &operator=(const DiagnosticContext &) = delete;
+
+private:
+  DiagnosticEngine &diags;
 };
 
 } // namespace gnnc

@@ -99,7 +99,9 @@ LiteralResult gnnc::decodeSize(llvm::StringRef number, llvm::StringRef unit,
   }
   if (i < number.size()) {
     long e = 0;
-    if (number.substr(i + 1).getAsInteger(10, e) || e > 40 || e < -40)
+    llvm::StringRef exponent = number.substr(i + 1);
+    exponent.consume_front("+"); // getAsInteger takes '-' but not '+'
+    if (exponent.getAsInteger(10, e) || e > 40 || e < -40)
       return failure("size " + spelled + " is out of range");
     exp10 += e;
   }

@@ -21,6 +21,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ConvertUTF.h"
 
+#include <cctype>
 #include <exception>
 
 using namespace gnnc;
@@ -35,6 +36,10 @@ namespace {
 class PositionMap {
 public:
   explicit PositionMap(llvm::StringRef source) {
+    // ANTLR's input stream drops a UTF-8 byte-order mark, so its code-point
+    // indices start one later than ours.
+    if (source.starts_with("\xEF\xBB\xBF"))
+      cpBias = 1;
     for (size_t i = 0; i < source.size(); ++i) {
       unsigned char c = source[i];
       if ((c & 0xC0) != 0x80)
@@ -45,10 +50,15 @@ public:
     cpToByte.push_back(source.size());
   }
 
-  /// Location of the code point at \p cpIndex.
+  /// Location of the code point at \p cpIndex of ANTLR's input.
   Location at(size_t cpIndex) const {
-    size_t byte =
-        cpIndex < cpToByte.size() ? cpToByte[cpIndex] : cpToByte.back();
+    cpIndex += cpBias;
+    return atByte(cpIndex < cpToByte.size() ? cpToByte[cpIndex]
+                                            : cpToByte.back());
+  }
+
+  /// Location of byte offset \p byte of the source.
+  Location atByte(size_t byte) const {
     auto it = std::upper_bound(lineStarts.begin(), lineStarts.end(), byte);
     size_t line = it - lineStarts.begin(); // lineStarts[0] == 0
     return {static_cast<unsigned>(line),
@@ -71,6 +81,7 @@ public:
 private:
   std::vector<size_t> cpToByte;
   std::vector<size_t> lineStarts{0};
+  size_t cpBias = 0;
 };
 
 std::string describe(const antlr4::Token *tok) {
@@ -85,6 +96,8 @@ std::string tokenName(size_t type, const antlr4::dfa::Vocabulary &vocab) {
     return "a name";
   case GnnParser::NUMBER:
     return "a number";
+  case GnnParser::SIZE:
+    return "a size";
   case GnnParser::STRING:
     return "a string";
   case antlr4::Token::EOF:
@@ -174,13 +187,27 @@ private:
   static bool isExpressionStart(const antlr4::dfa::Vocabulary &vocab,
                                 size_t t) {
     std::string lit = vocab.getLiteralName(t);
-    return t == GnnParser::NUMBER || t == GnnParser::STRING ||
-           t == GnnParser::TRUE || t == GnnParser::FALSE || lit == "'-'" ||
-           lit == "'('" || lit == "'['";
+    return t == GnnParser::NUMBER || t == GnnParser::SIZE ||
+           t == GnnParser::STRING || t == GnnParser::TRUE ||
+           t == GnnParser::FALSE || lit == "'-'" || lit == "'('" ||
+           lit == "'['";
   }
 
   DiagnosticEngine &diags;
   const PositionMap &pos;
+};
+
+/// ANTLR's default recovery deletes one unexpected token when the next one
+/// fits; for `a = ;` + newline + `b = 1;` that deletes the ';' and makes a
+/// valid next statement look broken. Statement ends are never deleted.
+class StatementAwareErrorStrategy : public antlr4::DefaultErrorStrategy {
+protected:
+  antlr4::Token *singleTokenDeletion(antlr4::Parser *recognizer) override {
+    std::string next = recognizer->getCurrentToken()->getText();
+    if (next == ";" || next == "}" || next == "{")
+      return nullptr;
+    return antlr4::DefaultErrorStrategy::singleTokenDeletion(recognizer);
+  }
 };
 
 /// Builds the AST from ANTLR's parse tree. With error recovery, any child
@@ -303,7 +330,44 @@ private:
     return arg;
   }
 
+  /// Depth of the tree under \p root, computed without recursion.
+  static unsigned depthOf(const Expr &root) {
+    unsigned maxDepth = 0;
+    std::vector<std::pair<const Expr *, unsigned>> stack{{&root, 1}};
+    while (!stack.empty()) {
+      auto [e, d] = stack.back();
+      stack.pop_back();
+      maxDepth = std::max(maxDepth, d);
+      if (const auto *u = llvm::dyn_cast<UnaryExpr>(e)) {
+        stack.push_back({&u->getOperand(), d + 1});
+      } else if (const auto *b = llvm::dyn_cast<BinaryExpr>(e)) {
+        stack.push_back({&b->getLHS(), d + 1});
+        stack.push_back({&b->getRHS(), d + 1});
+      } else if (const auto *c = llvm::dyn_cast<CallExpr>(e)) {
+        for (const Arg &a : c->getArgs())
+          stack.push_back({a.value.get(), d + 1});
+      } else if (const auto *l = llvm::dyn_cast<ListExpr>(e)) {
+        for (const ExprPtr &x : l->getElements())
+          stack.push_back({x.get(), d + 1});
+      }
+    }
+    return maxDepth;
+  }
+
+  /// Every later stage walks expressions recursively; one bound on the
+  /// tree's depth here keeps all of them off the end of the stack.
   ExprPtr buildExpr(GnnParser::ExprContext *ctx) {
+    ExprPtr e = buildExprUnchecked(ctx);
+    if (e && depthOf(*e) > limits.maxDepth) {
+      diags.error(e->getLoc(), "expression nested too deeply (the limit is " +
+                                   std::to_string(limits.maxDepth) +
+                                   " levels)");
+      return placeholder(e->getLoc());
+    }
+    return e;
+  }
+
+  ExprPtr buildExprUnchecked(GnnParser::ExprContext *ctx) {
     if (!ctx)
       return placeholder({});
     auto terms = ctx->term();
@@ -364,6 +428,8 @@ private:
       return std::make_unique<IdentExpr>(l, text(f->IDENT()));
     if (auto *f = dynamic_cast<GnnParser::NumberFactorContext *>(ctx))
       return buildNumber(f);
+    if (auto *f = dynamic_cast<GnnParser::SizeFactorContext *>(ctx))
+      return buildSize(f);
     if (auto *f = dynamic_cast<GnnParser::StringFactorContext *>(ctx))
       return buildString(f);
     if (auto *f = dynamic_cast<GnnParser::BoolFactorContext *>(ctx))
@@ -393,16 +459,39 @@ private:
   ExprPtr buildNumber(GnnParser::NumberFactorContext *ctx) {
     Location l = loc(ctx);
     std::string spelling = text(ctx->NUMBER());
-    if (!ctx->unit) {
-      double value = 0;
-      bool isInteger = false;
-      LiteralResult r = decodeNumber(spelling, value, isInteger);
-      if (!r.ok)
-        diags.error(l, r.error);
-      return std::make_unique<NumberExpr>(l, value, isInteger, spelling);
+    double value = 0;
+    bool isInteger = false;
+    LiteralResult r = decodeNumber(spelling, value, isInteger);
+    if (!r.ok)
+      diags.error(l, r.error);
+    return std::make_unique<NumberExpr>(l, value, isInteger, spelling);
+  }
+
+  ExprPtr buildSize(GnnParser::SizeFactorContext *ctx) {
+    Location l = loc(ctx);
+    // SIZE is "<number>[ \t]*<identifier>": split it where the letters
+    // start (an exponent's 'e' is followed by a digit or a sign).
+    std::string token = text(ctx->SIZE());
+    size_t split = 0;
+    while (split < token.size()) {
+      char c = token[split];
+      bool isExp =
+          (c == 'e' || c == 'E') && split + 1 < token.size() &&
+          (std::isdigit(static_cast<unsigned char>(token[split + 1])) ||
+           ((token[split + 1] == '+' || token[split + 1] == '-') &&
+            split + 2 < token.size() &&
+            std::isdigit(static_cast<unsigned char>(token[split + 2]))));
+      if (std::isalpha(static_cast<unsigned char>(c)) && !isExp)
+        break;
+      if (c == '_')
+        break;
+      split += isExp ? 2 : 1;
     }
-    std::string unit = ctx->unit->getText();
-    Location unitLoc = pos.of(ctx->unit);
+    llvm::StringRef number =
+        llvm::StringRef(token).take_front(split).rtrim(" \t");
+    std::string unit = token.substr(split);
+    Location unitLoc{l.line, static_cast<unsigned>(l.col + split)};
+    std::string spelling = number.str() + " " + unit;
     if (sizeUnitBytes(unit) == 0) {
       std::string known;
       for (llvm::StringRef u : sizeUnitNames())
@@ -410,13 +499,13 @@ private:
       diags.error(unitLoc, "unknown size unit '" + unit + "'" +
                                didYouMean(unit, sizeUnitNames()) +
                                " (units: " + known + ")");
-      return std::make_unique<SizeExpr>(l, 0, spelling + " " + unit);
+      return std::make_unique<SizeExpr>(l, 0, spelling);
     }
     uint64_t bytes = 0;
-    LiteralResult r = decodeSize(spelling, unit, bytes);
+    LiteralResult r = decodeSize(number, unit, bytes);
     if (!r.ok)
       diags.error(l, r.error);
-    return std::make_unique<SizeExpr>(l, bytes, spelling + " " + unit);
+    return std::make_unique<SizeExpr>(l, bytes, spelling);
   }
 
   ExprPtr buildString(GnnParser::StringFactorContext *ctx) {
@@ -488,7 +577,7 @@ std::unique_ptr<Program> gnnc::parseProgram(DiagnosticEngine &diags,
   if (!llvm::isLegalUTF8String(
           &cursor, reinterpret_cast<const llvm::UTF8 *>(source.end()))) {
     PositionMap bytes(source.substr(0, cursor - begin));
-    diags.error(bytes.at(cursor - begin), "source is not valid UTF-8");
+    diags.error(bytes.atByte(cursor - begin), "source is not valid UTF-8");
     auto program = std::make_unique<Program>();
     program->filename = filename;
     return program;
@@ -507,6 +596,7 @@ std::unique_ptr<Program> gnnc::parseProgram(DiagnosticEngine &diags,
       return program;
     }
     GnnParser parser(&tokens);
+    parser.setErrorHandler(std::make_shared<StatementAwareErrorStrategy>());
     SyntaxErrorListener listener(diags, pos);
     parser.removeErrorListeners();
     parser.addErrorListener(&listener);

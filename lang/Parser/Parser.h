@@ -20,6 +20,7 @@ class DiagnosticEngine;
 struct ParserLimits {
   unsigned maxNesting = 256;   ///< Brackets plus runs of unary minus.
   unsigned maxOperands = 4096; ///< Terms of one `a + b - ...` chain.
+  unsigned maxDepth = 512;     ///< Depth of one expression's tree.
 };
 
 /// Parses the main buffer of \p diags' source manager. Syntax errors are

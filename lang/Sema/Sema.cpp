@@ -293,6 +293,15 @@ std::optional<BoundTrain> SemaImpl::checkTrain(const ast::TrainDecl &train) {
     return std::nullopt;
   }
   auto inst = instantiate(*it->second, &train, &bt.data);
+  const SamplingConfig &sampling = bt.config.sampling;
+  if (sampling.kind == SamplingConfig::Kind::Cluster && bt.data.resolved &&
+      sampling.parts > bt.data.nodes) {
+    auto loc = settingLocs.find("sampling");
+    diags.error(loc != settingLocs.end() ? loc->second : train.getLoc(),
+                "cluster parts = " + std::to_string(sampling.parts) +
+                    " is more than the " + std::to_string(bt.data.nodes) +
+                    " nodes of '" + bt.data.name + "'");
+  }
   if (!inst)
     return std::nullopt;
   bt.model = std::move(*inst);
@@ -526,7 +535,9 @@ void SemaImpl::checkSettings(const ast::TrainDecl &train, TrainConfig &config,
     case SettingKind::Int: {
       ArgSpec as{spec->name, ArgKind::Int};
       as.min = double(spec->min);
-      as.max = spec->name == "seed" ? kTwo53 : 1e9;
+      // Seeds take any non-negative int64; counts stay below 1e9.
+      as.max =
+          spec->name == "seed" ? std::numeric_limits<double>::infinity() : 1e9;
       Value v = convert(as, eval(expr, ctx), desc);
       if (v.isUnknown())
         break;
@@ -692,12 +703,18 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
   for (const LayerOp &op : bt.model.ops) {
     if (op.kind == OpKind::Input || !op.width)
       continue;
+    // Element-wise ops and normalisations may write over an operand, and
+    // concat may build its result around one, so only the output and the
+    // other operands count; layers need input and output at once.
+    bool inPlace = !isGraphOp(op.kind) && op.kind != OpKind::Linear;
     uint64_t bytes = n * uint64_t(*op.width) * elt;
-    for (unsigned operand : op.operands) {
-      const LayerOp &in = bt.model.ops[operand];
+    for (size_t k = inPlace ? 1 : 0; k < op.operands.size(); ++k) {
+      const LayerOp &in = bt.model.ops[op.operands[k]];
       if (in.kind != OpKind::Input && in.width)
         bytes += n * uint64_t(*in.width) * elt;
     }
+    if (op.kind == OpKind::Concat)
+      bytes = n * uint64_t(*op.width) * elt;
     if (isGraphOp(op.kind))
       bytes += graphBytes;
     bytes += weightBytes(op, bt.model) + attentionBytes(op, bt.data, elt);
@@ -732,6 +749,11 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
 std::optional<ModelInstance> SemaImpl::instantiate(const ast::ModelDecl &model,
                                                    const ast::TrainDecl *train,
                                                    const DataSource *data) {
+  std::optional<DiagnosticContext> context;
+  if (train)
+    context.emplace(diags, train->getLoc(),
+                    "while checking model '" + model.getName() +
+                        "' for this train block");
   Instance inst;
   inst.decl = &model;
   inst.result.name = model.getName();
@@ -816,7 +838,8 @@ std::optional<ModelInstance> SemaImpl::instantiate(const ast::ModelDecl &model,
     } else if (p.defaultValue) {
       EvalContext ctx{&scope};
       v = eval(*p.defaultValue, ctx);
-    } else if (train) {
+    } else if (train && p.name != "x" && p.name != "features" &&
+               p.name != "classes") {
       diags.error(train->getNameLoc(), "model '" + model.getName() +
                                            "' needs a value for "
                                            "parameter '" +
@@ -867,9 +890,6 @@ std::optional<ModelInstance> SemaImpl::instantiate(const ast::ModelDecl &model,
       }
     }
   }
-  if (train && diags.errorCount() != errorsBefore)
-    diags.note(train->getLoc(), "while checking model '" + model.getName() +
-                                    "' for this train block");
   if (diags.errorCount() != errorsBefore || !inst.returnValue)
     return std::nullopt;
   return std::move(inst.result);
@@ -1354,13 +1374,17 @@ SemaImpl::Bound SemaImpl::bind(const CallSpec &spec, llvm::StringRef what,
     givenAt[idx] = arg.nameLoc;
   }
 
+  // After a misspelt or misplaced argument, "missing argument" would only
+  // restate that error.
+  bool quietMissing = !b.ok;
   for (size_t i = 0; i < n; ++i) {
     if (values[i])
       continue;
     const ArgSpec &as = spec.args[i];
     if (as.required) {
-      diags.error(callLoc,
-                  "missing argument '" + as.name + "' for '" + what + "'");
+      if (!quietMissing)
+        diags.error(callLoc,
+                    "missing argument '" + as.name + "' for '" + what + "'");
       b.ok = false;
       values[i] = Value::unknown(callLoc);
       continue;

@@ -1,9 +1,11 @@
 // Gnn.g4 - grammar of the .gnn language, version 1 (../shared/spec/language.md).
 //
 // Deliberate leniencies, all checked later with precise messages:
-//  * a NUMBER may be followed by any identifier; the AST builder checks that
-//    it is a size unit, so a misspelt unit gets "unknown size unit 'Mib'"
-//    instead of a generic syntax error;
+//  * a SIZE is a number followed, on the same line, by any identifier; the
+//    AST builder checks that it is a unit, so a misspelt unit gets "unknown
+//    size unit 'Mib'" instead of a generic syntax error. Being one token, a
+//    unit never reaches across a line (`epochs = 10` + newline + `seed = 1`
+//    is a missing ';', not a unit called 'seed');
 //  * `repeat` takes an expression (the spec's INT is the common case) so a
 //    model parameter can set the depth; Sema requires a positive integer.
 // Bad characters and unterminated strings are tokens of their own so the
@@ -31,7 +33,8 @@ term      : factor ('*' factor)* ;
 factor    : '-' factor                      # negFactor
           | call                            # callFactor
           | IDENT                           # identFactor
-          | NUMBER unit=IDENT?              # numberFactor
+          | NUMBER                          # numberFactor
+          | SIZE                            # sizeFactor
           | STRING                          # stringFactor
           | (TRUE | FALSE)                  # boolFactor
           | '[' (expr (',' expr)*)? ']'     # listFactor
@@ -49,9 +52,11 @@ TRUE   : 'true' ;
 FALSE  : 'false' ;
 
 IDENT  : [A-Za-z_] [A-Za-z0-9_]* ;
-NUMBER : DIGITS ('.' DIGITS?)? EXPONENT?
-       | '.' DIGITS EXPONENT?
-       ;
+NUMBER : NUM ;
+SIZE   : NUM [ \t]* [A-Za-z_] [A-Za-z0-9_]* ;
+fragment NUM : DIGITS ('.' DIGITS?)? EXPONENT?
+             | '.' DIGITS EXPONENT?
+             ;
 fragment DIGITS   : [0-9]+ ;
 fragment EXPONENT : [eE] [+-]? DIGITS ;
 

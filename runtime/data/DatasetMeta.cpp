@@ -1,16 +1,17 @@
 //===- DatasetMeta.cpp - gnnc dataset metadata ----------------------------===//
 //
-// meta.json is valid JSON, but the format guarantees that every integer field
-// is written one per line as `  "key": <integer>,`; reading those lines keeps
-// the runtime free of a JSON dependency. The "name" string is read the same
-// way when it is on a line of its own.
+// meta.json is valid JSON; the runtime reads only its top-level scalar
+// fields with a small scanner, which keeps it free of a JSON dependency.
 //
 //===----------------------------------------------------------------------===//
 #include "runtime/data/DatasetMeta.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sys/stat.h>
 
@@ -36,28 +37,73 @@ bool gnnrt::isDatasetDir(const std::string &dir) {
   return fileSize(dir + "/meta.json", size);
 }
 
-/// Parses `"key": value` lines; values are kept as raw text.
+/// Collects the top-level `"key": value` pairs of meta.json, values as raw
+/// text (numbers as written, strings with their quotes). Braces, brackets
+/// and strings are tracked so keys of nested objects ("files",
+/// "raw_edge_stats") never shadow the top-level fields, whatever the layout.
 static std::map<std::string, std::string> scanFields(std::istream &in) {
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
   std::map<std::string, std::string> fields;
-  std::string line;
-  while (std::getline(in, line)) {
-    size_t q0 = line.find('"');
-    if (q0 == std::string::npos)
+  int depth = 0;
+  size_t i = 0, n = text.size();
+  auto readString = [&](size_t start) {
+    // text[start] is the opening quote; returns the index past the closing
+    // one (or n when unterminated).
+    size_t j = start + 1;
+    while (j < n && text[j] != '"')
+      j += text[j] == '\\' ? 2 : 1;
+    return std::min(j + 1, n);
+  };
+  while (i < n) {
+    char c = text[i];
+    if (c == '{' || c == '[') {
+      ++depth;
+      ++i;
       continue;
-    size_t q1 = line.find('"', q0 + 1);
-    if (q1 == std::string::npos)
+    }
+    if (c == '}' || c == ']') {
+      --depth;
+      ++i;
       continue;
-    size_t colon = line.find(':', q1 + 1);
-    if (colon == std::string::npos)
+    }
+    if (c != '"') {
+      ++i;
       continue;
-    // Only top-level "key": lines (two-space indent) count; nested objects
-    // such as "files" or "raw_edge_stats" put several keys on one line.
-    std::string key = line.substr(q0 + 1, q1 - q0 - 1);
-    std::string value = line.substr(colon + 1);
-    size_t b = value.find_first_not_of(" \t");
-    size_t e = value.find_last_not_of(" \t\r,");
-    value = (b == std::string::npos || e < b) ? "" : value.substr(b, e - b + 1);
+    }
+    size_t end = readString(i);
+    if (depth != 1) {
+      i = end;
+      continue;
+    }
+    std::string key = text.substr(i + 1, end - i - 2);
+    size_t j = end;
+    while (j < n && std::isspace(static_cast<unsigned char>(text[j])))
+      ++j;
+    if (j >= n || text[j] != ':') {
+      i = end; // A string value, not a key.
+      continue;
+    }
+    ++j;
+    while (j < n && std::isspace(static_cast<unsigned char>(text[j])))
+      ++j;
+    size_t valueStart = j;
+    if (j < n && text[j] == '"') {
+      j = readString(j);
+    } else if (j < n && (text[j] == '{' || text[j] == '[')) {
+      fields.emplace(key, ""); // Nested values are not read here.
+      i = j;
+      continue;
+    } else {
+      while (j < n && text[j] != ',' && text[j] != '}' && text[j] != '\n')
+        ++j;
+    }
+    std::string value = text.substr(valueStart, j - valueStart);
+    while (!value.empty() &&
+           std::isspace(static_cast<unsigned char>(value.back())))
+      value.pop_back();
     fields.emplace(key, value);
+    i = j;
   }
   return fields;
 }

@@ -72,12 +72,14 @@ int main(int argc, char **argv) {
   for (cl::SubCommand *sub : {&cl::SubCommand::getTopLevel(), &checkCmd,
                               &emitCmd, &runCmd, &planCmd, &compileCmd})
     cl::HideUnrelatedOptions(gnncCategory, *sub);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "gnnc: train graph neural networks under a memory budget\n\n"
-      "  gnnc check FILE            check a program, report every error\n"
-      "  gnnc emit --stage=ast FILE print the syntax tree and the checked "
-      "program\n");
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "gnnc: train graph neural networks under a memory budget\n\n"
+          "  gnnc check FILE            check a program, report every error\n"
+          "  gnnc emit --stage=ast FILE print the syntax tree and the "
+          "checked program\n",
+          &llvm::errs()))
+    return 2;
 
   if (checkCmd && listBuiltins) {
     sema::printBuiltins(llvm::outs());
@@ -112,10 +114,9 @@ int main(int argc, char **argv) {
       for (const sema::BoundTrain &t : compilation.getChecked().trains) {
         const sema::ModelInstance &m = t.model;
         llvm::outs() << inputFile << ": train " << m.name << " on '"
-                     << t.data.name << "': " << m.ops.size() - 1
-                     << " ops, returns [N, "
-                     << m.ops[m.result].width.value_or(-1) << "], "
-                     << t.config.epochs << " epochs\n";
+                     << t.data.name << "': ops = " << m.ops.size() - 1
+                     << ", returns [N, " << m.ops[m.result].width.value_or(-1)
+                     << "], epochs = " << t.config.epochs << "\n";
       }
     }
     return 0;
