@@ -658,7 +658,10 @@ static uint64_t weightBytes(const LayerOp &op, const ModelInstance &model) {
     return 0;
   uint64_t fanIn = uint64_t(*in.width), out = uint64_t(*op.width);
   switch (op.kind) {
-  case OpKind::SageConv:
+  case OpKind::SageConv: {
+    const AttrValue *root = op.getAttr("root_weight");
+    return 4 * (root && !root->b ? 1 : 2) * fanIn * out;
+  }
   case OpKind::GraphConv:
     return 4 * 2 * fanIn * out; // root and neighbour weights
   case OpKind::GinConv:
@@ -697,15 +700,16 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
   const uint64_t elt = elementBytes(bt.config.precision);
   const uint64_t n = static_cast<uint64_t>(bt.data.nodes);
   const uint64_t graphBytes =
-      4 * (n + 1 + static_cast<uint64_t>(bt.data.edges) + n);
+      4 * (n + 1 + static_cast<uint64_t>(bt.data.edges));
   uint64_t worst = 0;
   const LayerOp *worstOp = nullptr;
   for (const LayerOp &op : bt.model.ops) {
     if (op.kind == OpKind::Input || !op.width)
       continue;
-    // Element-wise ops and normalisations may write over an operand, and
-    // concat may build its result around one, so only the output and the
-    // other operands count; layers need input and output at once.
+    // Element-wise ops and normalisations may write over their first
+    // operand, so only the output and the other operands count; concat may
+    // assemble its result around its operands, so only the output counts;
+    // layers need input and output at once.
     bool inPlace = !isGraphOp(op.kind) && op.kind != OpKind::Linear;
     uint64_t bytes = n * uint64_t(*op.width) * elt;
     for (size_t k = inPlace ? 1 : 0; k < op.operands.size(); ++k) {
@@ -715,8 +719,14 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     }
     if (op.kind == OpKind::Concat)
       bytes = n * uint64_t(*op.width) * elt;
-    if (isGraphOp(op.kind))
+    if (isGraphOp(op.kind)) {
       bytes += graphBytes;
+      // gcn_conv (A + I) and gat_conv add a self loop per node.
+      const AttrValue *loops = op.getAttr("self_loops");
+      if (op.kind == OpKind::GatConv ||
+          (op.kind == OpKind::GcnConv && (!loops || loops->b)))
+        bytes += 4 * n;
+    }
     bytes += weightBytes(op, bt.model) + attentionBytes(op, bt.data, elt);
     if (bytes > worst) {
       worst = bytes;
@@ -1304,6 +1314,7 @@ SemaImpl::Bound SemaImpl::bind(const CallSpec &spec, llvm::StringRef what,
   std::vector<std::optional<Value>> values(n);
   std::vector<Location> givenAt(n);
   bool seenNamed = false;
+  bool placementError = false; // an argument that found no place
   size_t nextPos = 0;
   std::vector<llvm::StringRef> argNames = spec.argNames();
 
@@ -1325,6 +1336,7 @@ SemaImpl::Bound SemaImpl::bind(const CallSpec &spec, llvm::StringRef what,
         EvalContext quiet = ctx;
         eval(*arg.value, quiet);
         b.ok = false;
+        placementError = true;
         continue;
       }
       idx = as - spec.args.data();
@@ -1334,6 +1346,7 @@ SemaImpl::Bound SemaImpl::bind(const CallSpec &spec, llvm::StringRef what,
                                  "in call to '" +
                                      what + "'");
         b.ok = false;
+        placementError = true;
         continue;
       }
       if (nextPos < n && spec.args[nextPos].variadic && values[nextPos]) {
@@ -1349,6 +1362,7 @@ SemaImpl::Bound SemaImpl::bind(const CallSpec &spec, llvm::StringRef what,
         diags.error(arg.nameLoc, "too many arguments for '" + what +
                                      "' (it takes " + std::to_string(n) + ")");
         b.ok = false;
+        placementError = true;
         continue;
       }
       idx = nextPos++;
@@ -1360,6 +1374,7 @@ SemaImpl::Bound SemaImpl::bind(const CallSpec &spec, llvm::StringRef what,
                                    what + "' is given twice");
       diags.note(givenAt[idx], "first given here");
       b.ok = false;
+      placementError = true;
       continue;
     }
     const ArgSpec &as = spec.args[idx];
@@ -1376,7 +1391,7 @@ SemaImpl::Bound SemaImpl::bind(const CallSpec &spec, llvm::StringRef what,
 
   // After a misspelt or misplaced argument, "missing argument" would only
   // restate that error.
-  bool quietMissing = !b.ok;
+  bool quietMissing = placementError;
   for (size_t i = 0; i < n; ++i) {
     if (values[i])
       continue;
