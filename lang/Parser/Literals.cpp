@@ -130,6 +130,9 @@ LiteralResult gnnc::decodeString(llvm::StringRef token, std::string &value) {
   llvm::StringRef body = token.drop_front().drop_back();
   for (size_t i = 0; i < body.size(); ++i) {
     char c = body[i];
+    // A NUL would silently cut a path short at every C API below us.
+    if (c == '\0')
+      return failure("string contains a NUL byte", i + 1);
     if (c != '\\') {
       value.push_back(c);
       continue;

@@ -9,9 +9,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <sys/stat.h>
 
@@ -41,9 +40,7 @@ bool gnnrt::isDatasetDir(const std::string &dir) {
 /// text (numbers as written, strings with their quotes). Braces, brackets
 /// and strings are tracked so keys of nested objects ("files",
 /// "raw_edge_stats") never shadow the top-level fields, whatever the layout.
-static std::map<std::string, std::string> scanFields(std::istream &in) {
-  std::string text((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
+static std::map<std::string, std::string> scanFields(const std::string &text) {
   std::map<std::string, std::string> fields;
   int depth = 0;
   size_t i = 0, n = text.size();
@@ -142,12 +139,31 @@ struct Reader {
 bool gnnrt::readDatasetMeta(const std::string &dir, DatasetMeta &meta,
                             DatasetError &err) {
   std::string metaPath = dir + "/meta.json";
-  std::ifstream in(metaPath);
-  if (!in) {
+  // A name with a NUL would address another file than the one reported.
+  if (dir.find('\0') != std::string::npos) {
+    err = DatasetError{metaPath, "", "path contains a NUL byte"};
+    return false;
+  }
+  // stdio, not iostreams: reading a directory must be an error, and
+  // libstdc++'s filebuf throws for that even without an exception mask.
+  int64_t metaSize = 0;
+  std::FILE *f = fileSize(metaPath, metaSize)
+                     ? std::fopen(metaPath.c_str(), "rb")
+                     : nullptr;
+  if (!f) {
     err = DatasetError{metaPath, "", "cannot open file"};
     return false;
   }
-  auto fields = scanFields(in);
+  if (metaSize > (1 << 24)) {
+    std::fclose(f);
+    err = DatasetError{metaPath, "", "file is larger than 16 MiB"};
+    return false;
+  }
+  std::string text(static_cast<size_t>(metaSize), '\0');
+  size_t got = std::fread(text.data(), 1, text.size(), f);
+  std::fclose(f);
+  text.resize(got);
+  auto fields = scanFields(text);
   Reader r{fields, metaPath, err};
   meta = DatasetMeta();
   meta.dir = dir;
