@@ -1,6 +1,8 @@
 //===- AST.cpp - Syntax tree of the .gnn language -------------------------===//
 #include "lang/AST/AST.h"
 
+#include "lang/Basic/Text.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 using namespace gnnc;
@@ -18,16 +20,6 @@ static void printArgs(const std::vector<Arg> &args, llvm::raw_ostream &os) {
       os << arg.name << " = ";
     printSource(*arg.value, os);
   }
-}
-
-static void printQuoted(llvm::StringRef s, llvm::raw_ostream &os) {
-  os << '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      os << '\\';
-    os << c;
-  }
-  os << '"';
 }
 
 static void printSource(const Expr &expr, llvm::raw_ostream &os) {

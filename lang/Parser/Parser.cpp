@@ -367,6 +367,15 @@ private:
     return e;
   }
 
+  bool tooManyOperands(antlr4::ParserRuleContext *ctx, size_t count) {
+    if (count <= limits.maxOperands)
+      return false;
+    diags.error(loc(ctx), "expression has " + std::to_string(count) +
+                              " operands; the limit is " +
+                              std::to_string(limits.maxOperands));
+    return true;
+  }
+
   ExprPtr buildExprUnchecked(GnnParser::ExprContext *ctx) {
     if (!ctx)
       return placeholder({});
@@ -374,12 +383,8 @@ private:
     auto ops = ctx->addOp();
     if (terms.empty())
       return placeholder(loc(ctx));
-    if (terms.size() > limits.maxOperands) {
-      diags.error(loc(ctx), "expression has " + std::to_string(terms.size()) +
-                                " operands; the limit is " +
-                                std::to_string(limits.maxOperands));
+    if (tooManyOperands(ctx, terms.size()))
       return placeholder(loc(ctx));
-    }
     ExprPtr lhs = buildTerm(terms[0]);
     for (size_t i = 1; i < terms.size(); ++i) {
       auto *op = i - 1 < ops.size() ? ops[i - 1] : nullptr;
@@ -396,12 +401,8 @@ private:
     auto factors = ctx->factor();
     if (factors.empty())
       return placeholder(loc(ctx));
-    if (factors.size() > limits.maxOperands) {
-      diags.error(loc(ctx), "expression has " + std::to_string(factors.size()) +
-                                " operands; the limit is " +
-                                std::to_string(limits.maxOperands));
+    if (tooManyOperands(ctx, factors.size()))
       return placeholder(loc(ctx));
-    }
     // The '*' tokens sit between the factors among the children.
     std::vector<antlr4::Token *> stars;
     for (auto *child : ctx->children)

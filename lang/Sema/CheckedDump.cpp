@@ -5,6 +5,7 @@
 // output shape, so widths are visible (and FileCheck-able) at a glance.
 //
 //===----------------------------------------------------------------------===//
+#include "lang/Basic/Text.h"
 #include "lang/Sema/Builtins.h"
 #include "lang/Sema/CheckedProgram.h"
 
@@ -120,16 +121,6 @@ std::string sema::formatBytes(uint64_t bytes) {
   llvm::raw_string_ostream os(s);
   os << llvm::format("%.1f", v) << " " << units[u];
   return os.str();
-}
-
-static void printQuoted(llvm::StringRef text, llvm::raw_ostream &os) {
-  os << '"';
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      os << '\\';
-    os << c;
-  }
-  os << '"';
 }
 
 static void printAttr(const AttrValue &v, llvm::raw_ostream &os) {
