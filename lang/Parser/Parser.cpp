@@ -127,7 +127,7 @@ public:
       }
     }
     Location loc = pos.of(offending);
-    bool wantsSemi = llvm::is_contained(expected, semicolonType(parser));
+    bool wantsSemi = llvm::is_contained(expected, GnnParser::SEMI);
     // A missing ';' is noticed on the next line; point where it belongs.
     if (parser && wantsSemi && expected.size() <= 3) {
       const antlr4::Token *prev = parser->getTokenStream()->LT(-1);
@@ -141,16 +141,6 @@ public:
   }
 
 private:
-  static size_t semicolonType(antlr4::Parser *parser) {
-    if (!parser)
-      return antlr4::Token::INVALID_TYPE;
-    const auto &vocab = parser->getVocabulary();
-    for (size_t t = 1; t <= vocab.getMaxTokenType(); ++t)
-      if (vocab.getLiteralName(t) == "';'")
-        return t;
-    return antlr4::Token::INVALID_TYPE;
-  }
-
   std::string message(antlr4::Parser *parser, const antlr4::Token *offending,
                       const std::vector<size_t> &expected) {
     std::string found = describe(offending);
@@ -163,11 +153,8 @@ private:
     if (exprStart)
       names.push_back("an expression");
     for (size_t t : expected) {
-      // Tokens that can only start an expression are summed up above.
-      if (exprStart && t != GnnParser::IDENT && t != antlr4::Token::EOF &&
-          isExpressionStart(vocab, t))
-        continue;
-      if (exprStart && t == GnnParser::IDENT)
+      // Tokens that can start an expression are summed up above.
+      if (exprStart && (t == GnnParser::IDENT || isExpressionStart(t)))
         continue;
       names.push_back(tokenName(t, vocab));
     }
@@ -184,13 +171,11 @@ private:
     return "unexpected " + found + "; expected " + list;
   }
 
-  static bool isExpressionStart(const antlr4::dfa::Vocabulary &vocab,
-                                size_t t) {
-    std::string lit = vocab.getLiteralName(t);
+  static bool isExpressionStart(size_t t) {
     return t == GnnParser::NUMBER || t == GnnParser::SIZE ||
            t == GnnParser::STRING || t == GnnParser::TRUE ||
-           t == GnnParser::FALSE || lit == "'-'" || lit == "'('" ||
-           lit == "'['";
+           t == GnnParser::FALSE || t == GnnParser::MINUS ||
+           t == GnnParser::LPAREN || t == GnnParser::LBRACK;
   }
 
   DiagnosticEngine &diags;
@@ -203,8 +188,9 @@ private:
 class StatementAwareErrorStrategy : public antlr4::DefaultErrorStrategy {
 protected:
   antlr4::Token *singleTokenDeletion(antlr4::Parser *recognizer) override {
-    std::string next = recognizer->getCurrentToken()->getText();
-    if (next == ";" || next == "}" || next == "{")
+    size_t next = recognizer->getCurrentToken()->getType();
+    if (next == GnnParser::SEMI || next == GnnParser::RBRACE ||
+        next == GnnParser::LBRACE)
       return nullptr;
     return antlr4::DefaultErrorStrategy::singleTokenDeletion(recognizer);
   }
@@ -357,8 +343,12 @@ private:
   /// Every later stage walks expressions recursively; one bound on the
   /// tree's depth here keeps all of them off the end of the stack.
   ExprPtr buildExpr(GnnParser::ExprContext *ctx) {
+    // Only the outermost expression is measured: its tree contains every
+    // nested one, so measuring those too would walk the same nodes again.
+    ++exprNesting;
     ExprPtr e = buildExprUnchecked(ctx);
-    if (e && depthOf(*e) > limits.maxDepth) {
+    --exprNesting;
+    if (exprNesting == 0 && e && depthOf(*e) > limits.maxDepth) {
       diags.error(e->getLoc(), "expression nested too deeply (the limit is " +
                                    std::to_string(limits.maxDepth) +
                                    " levels)");
@@ -522,6 +512,7 @@ private:
   DiagnosticEngine &diags;
   const PositionMap &pos;
   const ParserLimits &limits;
+  unsigned exprNesting = 0;
 };
 
 /// Reports tokens the grammar only has so the lexer never fails, then hides

@@ -825,12 +825,7 @@ std::optional<ModelInstance> SemaImpl::instantiate(const ast::ModelDecl &model,
         diags.note(givenLoc[idx], "first given here");
         continue;
       }
-      Value v = eval(*arg.value, ctx);
-      if (v.kind == Value::Kind::Word) {
-        diags.error(v.loc, "use of undefined name '" + v.s + "'");
-        v = Value::unknown(v.loc);
-      }
-      given[idx] = v;
+      given[idx] = eval(*arg.value, ctx);
       givenLoc[idx] = arg.nameLoc;
     }
   }

@@ -43,6 +43,16 @@ factor    : '-' factor                      # negFactor
 call      : IDENT '(' (arg (',' arg)*)? ')' ;
 arg       : (IDENT '=')? expr ;
 
+// Punctuation the parser's error messages and recovery reason about gets a
+// name, so C++ compares token types (GnnParser::SEMI) rather than text. The
+// parser rules' quoted literals map to these tokens.
+SEMI   : ';' ;
+LPAREN : '(' ;
+LBRACK : '[' ;
+LBRACE : '{' ;
+RBRACE : '}' ;
+MINUS  : '-' ;
+
 MODEL  : 'model' ;
 TRAIN  : 'train' ;
 ON     : 'on' ;

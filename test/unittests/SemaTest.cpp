@@ -1004,48 +1004,39 @@ TEST(SemaTest, AccumulateNeedsMiniBatches) {
       oneError(*c, c->at("accumulate"), "accumulate = 2 needs mini-batches"));
 }
 
-TEST(SemaTest, EveryPrecisionAndPlan) {
+/// Every word of a choice setting reaches the TrainConfig as its enum value,
+/// and toString() gives the same word back.
+template <typename Enum>
+void expectChoiceWords(
+    const char *setting, Enum TrainConfig::*field,
+    std::initializer_list<std::pair<const char *, Enum>> words) {
   const std::string base = "  loss = cross_entropy();\n"
                            "  optimizer = adam();\n"
                            "  epochs = 1;\n";
-  struct {
-    const char *word;
-    Precision p;
-  } precisions[] = {{"fp32", Precision::FP32},
-                    {"bf16", Precision::BF16},
-                    {"fp16", Precision::FP16},
-                    {"fp64", Precision::FP64}};
-  for (auto &p : precisions) {
-    auto c = checkSettings(base + "  precision = " + p.word + ";\n");
+  for (const auto &[word, value] : words) {
+    auto c = checkSettings(base + "  " + setting + " = " + word + ";\n");
     ASSERT_EQ(c->errors(), 0u) << c->dump();
-    EXPECT_EQ(c->train().config.precision, p.p) << p.word;
-    EXPECT_EQ(toString(p.p), p.word);
+    EXPECT_EQ(c->train().config.*field, value) << word;
+    EXPECT_EQ(toString(value), word);
   }
-  struct {
-    const char *word;
-    PlanPolicy p;
-  } plans[] = {{"auto", PlanPolicy::Auto},
-               {"keep_all", PlanPolicy::KeepAll},
-               {"recompute_all", PlanPolicy::RecomputeAll},
-               {"offload_all", PlanPolicy::OffloadAll}};
-  for (auto &p : plans) {
-    auto c = checkSettings(base + "  plan = " + p.word + ";\n");
-    ASSERT_EQ(c->errors(), 0u) << c->dump();
-    EXPECT_EQ(c->train().config.plan, p.p) << p.word;
-    EXPECT_EQ(toString(p.p), p.word);
-  }
-  struct {
-    const char *word;
-    SavedPrecision p;
-  } saved[] = {{"exact", SavedPrecision::Exact},
-               {"bf16", SavedPrecision::BF16},
-               {"fp16", SavedPrecision::FP16}};
-  for (auto &p : saved) {
-    auto c = checkSettings(base + "  saved_precision = " + p.word + ";\n");
-    ASSERT_EQ(c->errors(), 0u) << c->dump();
-    EXPECT_EQ(c->train().config.savedPrecision, p.p) << p.word;
-    EXPECT_EQ(toString(p.p), p.word);
-  }
+}
+
+TEST(SemaTest, EveryPrecisionAndPlan) {
+  expectChoiceWords<Precision>("precision", &TrainConfig::precision,
+                               {{"fp32", Precision::FP32},
+                                {"bf16", Precision::BF16},
+                                {"fp16", Precision::FP16},
+                                {"fp64", Precision::FP64}});
+  expectChoiceWords<PlanPolicy>("plan", &TrainConfig::plan,
+                                {{"auto", PlanPolicy::Auto},
+                                 {"keep_all", PlanPolicy::KeepAll},
+                                 {"recompute_all", PlanPolicy::RecomputeAll},
+                                 {"offload_all", PlanPolicy::OffloadAll}});
+  expectChoiceWords<SavedPrecision>("saved_precision",
+                                    &TrainConfig::savedPrecision,
+                                    {{"exact", SavedPrecision::Exact},
+                                     {"bf16", SavedPrecision::BF16},
+                                     {"fp16", SavedPrecision::FP16}});
 }
 
 TEST(SemaTest, MetricsOrderAndDuplicates) {
