@@ -4,6 +4,9 @@
 // also runnable here alone, which is how the lit tests exercise them.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Gnn/GnnOps.h"
+#include "dialects/Train/TrainOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -17,7 +20,8 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::func::FuncDialect, mlir::arith::ArithDialect,
-                  mlir::tensor::TensorDialect>();
+                  mlir::tensor::TensorDialect, mlir::gnn::GnnDialect,
+                  mlir::train::TrainDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "gnnc optimizer driver\n", registry));
 }

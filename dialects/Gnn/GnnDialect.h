@@ -1,0 +1,18 @@
+//===- GnnDialect.h - gnn dialect, types and attributes ---------*- C++ -*-===//
+#ifndef GNNC_DIALECTS_GNN_GNNDIALECT_H
+#define GNNC_DIALECTS_GNN_GNNDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+
+#include "dialects/Gnn/GnnDialect.h.inc"
+#include "dialects/Gnn/GnnEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/Gnn/GnnTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Gnn/GnnAttrs.h.inc"
+
+#endif // GNNC_DIALECTS_GNN_GNNDIALECT_H

@@ -1,0 +1,472 @@
+//===- GnnOps.cpp - gnn dialect operations --------------------------------===//
+//
+// Verifiers check local invariants only (shapes against each other and
+// against the graph's counts); contracts between layers are verifier passes.
+// A dynamic dimension (`?`) is compatible with anything.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Gnn/GnnOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+namespace {
+bool compatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+std::string dimText(int64_t d) {
+  return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
+}
+
+int64_t dim(Value v, unsigned i) {
+  return cast<RankedTensorType>(v.getType()).getDimSize(i);
+}
+int64_t rank(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+
+/// Checks that dimension `i` of `v` is `expected`; `what` names both.
+LogicalResult expectDim(Operation *op, Value v, unsigned i, int64_t expected,
+                        StringRef what) {
+  if (compatible(dim(v, i), expected))
+    return success();
+  return op->emitOpError() << what << ": expected " << dimText(expected)
+                           << ", got " << dimText(dim(v, i));
+}
+
+/// All tensor operands and results share one element type.
+LogicalResult sameElementTypes(Operation *op) {
+  Type t;
+  SmallVector<Value> values(op->getOperands());
+  llvm::append_range(values, op->getResults());
+  for (Value v : values) {
+    auto tt = dyn_cast<RankedTensorType>(v.getType());
+    if (!tt)
+      continue;
+    if (!t)
+      t = tt.getElementType();
+    else if (t != tt.getElementType())
+      return op->emitOpError("expects one element type for all tensors, got ")
+             << t << " and " << tt.getElementType();
+  }
+  return success();
+}
+
+GraphType graphOf(Value v) { return cast<GraphType>(v.getType()); }
+
+/// `x` has one row per node of `g`.
+LogicalResult expectNodeRows(Operation *op, Value g, Value x, StringRef what) {
+  return expectDim(op, x, 0, graphOf(g).getNodes(),
+                   (what + " rows (one per node)").str());
+}
+LogicalResult expectEdgeRows(Operation *op, Value g, Value x, StringRef what) {
+  return expectDim(op, x, 0, graphOf(g).getEdges(),
+                   (what + " rows (one per edge)").str());
+}
+
+/// `y = x W (+ b)`: W is [in, out], b is [out].
+LogicalResult checkDense(Operation *op, Value x, Value w, Value b, Value y,
+                         StringRef wname) {
+  if (failed(expectDim(op, w, 0, dim(x, 1),
+                       (wname + " rows (input width)").str())) ||
+      failed(expectDim(op, y, 1, dim(w, 1),
+                       ("result width (" + wname + " columns)").str())))
+    return failure();
+  if (b && failed(expectDim(op, b, 0, dim(y, 1), "bias length")))
+    return failure();
+  return success();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Graph ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddSelfLoopsOp::verify() {
+  GraphType in = getGraph().getType(), out = getResult().getType();
+  if (!compatible(in.getNodes(), out.getNodes()))
+    return emitOpError("result must have the input's ")
+           << dimText(in.getNodes()) << " nodes, got "
+           << dimText(out.getNodes());
+  if (in.hasStaticNodes() && in.hasStaticEdges() &&
+      !compatible(out.getEdges(), in.getEdges() + in.getNodes()))
+    return emitOpError("result must have edges + nodes = ")
+           << in.getEdges() + in.getNodes() << " edges, got "
+           << dimText(out.getEdges());
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (auto inner = getGraph().getDefiningOp<TransposeOp>())
+    return inner.getGraph();
+  return {};
+}
+
+LogicalResult EdgeNormOp::verify() {
+  return expectDim(*this, getResult(), 0, getGraph().getType().getEdges(),
+                   "result length (one per edge)");
+}
+
+//===----------------------------------------------------------------------===//
+// Layer ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult GcnConvOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectNodeRows(*this, getGraph(), getInput(), "input")) ||
+      failed(expectNodeRows(*this, getGraph(), getResult(), "result")))
+    return failure();
+  return checkDense(*this, getInput(), getWeight(), getBias(), getResult(),
+                    "weight");
+}
+
+LogicalResult SageConvOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectNodeRows(*this, getGraph(), getInput(), "input")) ||
+      failed(expectNodeRows(*this, getGraph(), getResult(), "result")) ||
+      failed(checkDense(*this, getInput(), getWeight(), getBias(), getResult(),
+                        "weight")))
+    return failure();
+  if (getRootWeight())
+    return checkDense(*this, getInput(), getRootWeight(), Value(), getResult(),
+                      "root_weight");
+  return success();
+}
+
+LogicalResult GraphConvOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectNodeRows(*this, getGraph(), getInput(), "input")) ||
+      failed(expectNodeRows(*this, getGraph(), getResult(), "result")) ||
+      failed(checkDense(*this, getInput(), getWeight(), getBias(), getResult(),
+                        "weight")))
+    return failure();
+  return checkDense(*this, getInput(), getRootWeight(), Value(), getResult(),
+                    "root_weight");
+}
+
+LogicalResult GinConvOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectNodeRows(*this, getGraph(), getInput(), "input")) ||
+      failed(expectNodeRows(*this, getGraph(), getResult(), "result")))
+    return failure();
+  if (failed(expectDim(*this, getWeight1(), 0, dim(getInput(), 1),
+                       "weight1 rows (input width)")) ||
+      failed(expectDim(*this, getBias1(), 0, dim(getWeight1(), 1),
+                       "bias1 length")) ||
+      failed(expectDim(*this, getWeight2(), 0, dim(getWeight1(), 1),
+                       "weight2 rows (weight1 columns)")))
+    return failure();
+  return checkDense(*this, getWeight1(), getWeight2(), getBias2(), getResult(),
+                    "weight2");
+}
+
+LogicalResult GatConvOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectNodeRows(*this, getGraph(), getInput(), "input")) ||
+      failed(expectNodeRows(*this, getGraph(), getResult(), "result")) ||
+      failed(expectDim(*this, getWeight(), 0, dim(getInput(), 1),
+                       "weight rows (input width)")))
+    return failure();
+  int64_t heads = getHeads();
+  int64_t hf = dim(getWeight(), 1);
+  if (!ShapedType::isDynamic(hf) && hf % heads != 0)
+    return emitOpError("weight columns (") << hf << ") must be a multiple of "
+                                           << "heads (" << heads << ")";
+  if (failed(expectDim(*this, getAttSrc(), 0, hf, "att_src length")) ||
+      failed(expectDim(*this, getAttDst(), 0, hf, "att_dst length")))
+    return failure();
+  int64_t out = ShapedType::isDynamic(hf) || getConcat() ? hf : hf / heads;
+  if (failed(expectDim(*this, getResult(), 1, out,
+                       getConcat() ? "result width (heads * out)"
+                                   : "result width (out, heads averaged)")))
+    return failure();
+  if (getBias() && failed(expectDim(*this, getBias(), 0, out, "bias length")))
+    return failure();
+  if (getAttnDropout().convertToDouble() < 0 ||
+      getAttnDropout().convertToDouble() >= 1)
+    return emitOpError("attn_dropout must be in [0, 1)");
+  if (getAttnDropout().convertToDouble() > 0 && !getKey())
+    return emitOpError("attn_dropout > 0 needs an rng key operand");
+  return success();
+}
+
+LogicalResult LinearOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectDim(*this, getResult(), 0, dim(getInput(), 0), "result rows")))
+    return failure();
+  return checkDense(*this, getInput(), getWeight(), getBias(), getResult(),
+                    "weight");
+}
+
+template <typename NormOp> static LogicalResult verifyNormLayer(NormOp op) {
+  if (failed(sameElementTypes(op)))
+    return failure();
+  if (op.getInput().getType() != op.getResult().getType())
+    return op.emitOpError("result type must equal the input type");
+  int64_t d = dim(op.getInput(), 1);
+  if (failed(expectDim(op, op.getWeight(), 0, d, "weight length")) ||
+      failed(expectDim(op, op.getBias(), 0, d, "bias length")))
+    return failure();
+  return success();
+}
+LogicalResult BatchNormOp::verify() { return verifyNormLayer(*this); }
+LogicalResult LayerNormOp::verify() { return verifyNormLayer(*this); }
+
+//===----------------------------------------------------------------------===//
+// Aggregation primitives
+//===----------------------------------------------------------------------===//
+
+LogicalResult SpmmOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectNodeRows(*this, getGraph(), getInput(), "input")) ||
+      failed(expectNodeRows(*this, getGraph(), getResult(), "result")) ||
+      failed(expectDim(*this, getResult(), 1, dim(getInput(), 1),
+                       "result width")))
+    return failure();
+  Value w = getWeights();
+  if (!w)
+    return success();
+  if (getAggr() == Aggregation::max)
+    return emitOpError("max aggregation takes no edge weights");
+  if (failed(expectEdgeRows(*this, getGraph(), w, "weights")))
+    return failure();
+  if (rank(w) > 2)
+    return emitOpError("weights must be [E] or [E, heads]");
+  if (rank(w) == 2) {
+    int64_t h = dim(w, 1), d = dim(getInput(), 1);
+    if (!ShapedType::isDynamic(h) && !ShapedType::isDynamic(d) &&
+        (h == 0 || d % h != 0))
+      return emitOpError("weight heads (") << h << ") must divide the width ("
+                                           << d << ")";
+  }
+  return success();
+}
+
+LogicalResult SpmmMaxGradOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectNodeRows(*this, getGraph(), getInput(), "input")) ||
+      getInput().getType() != getResult().getType() ||
+      getResultGrad().getType() != getResult().getType())
+    return emitOpError("input, result_grad and result must have one type");
+  return success();
+}
+
+LogicalResult SddmmOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectNodeRows(*this, getGraph(), getLhs(), "lhs")) ||
+      failed(expectNodeRows(*this, getGraph(), getRhs(), "rhs")) ||
+      failed(expectDim(*this, getRhs(), 1, dim(getLhs(), 1), "rhs width")) ||
+      failed(expectEdgeRows(*this, getGraph(), getResult(), "result")) ||
+      failed(expectDim(*this, getResult(), 1, getHeads(), "result columns")))
+    return failure();
+  int64_t d = dim(getLhs(), 1);
+  if (!ShapedType::isDynamic(d) && d % getHeads() != 0)
+    return emitOpError("heads (") << getHeads() << ") must divide the width ("
+                                  << d << ")";
+  return success();
+}
+
+template <typename EdgeOp>
+static LogicalResult verifyGatherScatter(EdgeOp op, bool toEdges) {
+  if (failed(sameElementTypes(op)) ||
+      failed(expectDim(op, op.getResult(), 1, dim(op.getInput(), 1),
+                       "result width")))
+    return failure();
+  Value nodes = toEdges ? op.getInput() : op.getResult();
+  Value edges = toEdges ? op.getResult() : op.getInput();
+  if (failed(expectNodeRows(op, op.getGraph(), nodes,
+                            toEdges ? "input" : "result")) ||
+      failed(expectEdgeRows(op, op.getGraph(), edges,
+                            toEdges ? "result" : "input")))
+    return failure();
+  return success();
+}
+LogicalResult GatherOp::verify() { return verifyGatherScatter(*this, true); }
+LogicalResult ScatterOp::verify() { return verifyGatherScatter(*this, false); }
+
+LogicalResult EdgeSoftmaxOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectEdgeRows(*this, getGraph(), getInput(), "input")) ||
+      getInput().getType() != getResult().getType())
+    return emitOpError("result type must equal the input type");
+  return success();
+}
+
+LogicalResult EdgeSoftmaxGradOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectEdgeRows(*this, getGraph(), getOutput(), "output")) ||
+      getOutput().getType() != getResult().getType() ||
+      getResultGrad().getType() != getResult().getType())
+    return emitOpError("output, result_grad and result must have one type");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dense primitives
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  if (failed(sameElementTypes(*this)))
+    return failure();
+  unsigned am = getTransposeA() ? 1 : 0, ak = 1 - am;
+  unsigned bk = getTransposeB() ? 1 : 0, bn = 1 - bk;
+  if (failed(expectDim(*this, getRhs(), bk, dim(getLhs(), ak),
+                       "contraction dimension of rhs")) ||
+      failed(expectDim(*this, getResult(), 0, dim(getLhs(), am),
+                       "result rows")) ||
+      failed(expectDim(*this, getResult(), 1, dim(getRhs(), bn),
+                       "result columns")))
+    return failure();
+  return success();
+}
+
+LogicalResult BiasAddOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      getInput().getType() != getResult().getType())
+    return emitOpError("result type must equal the input type");
+  return expectDim(*this, getBias(), 0, dim(getInput(), 1), "bias length");
+}
+
+LogicalResult RowMulOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      getInput().getType() != getResult().getType())
+    return emitOpError("result type must equal the input type");
+  return expectDim(*this, getScale(), 0, dim(getInput(), 1), "scale length");
+}
+
+LogicalResult ReduceOp::verify() {
+  if (failed(sameElementTypes(*this)))
+    return failure();
+  unsigned kept = getDim() == 0 ? 1 : 0;
+  return expectDim(*this, getResult(), 0, dim(getInput(), kept),
+                   "result length");
+}
+
+LogicalResult HeadMatrixOp::verify() {
+  auto type = cast<RankedTensorType>(getResult().getType());
+  int64_t rows = getHeads() * getWidth();
+  int64_t cols = getKind() == HeadMatrixKind::sum ? getHeads() : getWidth();
+  if (!type.hasStaticShape() || type.getDimSize(0) != rows ||
+      type.getDimSize(1) != cols)
+    return emitOpError("result must be tensor<")
+           << rows << "x" << cols << "x" << type.getElementType() << ">";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise primitives
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// add(x, zeros) -> x and add(zeros, x) -> x: autodiff starts cotangent sums
+/// from zeros.
+struct AddZero : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getLhs().getDefiningOp<ZerosOp>()) {
+      rewriter.replaceOp(op, op.getRhs());
+      return success();
+    }
+    if (op.getRhs().getDefiningOp<ZerosOp>()) {
+      rewriter.replaceOp(op, op.getLhs());
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// scale(scale(x, a), b) -> scale(x, a * b).
+struct ComposeScales : OpRewritePattern<ScaleOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScaleOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getInput().getDefiningOp<ScaleOp>();
+    if (!inner)
+      return failure();
+    double f = op.getFactor().convertToDouble() *
+               inner.getFactor().convertToDouble();
+    rewriter.replaceOpWithNewOp<ScaleOp>(op, op.getType(), inner.getInput(),
+                                         rewriter.getF64FloatAttr(f));
+    return success();
+  }
+};
+} // namespace
+
+void AddOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<AddZero>(context);
+}
+
+OpFoldResult ScaleOp::fold(FoldAdaptor) {
+  if (getFactor().convertToDouble() == 1.0)
+    return getInput();
+  return {};
+}
+
+void ScaleOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<ComposeScales>(context);
+}
+
+LogicalResult DropoutOp::verify() {
+  if (getP().convertToDouble() >= 1.0)
+    return emitOpError("p must be in [0, 1), got ")
+           << getP().convertToDouble();
+  return success();
+}
+
+OpFoldResult DropoutOp::fold(FoldAdaptor) {
+  if (getP().convertToDouble() == 0.0)
+    return getInput();
+  return {};
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  if (failed(sameElementTypes(*this)))
+    return failure();
+  int64_t width = 0;
+  for (Value v : getInputs()) {
+    if (failed(expectDim(*this, v, 0, dim(getResult(), 0), "input rows")))
+      return failure();
+    if (ShapedType::isDynamic(dim(v, 1)) || ShapedType::isDynamic(width))
+      width = ShapedType::kDynamic;
+    else
+      width += dim(v, 1);
+  }
+  return expectDim(*this, getResult(), 1, width,
+                   "result width (sum of the inputs')");
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 &&
+      getInputs().front().getType() == getResult().getType())
+    return getInputs().front();
+  return {};
+}
+
+LogicalResult SliceOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectDim(*this, getResult(), 0, dim(getInput(), 0),
+                       "result rows")))
+    return failure();
+  int64_t in = dim(getInput(), 1), out = dim(getResult(), 1);
+  if (!ShapedType::isDynamic(in) && !ShapedType::isDynamic(out) &&
+      int64_t(getOffset()) + out > in)
+    return emitOpError("columns [")
+           << getOffset() << ", " << int64_t(getOffset()) + out
+           << ") are out of the input's " << in;
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getOffset() == 0 && getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+
+#define GET_OP_CLASSES
+#include "dialects/Gnn/GnnOps.cpp.inc"

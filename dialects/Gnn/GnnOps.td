@@ -1,0 +1,718 @@
+//===- GnnOps.td - gnn dialect operations ------------------*- tablegen -*-===//
+//
+// Three groups: graph ops (derived once per graph), layer ops (what MLIRGen
+// emits, one per `.gnn` operator call) and primitives (what gnn-decompose
+// leaves and what every backend implements). Keep the primitives few: each
+// one costs a kernel per backend and a rule in autodiff.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_GNN_OPS
+#define GNNC_GNN_OPS
+
+include "dialects/Gnn/GnnBase.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+
+class Gnn_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Gnn_Dialect, mnemonic, !listconcat([Pure], traits)>;
+
+// Ops with this trait depend on the graph only: the runtime computes them
+// once per bound graph and the planner treats them as graph data.
+def Gnn_GraphDerived : NativeOpTrait<"GraphDerived"> {
+  let cppNamespace = "::mlir::gnn";
+}
+// Ops with this trait are layers: gnn-decompose must rewrite them before
+// autodiff, planning or code generation.
+def Gnn_Layer : NativeOpTrait<"Layer"> {
+  let cppNamespace = "::mlir::gnn";
+}
+
+//===----------------------------------------------------------------------===//
+// Graph ops
+//===----------------------------------------------------------------------===//
+
+def Gnn_AddSelfLoopsOp : Gnn_Op<"add_self_loops", [Gnn_GraphDerived]> {
+  let summary = "the graph with one self loop added to every node";
+  let description = [{
+    Returns `A + I`: the input's edges (same ids `0 .. E-1`) followed by one
+    loop `i -> i` for every node `i` (edge id `E + i`). Datasets are loaded
+    without self loops (the runtime drops any it finds), so the result has
+    exactly `E + N` edges.
+
+    Example:
+    ```mlir
+    %g1 = gnn.add_self_loops %g : !gnn.graph<2708x10556> -> !gnn.graph<2708x13264>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph);
+  let results = (outs Gnn_GraphType:$result);
+  let assemblyFormat = "$graph attr-dict `:` type($graph) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Gnn_TransposeOp : Gnn_Op<"transpose",
+    [Gnn_GraphDerived, AllTypesMatch<["graph", "result"]>]> {
+  let summary = "the graph with every edge reversed, edge ids kept";
+  let description = [{
+    Edge `e` of the result goes from `dst(e)` to `src(e)` of the input. Edge
+    ids are unchanged, so edge tensors (weights, attention) apply to both
+    views. The backward pass of an aggregation runs over this view.
+
+    Example:
+    ```mlir
+    %gt = gnn.transpose %g : !gnn.graph<2708x13264>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph);
+  let results = (outs Gnn_GraphType:$result);
+  let assemblyFormat = "$graph attr-dict `:` type($graph)";
+  let hasFolder = 1;
+}
+
+def Gnn_EdgeNormOp : Gnn_Op<"edge_norm", [Gnn_GraphDerived]> {
+  let summary = "graph-derived edge weights: GCN's symmetric or the mean's 1/deg";
+  let description = [{
+    With `deg(i)` the in-degree of node `i` (its number of incoming edges):
+    * `symmetric`: `w(e) = deg(src(e))^-1/2 * deg(dst(e))^-1/2`, the
+      `D^-1/2 (A+I) D^-1/2` of Kipf & Welling when applied to a graph with
+      self loops;
+    * `mean`: `w(e) = 1 / deg(dst(e))`, which turns a sum into a mean.
+    A zero degree gives weight 0.
+
+    Example:
+    ```mlir
+    %w = gnn.edge_norm symmetric %g : !gnn.graph<2708x13264> -> tensor<13264xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_EdgeNormAttr:$kind, Gnn_GraphType:$graph);
+  let results = (outs Gnn_VectorTensor:$result);
+  let assemblyFormat =
+      "`` $kind $graph attr-dict `:` type($graph) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Layer ops (decomposed by gnn-decompose)
+//===----------------------------------------------------------------------===//
+
+def Gnn_GcnConvOp : Gnn_Op<"gcn_conv", [Gnn_Layer]> {
+  let summary = "Kipf & Welling graph convolution";
+  let description = [{
+    `D^-1/2 (A+I) D^-1/2 (H W) + b`. `self_loops` adds `I`, `normalize`
+    applies the symmetric normalisation (otherwise messages are summed).
+
+    Example:
+    ```mlir
+    %y = gnn.gcn_conv %g, %x, %w, %b {normalize = true, self_loops = true}
+        : (!gnn.graph<2708x10556>, tensor<2708x1433xf32>, tensor<1433x16xf32>,
+           tensor<16xf32>) -> tensor<2708x16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$input,
+      Gnn_NodeTensor:$weight, Optional<Gnn_VectorTensor>:$bias,
+      DefaultValuedAttr<BoolAttr, "true">:$self_loops,
+      DefaultValuedAttr<BoolAttr, "true">:$normalize);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_SageConvOp : Gnn_Op<"sage_conv", [Gnn_Layer, AttrSizedOperandSegments]> {
+  let summary = "GraphSAGE convolution";
+  let description = [{
+    `aggr_j(h_j) W + h_i W_root + b` over incoming edges, with `aggr` one of
+    sum, mean, max. Without `root_weight` the root term is absent. As in
+    PyTorch Geometric, the bias belongs to the neighbour term.
+
+    Example:
+    ```mlir
+    %y = gnn.sage_conv %g, %x, %w root %wr bias %b {aggr = #gnn<aggr mean>}
+        : (!gnn.graph<?x?>, tensor<?x8xf32>, tensor<8x4xf32>, tensor<8x4xf32>,
+           tensor<4xf32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$input,
+      Gnn_NodeTensor:$weight, Optional<Gnn_NodeTensor>:$root_weight,
+      Optional<Gnn_VectorTensor>:$bias, Gnn_AggregationAttr:$aggr);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "$graph `,` $input `,` $weight (`root` $root_weight^)? (`bias` $bias^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_GraphConvOp : Gnn_Op<"graph_conv", [Gnn_Layer]> {
+  let summary = "Morris et al. graph convolution";
+  let description = [{
+    `h_i W_root + aggr_j(h_j) W + b` (PyTorch Geometric's `GraphConv`; the
+    language's `add` is `sum`).
+
+    Example:
+    ```mlir
+    %y = gnn.graph_conv %g, %x, %w, %wr, %b {aggr = #gnn<aggr sum>}
+        : (!gnn.graph<?x?>, tensor<?x8xf32>, tensor<8x4xf32>, tensor<8x4xf32>,
+           tensor<4xf32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$input,
+      Gnn_NodeTensor:$weight, Gnn_NodeTensor:$root_weight,
+      Gnn_VectorTensor:$bias, Gnn_AggregationAttr:$aggr);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_GinConvOp : Gnn_Op<"gin_conv", [Gnn_Layer]> {
+  let summary = "graph isomorphism network convolution";
+  let description = [{
+    `MLP((1 + eps) h_i + sum_j h_j)` with the two-layer MLP
+    `relu(z W1 + b1) W2 + b2`; `eps` is a constant.
+
+    Example:
+    ```mlir
+    %y = gnn.gin_conv %g, %x, %w1, %b1, %w2, %b2 {eps = 0.0 : f64}
+        : (!gnn.graph<?x?>, tensor<?x8xf32>, tensor<8x4xf32>, tensor<4xf32>,
+           tensor<4x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$input,
+      Gnn_NodeTensor:$weight1, Gnn_VectorTensor:$bias1,
+      Gnn_NodeTensor:$weight2, Gnn_VectorTensor:$bias2,
+      DefaultValuedAttr<F64Attr, "0.0">:$eps);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_GatConvOp : Gnn_Op<"gat_conv", [Gnn_Layer, AttrSizedOperandSegments]> {
+  let summary = "graph attention convolution (Veličković et al.)";
+  let description = [{
+    With `Z = H W` split into `heads` blocks of width `F`, per head `k`:
+    `e_ij = leaky_relu(a_src·z_j + a_dst·z_i, negative_slope)`,
+    `alpha = edge_softmax(e)` over the incoming edges of `i` (after adding
+    self loops), optionally dropped out with rate `attn_dropout` (this needs
+    `key`), and `y_i = sum_j alpha_ij z_j`. Heads are concatenated
+    (`concat`) or averaged; then `b` is added.
+    `weight` is `[in, heads*F]`, `att_src`/`att_dst` are `[heads*F]`.
+
+    Example:
+    ```mlir
+    %y = gnn.gat_conv %g, %x, %w, %as, %ad bias %b {heads = 8 : i64, concat = true,
+           negative_slope = 2.0e-01 : f64, attn_dropout = 0.0 : f64, stream = 0 : i64}
+        : (!gnn.graph<?x?>, tensor<?x16xf32>, tensor<16x64xf32>, tensor<64xf32>,
+           tensor<64xf32>, tensor<64xf32>) -> tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$input,
+      Gnn_NodeTensor:$weight, Gnn_VectorTensor:$att_src,
+      Gnn_VectorTensor:$att_dst, Optional<Gnn_VectorTensor>:$bias,
+      Optional<Gnn_RngKeyType>:$key,
+      ConfinedAttr<I64Attr, [IntPositive]>:$heads,
+      DefaultValuedAttr<BoolAttr, "true">:$concat,
+      DefaultValuedAttr<F64Attr, "0.2">:$negative_slope,
+      DefaultValuedAttr<F64Attr, "0.0">:$attn_dropout,
+      DefaultValuedAttr<I64Attr, "0">:$stream);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "$graph `,` $input `,` $weight `,` $att_src `,` $att_dst (`bias` $bias^)? (`key` $key^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_LinearOp : Gnn_Op<"linear", [Gnn_Layer]> {
+  let summary = "dense layer";
+  let description = [{
+    `H W + b`, `W` being `[in, out]`.
+
+    Example:
+    ```mlir
+    %y = gnn.linear %x, %w, %b : (tensor<?x8xf32>, tensor<8x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_NodeTensor:$input, Gnn_NodeTensor:$weight,
+      Optional<Gnn_VectorTensor>:$bias);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+class Gnn_NormLayerOp<string mnemonic, string what>
+    : Gnn_Op<mnemonic, [Gnn_Layer]> {
+  let summary = what # " with a learnt scale and shift";
+  let arguments = (ins Gnn_NodeTensor:$input, Gnn_VectorTensor:$weight,
+      Gnn_VectorTensor:$bias,
+      DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_BatchNormOp : Gnn_NormLayerOp<"batch_norm", "normalisation over nodes"> {
+  let description = [{
+    Each feature (column) is normalised over the nodes with the batch's
+    mean and biased variance, then scaled by `weight` and shifted by `bias`
+    (both `[D]`). Full-graph training sees every node in every batch, so
+    evaluation uses the same batch statistics (no running averages).
+
+    Example:
+    ```mlir
+    %y = gnn.batch_norm %x, %s, %b : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    ```
+  }];
+}
+
+def Gnn_LayerNormOp : Gnn_NormLayerOp<"layer_norm", "normalisation over features"> {
+  let description = [{
+    Each node's row is normalised over its features, then scaled by `weight`
+    and shifted by `bias` (both `[D]`), as `torch.nn.LayerNorm(D)`.
+
+    Example:
+    ```mlir
+    %y = gnn.layer_norm %x, %s, %b : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Primitives: aggregation over the graph
+//===----------------------------------------------------------------------===//
+
+def Gnn_SpmmOp : Gnn_Op<"spmm"> {
+  let summary = "sparse-dense product: aggregate neighbour rows over incoming edges";
+  let description = [{
+    `y[i, c] = aggr over edges e with dst(e) = i of w(e, head(c)) * x[src(e), c]`
+    where `aggr` is `sum`, `mean` (sum divided by the in-degree) or `max`.
+    `weights` is optional (`1` when absent) and is `[E]` or `[E, H]` with
+    `H` dividing `D` (`head(c) = c / (D / H)`), which is how multi-head
+    attention is applied. Nodes without incoming edges get 0. `max` takes
+    no weights.
+
+    Example:
+    ```mlir
+    %y = gnn.spmm sum %g, %x, %w : (!gnn.graph<2708x13264>, tensor<2708x16xf32>, tensor<13264xf32>) -> tensor<2708x16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_AggregationAttr:$aggr, Gnn_GraphType:$graph,
+      Gnn_NodeTensor:$input, Optional<Gnn_FloatTensor>:$weights);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat =
+      "`` $aggr $graph `,` $input (`,` $weights^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_SpmmMaxGradOp : Gnn_Op<"spmm_max_grad"> {
+  let summary = "cotangent of a max aggregation with respect to its input";
+  let description = [{
+    Routes `dy[i, c]` to `x[j, c]` for the source `j` of the first incoming
+    edge of `i` (lowest edge id) that attains the maximum of
+    `gnn.spmm max %graph, %input`; everything else gets 0.
+
+    Example:
+    ```mlir
+    %dx = gnn.spmm_max_grad %g, %x, %dy : (!gnn.graph<?x?>, tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$input,
+      Gnn_NodeTensor:$result_grad);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_SddmmOp : Gnn_Op<"sddmm"> {
+  let summary = "sampled dense-dense product: one dot product per edge and head";
+  let description = [{
+    `y[e, k] = sum over c in head k of lhs[dst(e), c] * rhs[src(e), c]`,
+    `lhs` and `rhs` being `[N, D]` and `heads` dividing `D`; the result is
+    `[E, heads]`. It is the gradient of an edge-weighted `gnn.spmm` with
+    respect to its weights, and attention's score kernel.
+
+    Example:
+    ```mlir
+    %s = gnn.sddmm %g, %dy, %x {heads = 1 : i64} : (!gnn.graph<?x?>, tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x1xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$lhs,
+      Gnn_NodeTensor:$rhs, ConfinedAttr<I64Attr, [IntPositive]>:$heads);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_GatherOp : Gnn_Op<"gather"> {
+  let summary = "node rows to edge rows: y[e] = x[src(e)] or x[dst(e)]";
+  let description = [{
+    Example:
+    ```mlir
+    %y = gnn.gather src %g, %x : (!gnn.graph<?x?>, tensor<?x4xf32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_EdgeEndAttr:$end, Gnn_GraphType:$graph,
+      Gnn_NodeTensor:$input);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat =
+      "`` $end $graph `,` $input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_ScatterOp : Gnn_Op<"scatter"> {
+  let summary = "edge rows to node rows by sum: y[i] = sum of x[e] over edges whose end is i";
+  let description = [{
+    The adjoint of `gnn.gather` with the same `end`.
+
+    Example:
+    ```mlir
+    %y = gnn.scatter dst %g, %e : (!gnn.graph<?x?>, tensor<?x4xf32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_EdgeEndAttr:$end, Gnn_GraphType:$graph,
+      Gnn_NodeTensor:$input);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat =
+      "`` $end $graph `,` $input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_EdgeSoftmaxOp : Gnn_Op<"edge_softmax"> {
+  let summary = "softmax of edge scores over the incoming edges of each node";
+  let description = [{
+    For `x : [E, H]`, `y[e, k] = exp(x[e, k] - m) / sum exp(x[e', k] - m)`
+    over the edges `e'` with `dst(e') = dst(e)`, `m` being their maximum.
+
+    Example:
+    ```mlir
+    %a = gnn.edge_softmax %g, %s : (!gnn.graph<?x?>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$input);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_EdgeSoftmaxGradOp : Gnn_Op<"edge_softmax_grad"> {
+  let summary = "cotangent of an edge softmax from its output";
+  let description = [{
+    `dx[e, k] = y[e, k] * (dy[e, k] - sum y[e', k] dy[e', k])` over the edges
+    `e'` sharing `dst(e)`, `y` being the softmax's output.
+
+    Example:
+    ```mlir
+    %dx = gnn.edge_softmax_grad %g, %y, %dy : (!gnn.graph<?x?>, tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$output,
+      Gnn_NodeTensor:$result_grad);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Primitives: dense
+//===----------------------------------------------------------------------===//
+
+def Gnn_MatmulOp : Gnn_Op<"matmul"> {
+  let summary = "dense matrix product with optional transposes";
+  let description = [{
+    `y = op(a) op(b)` where `op` transposes when `transpose_a` /
+    `transpose_b` is set.
+
+    Example:
+    ```mlir
+    %y = gnn.matmul %x, %w : (tensor<2708x1433xf32>, tensor<1433x16xf32>) -> tensor<2708x16xf32>
+    %dw = gnn.matmul %x, %dy {transpose_a} : (tensor<2708x1433xf32>, tensor<2708x16xf32>) -> tensor<1433x16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_NodeTensor:$lhs, Gnn_NodeTensor:$rhs,
+      UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_BiasAddOp : Gnn_Op<"bias_add"> {
+  let summary = "adds a vector to every row";
+  let description = [{
+    `y[i, c] = x[i, c] + b[c]`.
+
+    Example:
+    ```mlir
+    %y = gnn.bias_add %x, %b : (tensor<?x16xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_NodeTensor:$input, Gnn_VectorTensor:$bias);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_RowMulOp : Gnn_Op<"row_mul"> {
+  let summary = "multiplies every row by a vector, element-wise";
+  let description = [{
+    `y[i, c] = x[i, c] * v[c]` (a learnt scale; attention vectors).
+
+    Example:
+    ```mlir
+    %y = gnn.row_mul %x, %v : (tensor<?x16xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_NodeTensor:$input, Gnn_VectorTensor:$scale);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Gnn_ReduceOp : Gnn_Op<"reduce"> {
+  let summary = "reduces a matrix along one dimension";
+  let description = [{
+    `dim = 0` reduces over rows (`[N, D] -> [D]`, e.g. a bias gradient),
+    `dim = 1` over columns (`[N, D] -> [N]`).
+
+    Example:
+    ```mlir
+    %db = gnn.reduce sum %dy {dim = 0 : i64} : tensor<?x16xf32> -> tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_ReduceKindAttr:$kind, Gnn_NodeTensor:$input,
+      ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim);
+  let results = (outs Gnn_VectorTensor:$result);
+  let assemblyFormat =
+      "`` $kind $input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Gnn_HeadMatrixOp : Gnn_Op<"head_matrix"> {
+  let summary = "a constant 0/1 matrix that sums or averages attention heads";
+  let description = [{
+    For `heads = H` and `width = F`:
+    * `sum`: `[H*F, H]`, `M[c, k] = 1` when column `c` is in head `k`, so
+      `x M` sums each head's block (per-head attention scores);
+    * `mean`: `[H*F, F]`, `M[k*F + f, f] = 1/H`, so `x M` averages heads.
+    Its transpose spreads a per-head value back over the head's columns.
+
+    Example:
+    ```mlir
+    %m = gnn.head_matrix sum {heads = 8 : i64, width = 8 : i64} : tensor<64x8xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_HeadMatrixKindAttr:$kind,
+      ConfinedAttr<I64Attr, [IntPositive]>:$heads,
+      ConfinedAttr<I64Attr, [IntPositive]>:$width);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "`` $kind attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Gnn_ZerosOp : Gnn_Op<"zeros"> {
+  let summary = "a tensor of zeros";
+  let description = [{
+    Example:
+    ```mlir
+    %z = gnn.zeros : tensor<16xf32>
+    ```
+  }];
+  let results = (outs Gnn_FloatTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Primitives: element-wise
+//===----------------------------------------------------------------------===//
+
+class Gnn_BinaryOp<string mnemonic, string what>
+    : Gnn_Op<mnemonic, [SameOperandsAndResultType, Elementwise]> {
+  let summary = "element-wise " # what;
+  let arguments = (ins Gnn_FloatTensor:$lhs, Gnn_FloatTensor:$rhs);
+  let results = (outs Gnn_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Gnn_AddOp : Gnn_BinaryOp<"add", "sum"> {
+  let description = [{
+    Example:
+    ```mlir
+    %y = gnn.add %a, %b : tensor<?x16xf32>
+    ```
+  }];
+  let hasCanonicalizer = 1;
+}
+def Gnn_SubOp : Gnn_BinaryOp<"sub", "difference"> {
+  let description = [{
+    Example:
+    ```mlir
+    %y = gnn.sub %a, %b : tensor<?x16xf32>
+    ```
+  }];
+}
+def Gnn_MulOp : Gnn_BinaryOp<"mul", "product"> {
+  let description = [{
+    Example:
+    ```mlir
+    %y = gnn.mul %a, %b : tensor<?x16xf32>
+    ```
+  }];
+}
+
+def Gnn_ScaleOp : Gnn_Op<"scale", [SameOperandsAndResultType, Elementwise]> {
+  let summary = "multiplies every element by a constant";
+  let description = [{
+    Example:
+    ```mlir
+    %y = gnn.scale %x {factor = 2.0 : f64} : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_FloatTensor:$input, F64Attr:$factor);
+  let results = (outs Gnn_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Gnn_ActivationOp : Gnn_Op<"activation", [SameOperandsAndResultType, Elementwise]> {
+  let summary = "element-wise activation function";
+  let description = [{
+    `relu`, `leaky_relu` (`x` if `x > 0` else `slope * x`), `elu`
+    (`x` if `x > 0` else `exp(x) - 1`), `gelu` (the exact, erf form),
+    `sigmoid`, `tanh`. Works on node and edge tensors alike.
+
+    Example:
+    ```mlir
+    %y = gnn.activation relu %x : tensor<?x16xf32>
+    %e = gnn.activation leaky_relu %s {slope = 2.0e-01 : f64} : tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_ActivationAttr:$kind, Gnn_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "0.01">:$slope);
+  let results = (outs Gnn_FloatTensor:$result);
+  let assemblyFormat = "`` $kind $input attr-dict `:` type($result)";
+}
+
+def Gnn_ActivationGradOp : Gnn_Op<"activation_grad", [SameOperandsAndResultType, Elementwise]> {
+  let summary = "cotangent of an activation: dy * f'(x)";
+  let description = [{
+    Takes the activation's input `x` (not its output), so that it can be
+    recomputed rather than stored; at `x = 0` the derivative of `relu` and
+    `leaky_relu` is taken from the left (0 and `slope`).
+
+    Example:
+    ```mlir
+    %dx = gnn.activation_grad relu %x, %dy : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_ActivationAttr:$kind, Gnn_FloatTensor:$input,
+      Gnn_FloatTensor:$result_grad,
+      DefaultValuedAttr<F64Attr, "0.01">:$slope);
+  let results = (outs Gnn_FloatTensor:$result);
+  let assemblyFormat =
+      "`` $kind $input `,` $result_grad attr-dict `:` type($result)";
+}
+
+def Gnn_RngKeyOp : Gnn_Op<"rng_key"> {
+  let summary = "makes a random key from a seed and a step number";
+  let description = [{
+    Example:
+    ```mlir
+    %key = gnn.rng_key %seed, %step
+    ```
+  }];
+  let arguments = (ins I64:$seed, I64:$step);
+  let results = (outs Gnn_RngKeyType:$result);
+  let assemblyFormat = "$seed `,` $step attr-dict";
+}
+
+def Gnn_DropoutOp : Gnn_Op<"dropout", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "inverted dropout whose mask is a function of its key";
+  let description = [{
+    `y[i] = x[i] / (1 - p)` if `u(i) >= p`, else 0, where `i` is the
+    row-major element index and `u(i)` is uniform in [0, 1): word
+    `i mod 4` of Philox4x32-10 with key `(seed mod 2^32, seed / 2^32)` and
+    counter `(b mod 2^32, b / 2^32, stream, step)`, `b = i / 4`,
+    multiplied by 2^-32. `stream` tells apart the random ops of one step.
+    Because the mask depends only on the key, `stream` and `i`, the same op
+    applied to the cotangent is its own adjoint and a recomputation
+    reproduces the mask exactly.
+
+    Example:
+    ```mlir
+    %y = gnn.dropout %x, %key {p = 5.0e-01 : f64, stream = 0 : i64} : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_FloatTensor:$input, Gnn_RngKeyType:$key,
+      Gnn_NonNegativeF64Attr:$p,
+      ConfinedAttr<I64Attr, [IntNonNegative]>:$stream);
+  let results = (outs Gnn_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $key attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Gnn_ConcatOp : Gnn_Op<"concat"> {
+  let summary = "feature-wise concatenation of node tensors";
+  let description = [{
+    Example:
+    ```mlir
+    %y = gnn.concat %a, %b : (tensor<?x4xf32>, tensor<?x8xf32>) -> tensor<?x12xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Gnn_NodeTensor>:$inputs);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Gnn_SliceOp : Gnn_Op<"slice"> {
+  let summary = "a block of columns: y = x[:, offset : offset + width]";
+  let description = [{
+    The adjoint of one operand of `gnn.concat`.
+
+    Example:
+    ```mlir
+    %y = gnn.slice %x {offset = 4 : i64} : tensor<?x12xf32> -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_NodeTensor:$input,
+      ConfinedAttr<I64Attr, [IntNonNegative]>:$offset);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Gnn_NormalizeOp : Gnn_Op<"normalize", [SameOperandsAndResultType]> {
+  let summary = "standardises a matrix along one dimension";
+  let description = [{
+    `y = (x - mean) / sqrt(var + eps)` with the mean and biased variance taken
+    over rows (`dim = 0`, per column: batch norm) or over columns
+    (`dim = 1`, per row: layer norm).
+
+    Example:
+    ```mlir
+    %y = gnn.normalize %x {dim = 0 : i64, eps = 1.0e-05 : f64} : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_NodeTensor:$input,
+      ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim,
+      Gnn_NonNegativeF64Attr:$eps);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Gnn_NormalizeGradOp : Gnn_Op<"normalize_grad", [SameOperandsAndResultType]> {
+  let summary = "cotangent of gnn.normalize from its input";
+  let description = [{
+    With `xhat = normalize(x)` along `dim` over `n` elements and
+    `r = 1/sqrt(var + eps)`:
+    `dx = r * (dy - mean(dy) - xhat * mean(dy * xhat))`, means along `dim`.
+
+    Example:
+    ```mlir
+    %dx = gnn.normalize_grad %x, %dy {dim = 0 : i64, eps = 1.0e-05 : f64} : tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_NodeTensor:$input, Gnn_NodeTensor:$result_grad,
+      ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim,
+      Gnn_NonNegativeF64Attr:$eps);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat = "$input `,` $result_grad attr-dict `:` type($result)";
+}
+
+#endif // GNNC_GNN_OPS
