@@ -4,7 +4,13 @@
 #include "lang/Basic/Diagnostics.h"
 #include "lang/Basic/Suggest.h"
 #include "lang/Parser/Parser.h"
+#include "lang/MLIRGen/MLIRGen.h"
 #include "lang/Sema/Sema.h"
+#include "passes/Pipeline/Pipeline.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -133,10 +139,45 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
     ast::dump(*ast, os);
     sema::dump(checked, os);
     return true;
+  case Stage::GNN:
+  case Stage::Decomposed:
+  case Stage::Train: {
+    mlir::OwningOpRef<mlir::ModuleOp> module = lowerTo(stage);
+    if (!module)
+      return false;
+    module->print(os);
+    os << "\n";
+    return true;
+  }
   default:
     reportToolError(diagOS, "--stage=" + stageName(stage) +
                                 " is not supported yet: this gnnc stops "
-                                "after the front end (available: ast)");
+                                "after the training step (available: ast, "
+                                "gnn, decomposed, train)");
     return false;
   }
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage) {
+  assert(stage >= Stage::GNN && stage <= Stage::Train && "not an IR stage");
+  if (!context) {
+    mlir::DialectRegistry registry;
+    mlir::gnn::registerGnncDialects(registry);
+    context = std::make_unique<mlir::MLIRContext>(registry);
+    context->loadAllAvailableDialects();
+    // Errors from MLIRGen and every pass print like the front end's:
+    // file:line:col, the source line and a caret.
+    mlirDiagHandler = std::make_unique<mlir::SourceMgrDiagnosticHandler>(
+        *sourceMgr, context.get(), diagOS);
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlirGen(*context, checked);
+  if (!module)
+    return nullptr;
+  mlir::PassManager pm(context.get());
+  mlir::gnn::PipelineOptions pipelineOptions;
+  pipelineOptions.stage = stageName(stage).str();
+  if (failed(mlir::gnn::buildGnncPipeline(pm, pipelineOptions)) ||
+      failed(pm.run(*module)))
+    return nullptr;
+  return module;
 }

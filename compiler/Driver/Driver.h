@@ -13,6 +13,9 @@
 #include "lang/AST/AST.h"
 #include "lang/Sema/CheckedProgram.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 
@@ -25,6 +28,11 @@ namespace llvm {
 class raw_ostream;
 class SourceMgr;
 } // namespace llvm
+
+namespace mlir {
+class MLIRContext;
+class SourceMgrDiagnosticHandler;
+} // namespace mlir
 
 namespace gnnc {
 
@@ -59,6 +67,10 @@ public:
   /// diagnostic) for stages this version of gnnc does not implement yet.
   bool emit(Stage stage, llvm::raw_ostream &os);
 
+  /// Runs MLIRGen and the pipeline up to \p stage (gnn, decomposed or
+  /// train). Errors are printed with their `.gnn` location; null on failure.
+  mlir::OwningOpRef<mlir::ModuleOp> lowerTo(Stage stage);
+
   const ast::Program &getAST() const { return *ast; }
   const sema::CheckedProgram &getChecked() const { return checked; }
   DiagnosticEngine *getDiags() { return diags.get(); }
@@ -73,6 +85,8 @@ private:
   std::unique_ptr<DiagnosticEngine> diags;
   std::unique_ptr<ast::Program> ast;
   sema::CheckedProgram checked;
+  std::unique_ptr<mlir::MLIRContext> context;
+  std::unique_ptr<mlir::SourceMgrDiagnosticHandler> mlirDiagHandler;
 };
 
 /// "gnnc version X (language v1, LLVM Y)".

@@ -1,0 +1,23 @@
+//===- Passes.h - gnnc passes -----------------------------------*- C++ -*-===//
+#ifndef GNNC_PASSES_PASSES_H
+#define GNNC_PASSES_PASSES_H
+
+#include "dialects/Gnn/GnnOps.h"
+#include "dialects/Train/TrainOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::gnn {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+} // namespace mlir::gnn
+
+#endif // GNNC_PASSES_PASSES_H

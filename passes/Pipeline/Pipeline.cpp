@@ -1,0 +1,50 @@
+//===- Pipeline.cpp - The one named gnnc pipeline -------------------------===//
+#include "passes/Pipeline/Pipeline.h"
+
+#include "passes/Autodiff/Adjoints.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
+                                           const PipelineOptions &options) {
+  StringRef stage = options.stage;
+  if (stage != "gnn" && stage != "decomposed" && stage != "train")
+    return failure();
+  if (stage == "gnn")
+    return success();
+  pm.addPass(createGnnDecompose());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (stage == "decomposed")
+    return success();
+  pm.addPass(createGnnAutodiff());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  return success();
+}
+
+void mlir::gnn::registerGnncPassesAndPipeline() {
+  registerGnncPasses();
+  PassPipelineRegistration<PipelineOptions>(
+      "gnnc-pipeline",
+      "gnnc's pipeline from MLIRGen's output up to a stage (stage=gnn|"
+      "decomposed|train)",
+      [](OpPassManager &pm, const PipelineOptions &options) {
+        // The registration API cannot fail; an unknown stage leaves the
+        // pipeline empty and is reported by gnnc's own option checking.
+        (void)buildGnncPipeline(pm, options);
+      });
+}
+
+void mlir::gnn::registerGnncDialects(DialectRegistry &registry) {
+  registry.insert<GnnDialect, train::TrainDialect, func::FuncDialect,
+                  arith::ArithDialect, tensor::TensorDialect>();
+  registerDifferentiableOpInterfaceExternalModels(registry);
+}

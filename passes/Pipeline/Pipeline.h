@@ -1,0 +1,42 @@
+//===- Pipeline.h - The one named gnnc pipeline -----------------*- C++ -*-===//
+//
+// `gnnc emit --stage=...` and `gnnc-opt -gnnc-pipeline{stage=...}` build the
+// same pass pipeline from here, so what the tests check is what users get.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_PASSES_PIPELINE_PIPELINE_H
+#define GNNC_PASSES_PIPELINE_PIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+} // namespace mlir
+
+namespace mlir::gnn {
+
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<std::string> stage{
+      *this, "stage",
+      llvm::cl::desc("Last stage to produce: gnn (MLIRGen's output, nothing "
+                     "runs), decomposed, train"),
+      llvm::cl::init("train")};
+};
+
+/// Appends the passes that take MLIRGen's output to `options.stage`.
+/// Returns failure for an unknown stage name.
+LogicalResult buildGnncPipeline(OpPassManager &pm,
+                                const PipelineOptions &options);
+
+/// Registers `gnnc-pipeline` and every gnnc pass with the global registry.
+void registerGnncPassesAndPipeline();
+
+/// Every dialect and interface model the pipeline's input and output use.
+void registerGnncDialects(DialectRegistry &registry);
+
+} // namespace mlir::gnn
+
+#endif // GNNC_PASSES_PIPELINE_PIPELINE_H
