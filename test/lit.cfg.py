@@ -18,6 +18,7 @@ config.test_exec_root = os.path.join(config.gnnc_obj_root, "test")
 config.environment.pop("GNNC_DATA_PATH", None)
 config.substitutions.append(("%gnnc_data", config.gnnc_data_dir))
 config.substitutions.append(("%gnnc_src", config.gnnc_src_root))
+config.substitutions.append(("%gnnc_obj", config.gnnc_obj_root))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])

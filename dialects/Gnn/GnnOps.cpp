@@ -245,8 +245,9 @@ LogicalResult SpmmOp::verify() {
 
 LogicalResult SpmmMaxGradOp::verify() {
   if (failed(sameElementTypes(*this)) ||
-      failed(expectNodeRows(*this, getGraph(), getInput(), "input")) ||
-      getInput().getType() != getResult().getType() ||
+      failed(expectNodeRows(*this, getGraph(), getInput(), "input")))
+    return failure();
+  if (getInput().getType() != getResult().getType() ||
       getResultGrad().getType() != getResult().getType())
     return emitOpError("input, result_grad and result must have one type");
   return success();
@@ -287,16 +288,18 @@ LogicalResult ScatterOp::verify() { return verifyGatherScatter(*this, false); }
 
 LogicalResult EdgeSoftmaxOp::verify() {
   if (failed(sameElementTypes(*this)) ||
-      failed(expectEdgeRows(*this, getGraph(), getInput(), "input")) ||
-      getInput().getType() != getResult().getType())
+      failed(expectEdgeRows(*this, getGraph(), getInput(), "input")))
+    return failure();
+  if (getInput().getType() != getResult().getType())
     return emitOpError("result type must equal the input type");
   return success();
 }
 
 LogicalResult EdgeSoftmaxGradOp::verify() {
   if (failed(sameElementTypes(*this)) ||
-      failed(expectEdgeRows(*this, getGraph(), getOutput(), "output")) ||
-      getOutput().getType() != getResult().getType() ||
+      failed(expectEdgeRows(*this, getGraph(), getOutput(), "output")))
+    return failure();
+  if (getOutput().getType() != getResult().getType() ||
       getResultGrad().getType() != getResult().getType())
     return emitOpError("output, result_grad and result must have one type");
   return success();
@@ -322,15 +325,17 @@ LogicalResult MatmulOp::verify() {
 }
 
 LogicalResult BiasAddOp::verify() {
-  if (failed(sameElementTypes(*this)) ||
-      getInput().getType() != getResult().getType())
+  if (failed(sameElementTypes(*this)))
+    return failure();
+  if (getInput().getType() != getResult().getType())
     return emitOpError("result type must equal the input type");
   return expectDim(*this, getBias(), 0, dim(getInput(), 1), "bias length");
 }
 
 LogicalResult RowMulOp::verify() {
-  if (failed(sameElementTypes(*this)) ||
-      getInput().getType() != getResult().getType())
+  if (failed(sameElementTypes(*this)))
+    return failure();
+  if (getInput().getType() != getResult().getType())
     return emitOpError("result type must equal the input type");
   return expectDim(*this, getScale(), 0, dim(getInput(), 1), "scale length");
 }
@@ -349,8 +354,8 @@ LogicalResult HeadMatrixOp::verify() {
   int64_t cols = getKind() == HeadMatrixKind::sum ? getHeads() : getWidth();
   if (!type.hasStaticShape() || type.getDimSize(0) != rows ||
       type.getDimSize(1) != cols)
-    return emitOpError("result must be tensor<")
-           << rows << "x" << cols << "x" << type.getElementType() << ">";
+    return emitOpError("result must be ")
+           << RankedTensorType::get({rows, cols}, type.getElementType());
   return success();
 }
 
