@@ -8,8 +8,10 @@
 #include "lang/Sema/Sema.h"
 #include "passes/Pipeline/Pipeline.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -145,7 +147,10 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
     mlir::OwningOpRef<mlir::ModuleOp> module = lowerTo(stage);
     if (!module)
       return false;
-    module->print(os);
+    mlir::OpPrintingFlags flags;
+    if (options.printDebugInfo)
+      flags.enableDebugInfo().useLocalScope();
+    module->print(os, flags);
     os << "\n";
     return true;
   }

@@ -43,6 +43,8 @@ struct DriverOptions {
   std::vector<std::string> dataDirs; ///< --data: searched before the rest.
   std::string only;                  ///< --only: keep this model's trains.
   bool showColors = false;
+  /// --mlir-print-debuginfo: IR stages print each op's location.
+  bool printDebugInfo = false;
 };
 
 /// The stages `gnnc emit --stage=` can print, in pipeline order.

@@ -50,6 +50,12 @@ static cl::opt<std::string>
           cl::value_desc("STAGE"), cl::init("ast"), cl::sub(emitCmd),
           cl::cat(gnncCategory));
 
+static cl::opt<bool> printDebugInfo(
+    "mlir-print-debuginfo",
+    cl::desc("IR stages: print each op's location (the .gnn line and column "
+             "of its call)"),
+    cl::sub(emitCmd), cl::cat(gnncCategory));
+
 static cl::opt<bool>
     listBuiltins("list-builtins",
                  cl::desc("Print every operator and setting with its "
@@ -102,6 +108,7 @@ int main(int argc, char **argv) {
   options.inputFile = inputFile;
   options.dataDirs = dataDirs;
   options.only = only;
+  options.printDebugInfo = printDebugInfo;
   options.showColors = llvm::WithColor(llvm::errs()).colorsEnabled();
   Compilation compilation(options, llvm::errs());
   if (!compilation.runFrontend())
