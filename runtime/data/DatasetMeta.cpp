@@ -186,6 +186,9 @@ bool gnnrt::readDatasetMeta(const std::string &dir, DatasetMeta &meta,
       !r.getInt("num_test", meta.numTest, 0, meta.numNodes))
     return false;
   meta.hasFeatures = hasFeatures != 0;
+  if (fields.count("num_unlabeled") &&
+      !r.getInt("num_unlabeled", meta.numUnlabeled, 0, meta.numNodes))
+    return false;
   if (meta.hasFeatures && !r.getInt("feature_nnz", meta.featureNnz, 0, i32max))
     return false;
   auto name = fields.find("name");

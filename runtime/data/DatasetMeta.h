@@ -1,5 +1,4 @@
-//===- DatasetMeta.h - gnnc dataset metadata ----------------------*- C++
-//-*-===//
+//===- DatasetMeta.h - gnnc dataset metadata --------------------*- C++ -*-===//
 //
 // Reads and validates a dataset directory in the gnnc format (format_version 1,
 // see ../shared/data/README.md): meta.json's counts and the sizes of the .bin
@@ -30,6 +29,9 @@ struct DatasetMeta {
   int64_t numTrain = 0;
   int64_t numVal = 0;
   int64_t numTest = 0;
+  /// "num_unlabeled" (labels equal to -1), or -1 when meta.json has none:
+  /// optional because the compiler does not need it.
+  int64_t numUnlabeled = -1;
 };
 
 /// An error naming the offending file and, where there is one, the field.
