@@ -3,8 +3,8 @@
 
 #include "lang/Basic/Diagnostics.h"
 #include "lang/Basic/Suggest.h"
-#include "lang/Parser/Parser.h"
 #include "lang/MLIRGen/MLIRGen.h"
+#include "lang/Parser/Parser.h"
 #include "lang/Sema/Sema.h"
 #include "passes/Pipeline/Pipeline.h"
 

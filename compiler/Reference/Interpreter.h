@@ -69,9 +69,8 @@ using Value = std::variant<Tensor, IntTensor, Graph, RngKey, int64_t>;
 llvm::Expected<std::vector<Value>> run(mlir::func::FuncOp func,
                                        llvm::ArrayRef<Value> args);
 /// Runs the function called \p name in \p module.
-llvm::Expected<std::vector<Value>> run(mlir::ModuleOp module,
-                                       llvm::StringRef name,
-                                       llvm::ArrayRef<Value> args);
+llvm::Expected<std::vector<Value>>
+run(mlir::ModuleOp module, llvm::StringRef name, llvm::ArrayRef<Value> args);
 
 /// Test inputs: a random directed graph without self loops or duplicate
 /// edges where every node has between 0 and maxInDegree incoming edges

@@ -193,7 +193,8 @@ LogicalResult GatConvOp::verify() {
 
 LogicalResult LinearOp::verify() {
   if (failed(sameElementTypes(*this)) ||
-      failed(expectDim(*this, getResult(), 0, dim(getInput(), 0), "result rows")))
+      failed(
+          expectDim(*this, getResult(), 0, dim(getInput(), 0), "result rows")))
     return failure();
   return checkDense(*this, getInput(), getWeight(), getBias(), getResult(),
                     "weight");
@@ -221,8 +222,8 @@ LogicalResult SpmmOp::verify() {
   if (failed(sameElementTypes(*this)) ||
       failed(expectNodeRows(*this, getGraph(), getInput(), "input")) ||
       failed(expectNodeRows(*this, getGraph(), getResult(), "result")) ||
-      failed(expectDim(*this, getResult(), 1, dim(getInput(), 1),
-                       "result width")))
+      failed(
+          expectDim(*this, getResult(), 1, dim(getInput(), 1), "result width")))
     return failure();
   Value w = getWeights();
   if (!w)
@@ -237,8 +238,8 @@ LogicalResult SpmmOp::verify() {
     int64_t h = dim(w, 1), d = dim(getInput(), 1);
     if (!ShapedType::isDynamic(h) && !ShapedType::isDynamic(d) &&
         (h == 0 || d % h != 0))
-      return emitOpError("weight heads (") << h << ") must divide the width ("
-                                           << d << ")";
+      return emitOpError("weight heads (")
+             << h << ") must divide the width (" << d << ")";
   }
   return success();
 }
@@ -263,8 +264,8 @@ LogicalResult SddmmOp::verify() {
     return failure();
   int64_t d = dim(getLhs(), 1);
   if (!ShapedType::isDynamic(d) && d % getHeads() != 0)
-    return emitOpError("heads (") << getHeads() << ") must divide the width ("
-                                  << d << ")";
+    return emitOpError("heads (")
+           << getHeads() << ") must divide the width (" << d << ")";
   return success();
 }
 
@@ -316,8 +317,8 @@ LogicalResult MatmulOp::verify() {
   unsigned bk = getTransposeB() ? 1 : 0, bn = 1 - bk;
   if (failed(expectDim(*this, getRhs(), bk, dim(getLhs(), ak),
                        "contraction dimension of rhs")) ||
-      failed(expectDim(*this, getResult(), 0, dim(getLhs(), am),
-                       "result rows")) ||
+      failed(
+          expectDim(*this, getResult(), 0, dim(getLhs(), am), "result rows")) ||
       failed(expectDim(*this, getResult(), 1, dim(getRhs(), bn),
                        "result columns")))
     return failure();
@@ -390,8 +391,8 @@ struct ComposeScales : OpRewritePattern<ScaleOp> {
     auto inner = op.getInput().getDefiningOp<ScaleOp>();
     if (!inner)
       return failure();
-    double f = op.getFactor().convertToDouble() *
-               inner.getFactor().convertToDouble();
+    double f =
+        op.getFactor().convertToDouble() * inner.getFactor().convertToDouble();
     rewriter.replaceOpWithNewOp<ScaleOp>(op, op.getType(), inner.getInput(),
                                          rewriter.getF64FloatAttr(f));
     return success();
@@ -417,8 +418,7 @@ void ScaleOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 LogicalResult DropoutOp::verify() {
   if (getP().convertToDouble() >= 1.0)
-    return emitOpError("p must be in [0, 1), got ")
-           << getP().convertToDouble();
+    return emitOpError("p must be in [0, 1), got ") << getP().convertToDouble();
   return success();
 }
 
@@ -455,8 +455,8 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
 
 LogicalResult SliceOp::verify() {
   if (failed(sameElementTypes(*this)) ||
-      failed(expectDim(*this, getResult(), 0, dim(getInput(), 0),
-                       "result rows")))
+      failed(
+          expectDim(*this, getResult(), 0, dim(getInput(), 0), "result rows")))
     return failure();
   int64_t in = dim(getInput(), 1), out = dim(getResult(), 1);
   if (!ShapedType::isDynamic(in) && !ShapedType::isDynamic(out) &&

@@ -47,9 +47,8 @@ LogicalResult verifyLossOperands(Operation *op, Value logits, Value labels,
 LogicalResult InitOp::verify() {
   if ((getKind() == InitKind::glorot && getFanIn() + getFanOut() <= 0) ||
       (getKind() == InitKind::kaiming && getFanIn() <= 0))
-    return emitOpError("needs positive fan_in") << (getKind() == InitKind::glorot
-                                                        ? " + fan_out"
-                                                        : "");
+    return emitOpError("needs positive fan_in")
+           << (getKind() == InitKind::glorot ? " + fan_out" : "");
   return success();
 }
 

@@ -11,8 +11,7 @@
 namespace mlir {
 class MLIRContext;
 class ModuleOp;
-template <typename OpTy>
-class OwningOpRef;
+template <typename OpTy> class OwningOpRef;
 } // namespace mlir
 
 namespace gnnc {
@@ -25,8 +24,8 @@ struct CheckedProgram;
 /// FileLineColLoc of its `.gnn` call. Features no later stage implements
 /// yet are reported as errors through the context's diagnostic handler;
 /// the result is then null.
-mlir::OwningOpRef<mlir::ModuleOp>
-mlirGen(mlir::MLIRContext &context, const sema::CheckedProgram &program);
+mlir::OwningOpRef<mlir::ModuleOp> mlirGen(mlir::MLIRContext &context,
+                                          const sema::CheckedProgram &program);
 
 } // namespace gnnc
 
