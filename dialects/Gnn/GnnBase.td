@@ -92,7 +92,14 @@ def Gnn_Aggregation : I32EnumAttr<"Aggregation", "neighbourhood aggregation", [
   let cppNamespace = "::mlir::gnn";
   let genSpecializedAttr = 0;
 }
-def Gnn_AggregationAttr : EnumAttr<Gnn_Dialect, Gnn_Aggregation, "aggr">;
+def Gnn_AggregationAttr : EnumAttr<Gnn_Dialect, Gnn_Aggregation, "aggr"> {
+  let summary = "how an aggregation combines incoming messages";
+  let description = [{
+    Used by `gnn.spmm` and the layers that aggregate: `sum`, `mean` (sum over the in-degree) or `max` (element-wise maximum; 0 for a node without incoming edges).
+
+    Example: `#gnn<aggr mean>`
+  }];
+}
 
 def Gnn_Activation : I32EnumAttr<"Activation", "element-wise activation", [
     I32EnumAttrCase<"relu", 0>, I32EnumAttrCase<"leaky_relu", 1>,
@@ -101,21 +108,42 @@ def Gnn_Activation : I32EnumAttr<"Activation", "element-wise activation", [
   let cppNamespace = "::mlir::gnn";
   let genSpecializedAttr = 0;
 }
-def Gnn_ActivationAttr : EnumAttr<Gnn_Dialect, Gnn_Activation, "activation">;
+def Gnn_ActivationAttr : EnumAttr<Gnn_Dialect, Gnn_Activation, "activation"> {
+  let summary = "an element-wise activation function";
+  let description = [{
+    The kind of `gnn.activation` and `gnn.activation_grad`.
+
+    Example: `#gnn<activation leaky_relu>`
+  }];
+}
 
 def Gnn_EdgeEnd : I32EnumAttr<"EdgeEnd", "one end of an edge", [
     I32EnumAttrCase<"src", 0>, I32EnumAttrCase<"dst", 1>]> {
   let cppNamespace = "::mlir::gnn";
   let genSpecializedAttr = 0;
 }
-def Gnn_EdgeEndAttr : EnumAttr<Gnn_Dialect, Gnn_EdgeEnd, "edge_end">;
+def Gnn_EdgeEndAttr : EnumAttr<Gnn_Dialect, Gnn_EdgeEnd, "edge_end"> {
+  let summary = "which end of an edge a gather or scatter uses";
+  let description = [{
+    `src` or `dst` in `gnn.gather` and `gnn.scatter`.
+
+    Example: `#gnn<edge_end src>`
+  }];
+}
 
 def Gnn_EdgeNorm : I32EnumAttr<"EdgeNorm", "graph-derived edge weights", [
     I32EnumAttrCase<"symmetric", 0>, I32EnumAttrCase<"mean", 1>]> {
   let cppNamespace = "::mlir::gnn";
   let genSpecializedAttr = 0;
 }
-def Gnn_EdgeNormAttr : EnumAttr<Gnn_Dialect, Gnn_EdgeNorm, "edge_norm">;
+def Gnn_EdgeNormAttr : EnumAttr<Gnn_Dialect, Gnn_EdgeNorm, "edge_norm"> {
+  let summary = "the kind of graph-derived edge weights";
+  let description = [{
+    `symmetric` (GCN) or `mean` (1 / in-degree of the destination) in `gnn.edge_norm`.
+
+    Example: `#gnn<edge_norm symmetric>`
+  }];
+}
 
 def Gnn_ReduceKind : I32EnumAttr<"ReduceKind", "reduction", [
     I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>,
@@ -123,7 +151,14 @@ def Gnn_ReduceKind : I32EnumAttr<"ReduceKind", "reduction", [
   let cppNamespace = "::mlir::gnn";
   let genSpecializedAttr = 0;
 }
-def Gnn_ReduceKindAttr : EnumAttr<Gnn_Dialect, Gnn_ReduceKind, "reduce">;
+def Gnn_ReduceKindAttr : EnumAttr<Gnn_Dialect, Gnn_ReduceKind, "reduce"> {
+  let summary = "the reduction of `gnn.reduce`";
+  let description = [{
+    `sum`, `mean` or `max` along one dimension.
+
+    Example: `#gnn<reduce sum>`
+  }];
+}
 
 def Gnn_HeadMatrixKind : I32EnumAttr<"HeadMatrixKind", "head selection matrix", [
     I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>]> {
@@ -131,7 +166,14 @@ def Gnn_HeadMatrixKind : I32EnumAttr<"HeadMatrixKind", "head selection matrix", 
   let genSpecializedAttr = 0;
 }
 def Gnn_HeadMatrixKindAttr
-    : EnumAttr<Gnn_Dialect, Gnn_HeadMatrixKind, "head_matrix">;
+    : EnumAttr<Gnn_Dialect, Gnn_HeadMatrixKind, "head_matrix"> {
+  let summary = "what a head matrix does to attention heads";
+  let description = [{
+    `sum` sums each head block, `mean` averages the heads (see `gnn.head_matrix`).
+
+    Example: `#gnn<head_matrix mean>`
+  }];
+}
 
 // Float tensors of rank 1 or 2: node tensors, edge tensors, weights.
 def Gnn_FloatTensor : RankedTensorOf<[AnyFloat]>;

@@ -42,7 +42,14 @@ def Train_InitKind : I32EnumAttr<"InitKind", "parameter initialisation", [
   let cppNamespace = "::mlir::train";
   let genSpecializedAttr = 0;
 }
-def Train_InitKindAttr : EnumAttr<Train_Dialect, Train_InitKind, "init">;
+def Train_InitKindAttr : EnumAttr<Train_Dialect, Train_InitKind, "init"> {
+  let summary = "a parameter initialisation scheme";
+  let description = [{
+    `glorot` and `kaiming` (uniform, Philox-drawn), `zeros`, `ones`; see `train.init`. MLIRGen also puts it on parameter arguments as `train.init`.
+
+    Example: `#train<init glorot>`
+  }];
+}
 
 def Train_ClassWeights : I32EnumAttr<"ClassWeights", "loss class weights", [
     I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"balanced", 1>]> {
@@ -50,7 +57,14 @@ def Train_ClassWeights : I32EnumAttr<"ClassWeights", "loss class weights", [
   let genSpecializedAttr = 0;
 }
 def Train_ClassWeightsAttr
-    : EnumAttr<Train_Dialect, Train_ClassWeights, "class_weights">;
+    : EnumAttr<Train_Dialect, Train_ClassWeights, "class_weights"> {
+  let summary = "per-class weights of the loss";
+  let description = [{
+    `none` or `balanced` (n / (C n_c) over the masked nodes); see `train.cross_entropy`.
+
+    Example: `#train<class_weights balanced>`
+  }];
+}
 
 def Train_FloatTensor : RankedTensorOf<[AnyFloat]>;
 def Train_Logits : 2DTensorOf<[AnyFloat]>;
