@@ -1,0 +1,424 @@
+//===- Dense.cpp - Dense primitives: GEMM, reductions, normalisation ------===//
+//
+// GEMM goes to OpenBLAS. Reductions and statistics across rows accumulate
+// in double over fixed row blocks (Common.h), so the bits of a bias gradient
+// or a batch-norm mean do not change with the thread count, and long
+// columns do not lose the precision a float accumulator would.
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace gnnrt::cpu;
+
+namespace {
+
+/// Checks `rows`, `cols` and gives `rows * cols`.
+int matrixSize(int64_t rows, int64_t cols, int64_t &count) {
+  GNNRT_CHECK(mulSize(rows, cols, count), GNNRT_ERR_BAD_SIZE);
+  return GNNRT_OK;
+}
+
+/// Sums `rows` rows into `out[0, width)`: `rowFn(r, acc)` adds row r's
+/// terms to `acc`. Rows are summed in kReductionBlocks fixed blocks, in
+/// order within and across blocks, so the result is the same for any
+/// thread count.
+template <typename RowFn>
+int blockedColumnSums(int64_t rows, int64_t width, [[maybe_unused]] bool par,
+                      RowFn rowFn, double *out) {
+  int64_t total;
+  GNNRT_CHECK(mulSize(kReductionBlocks, width, total), GNNRT_ERR_BAD_SIZE);
+  auto partial = scratch<double>(total);
+  GNNRT_CHECK(partial, GNNRT_ERR_OUT_OF_MEMORY);
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+  for (int64_t b = 0; b < kReductionBlocks; ++b) {
+    double *acc = partial.get() + b * width;
+    std::fill(acc, acc + width, 0.0);
+    int64_t begin, end;
+    blockRows(rows, b, begin, end);
+    for (int64_t r = begin; r < end; ++r)
+      rowFn(r, acc);
+  }
+  std::fill(out, out + width, 0.0);
+  for (int64_t b = 0; b < kReductionBlocks; ++b) {
+    const double *acc = partial.get() + b * width;
+    for (int64_t c = 0; c < width; ++c)
+      out[c] += acc[c];
+  }
+  return GNNRT_OK;
+}
+
+/// Per-column mean and 1/sqrt(biased variance + eps) of `x[rows, cols]`
+/// (two passes: the mean first, then squared deviations from it).
+int columnStats(const float *x, int64_t rows, int64_t cols, double eps,
+                bool par, double *mean, double *rstd) {
+  if (int status = blockedColumnSums(
+          rows, cols, par,
+          [&](int64_t r, double *acc) {
+            const float *xr = x + r * cols;
+            for (int64_t c = 0; c < cols; ++c)
+              acc[c] += xr[c];
+          },
+          mean))
+    return status;
+  for (int64_t c = 0; c < cols; ++c)
+    mean[c] /= static_cast<double>(rows);
+  if (int status = blockedColumnSums(
+          rows, cols, par,
+          [&](int64_t r, double *acc) {
+            const float *xr = x + r * cols;
+            for (int64_t c = 0; c < cols; ++c) {
+              const double dev = xr[c] - mean[c];
+              acc[c] += dev * dev;
+            }
+          },
+          rstd))
+    return status;
+  for (int64_t c = 0; c < cols; ++c)
+    rstd[c] = 1.0 / std::sqrt(rstd[c] / static_cast<double>(rows) + eps);
+  return GNNRT_OK;
+}
+
+/// Mean and 1/sqrt(biased variance + eps) of one row of \p n elements.
+void rowStats(const float *xr, int64_t n, double eps, double &mean,
+              double &rstd) {
+  double sum = 0;
+  for (int64_t c = 0; c < n; ++c)
+    sum += xr[c];
+  mean = sum / static_cast<double>(n);
+  double var = 0;
+  for (int64_t c = 0; c < n; ++c) {
+    const double dev = xr[c] - mean;
+    var += dev * dev;
+  }
+  rstd = 1.0 / std::sqrt(var / static_cast<double>(n) + eps);
+}
+
+} // namespace
+
+extern "C" {
+
+int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
+                     int64_t k, int transpose_a, int transpose_b, float *c) {
+  int64_t mk, kn, mn;
+  GNNRT_CHECK(mulSize(m, k, mk) && mulSize(k, n, kn) && mulSize(m, n, mn),
+              GNNRT_ERR_BAD_SIZE);
+  // cblas takes int sizes (OpenBLAS without ILP64).
+  constexpr int64_t kMaxDim = std::numeric_limits<int>::max();
+  GNNRT_CHECK(m <= kMaxDim && n <= kMaxDim && k <= kMaxDim, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(a, mk) && present(b, kn) && present(c, mn),
+              GNNRT_ERR_NULL_POINTER);
+  if (mn == 0)
+    return GNNRT_OK;
+  if (k == 0) {
+    // BLAS rejects a leading dimension of 0; the empty sum is 0.
+    std::memset(c, 0, static_cast<size_t>(mn) * sizeof(float));
+    return GNNRT_OK;
+  }
+  cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
+              transpose_b ? CblasTrans : CblasNoTrans, static_cast<int>(m),
+              static_cast<int>(n), static_cast<int>(k), 1.0f, a,
+              static_cast<int>(transpose_a ? m : k), b,
+              static_cast<int>(transpose_b ? k : n), 0.0f, c,
+              static_cast<int>(n));
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_bias_add(const float *x, const float *bias, int64_t rows,
+                       int64_t cols, float *y) {
+  int64_t count;
+  if (int status = matrixSize(rows, cols, count))
+    return status;
+  GNNRT_CHECK(present(x, count) && present(bias, cols) && present(y, count),
+              GNNRT_ERR_NULL_POINTER);
+#pragma omp parallel for schedule(static) if (worthThreads(count))
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * cols;
+    float *yr = y + r * cols;
+    for (int64_t c = 0; c < cols; ++c)
+      yr[c] = xr[c] + bias[c];
+  }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_row_mul(const float *x, const float *scale, int64_t rows,
+                      int64_t cols, float *y) {
+  int64_t count;
+  if (int status = matrixSize(rows, cols, count))
+    return status;
+  GNNRT_CHECK(present(x, count) && present(scale, cols) && present(y, count),
+              GNNRT_ERR_NULL_POINTER);
+#pragma omp parallel for schedule(static) if (worthThreads(count))
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * cols;
+    float *yr = y + r * cols;
+    for (int64_t c = 0; c < cols; ++c)
+      yr[c] = xr[c] * scale[c];
+  }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_reduce(int kind, const float *x, int64_t rows, int64_t cols,
+                     int dim, float *y) {
+  GNNRT_CHECK(kind >= GNNRT_REDUCE_SUM && kind <= GNNRT_REDUCE_MAX,
+              GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
+  int64_t count;
+  if (int status = matrixSize(rows, cols, count))
+    return status;
+  const int64_t kept = dim == 0 ? cols : rows, n = dim == 0 ? rows : cols;
+  GNNRT_CHECK(present(x, count) && present(y, kept), GNNRT_ERR_NULL_POINTER);
+  [[maybe_unused]] const bool par = worthThreads(count);
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+  if (dim == 1) {
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t r = 0; r < rows; ++r) {
+      const float *xr = x + r * cols;
+      if (kind == GNNRT_REDUCE_MAX) {
+        float m = kNegInf;
+        for (int64_t c = 0; c < cols; ++c)
+          m = m < xr[c] ? xr[c] : m;
+        y[r] = n == 0 ? 0.0f : m;
+        continue;
+      }
+      double sum = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        sum += xr[c];
+      if (kind == GNNRT_REDUCE_MEAN && n > 0)
+        sum /= static_cast<double>(n);
+      y[r] = static_cast<float>(sum);
+    }
+    return GNNRT_OK;
+  }
+
+  if (kind == GNNRT_REDUCE_MAX) {
+    // max is exact, so any order gives the same bits: a column-parallel
+    // sweep needs no scratch.
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t c = 0; c < cols; ++c) {
+      float m = kNegInf;
+      for (int64_t r = 0; r < rows; ++r) {
+        const float v = x[r * cols + c];
+        m = m < v ? v : m;
+      }
+      y[c] = n == 0 ? 0.0f : m;
+    }
+    return GNNRT_OK;
+  }
+  auto sums = scratch<double>(cols);
+  GNNRT_CHECK(sums, GNNRT_ERR_OUT_OF_MEMORY);
+  if (int status = blockedColumnSums(
+          rows, cols, par,
+          [&](int64_t r, double *acc) {
+            const float *xr = x + r * cols;
+            for (int64_t c = 0; c < cols; ++c)
+              acc[c] += xr[c];
+          },
+          sums.get()))
+    return status;
+  for (int64_t c = 0; c < cols; ++c)
+    y[c] = static_cast<float>(kind == GNNRT_REDUCE_MEAN && n > 0
+                                  ? sums[c] / static_cast<double>(n)
+                                  : sums[c]);
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_head_matrix(int kind, int64_t heads, int64_t width, float *y) {
+  GNNRT_CHECK(kind == GNNRT_HEADS_SUM || kind == GNNRT_HEADS_MEAN,
+              GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(heads >= 1 && width >= 1, GNNRT_ERR_BAD_ARGUMENT);
+  const bool sum = kind == GNNRT_HEADS_SUM;
+  int64_t rows, count;
+  GNNRT_CHECK(mulSize(heads, width, rows) &&
+                  mulSize(rows, sum ? heads : width, count),
+              GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(y, GNNRT_ERR_NULL_POINTER);
+  std::memset(y, 0, static_cast<size_t>(count) * sizeof(float));
+  const int64_t cols = sum ? heads : width;
+  const float mean = static_cast<float>(1.0 / static_cast<double>(heads));
+  for (int64_t c = 0; c < rows; ++c) {
+    if (sum)
+      y[c * cols + c / width] = 1.0f;
+    else
+      y[c * cols + c % width] = mean;
+  }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_zeros(float *y, int64_t n) {
+  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(y, n), GNNRT_ERR_NULL_POINTER);
+  if (n)
+    std::memset(y, 0, static_cast<size_t>(n) * sizeof(float));
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_concat(const float *const *inputs, const int64_t *widths,
+                     int64_t num_inputs, int64_t rows, float *y) {
+  GNNRT_CHECK(num_inputs >= 0 && rows >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(inputs, num_inputs) && present(widths, num_inputs),
+              GNNRT_ERR_NULL_POINTER);
+  int64_t total = 0, count;
+  for (int64_t i = 0; i < num_inputs; ++i) {
+    int64_t size;
+    GNNRT_CHECK(mulSize(rows, widths[i], size) &&
+                    !__builtin_add_overflow(total, widths[i], &total),
+                GNNRT_ERR_BAD_SIZE);
+    GNNRT_CHECK(present(inputs[i], size), GNNRT_ERR_NULL_POINTER);
+  }
+  GNNRT_CHECK(mulSize(rows, total, count), GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(y, count), GNNRT_ERR_NULL_POINTER);
+#pragma omp parallel for schedule(static) if (worthThreads(count))
+  for (int64_t r = 0; r < rows; ++r) {
+    float *yr = y + r * total;
+    for (int64_t i = 0; i < num_inputs; ++i) {
+      if (widths[i])
+        std::memcpy(yr, inputs[i] + r * widths[i],
+                    static_cast<size_t>(widths[i]) * sizeof(float));
+      yr += widths[i];
+    }
+  }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
+                    int64_t width, float *y) {
+  int64_t count, out;
+  if (int status = matrixSize(rows, cols, count))
+    return status;
+  GNNRT_CHECK(offset >= 0 && width >= 0 && offset <= cols &&
+                  width <= cols - offset && mulSize(rows, width, out),
+              GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(x, count) && present(y, out), GNNRT_ERR_NULL_POINTER);
+  if (width == 0)
+    return GNNRT_OK;
+#pragma omp parallel for schedule(static) if (worthThreads(out))
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(y + r * width, x + r * cols + offset,
+                static_cast<size_t>(width) * sizeof(float));
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_normalize(const float *x, int64_t rows, int64_t cols, int dim,
+                        double eps, float *y) {
+  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
+  int64_t count;
+  if (int status = matrixSize(rows, cols, count))
+    return status;
+  GNNRT_CHECK(present(x, count) && present(y, count), GNNRT_ERR_NULL_POINTER);
+  if (count == 0)
+    return GNNRT_OK;
+  [[maybe_unused]] const bool par = worthThreads(count);
+
+  if (dim == 1) {
+    // A row's statistics are taken before it is written: y == x is safe.
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t r = 0; r < rows; ++r) {
+      const float *xr = x + r * cols;
+      float *yr = y + r * cols;
+      double mean, rstd;
+      rowStats(xr, cols, eps, mean, rstd);
+      for (int64_t c = 0; c < cols; ++c)
+        yr[c] = static_cast<float>((xr[c] - mean) * rstd);
+    }
+    return GNNRT_OK;
+  }
+  GNNRT_CHECK(cols <= std::numeric_limits<int64_t>::max() / 2,
+              GNNRT_ERR_BAD_SIZE);
+  auto stats = scratch<double>(2 * cols);
+  GNNRT_CHECK(stats, GNNRT_ERR_OUT_OF_MEMORY);
+  double *mean = stats.get(), *rstd = stats.get() + cols;
+  if (int status = columnStats(x, rows, cols, eps, par, mean, rstd))
+    return status;
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * cols;
+    float *yr = y + r * cols;
+    for (int64_t c = 0; c < cols; ++c)
+      yr[c] = static_cast<float>((xr[c] - mean[c]) * rstd[c]);
+  }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_normalize_grad(const float *x, const float *dy, int64_t rows,
+                             int64_t cols, int dim, double eps, float *dx) {
+  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
+  int64_t count;
+  if (int status = matrixSize(rows, cols, count))
+    return status;
+  GNNRT_CHECK(present(x, count) && present(dy, count) && present(dx, count),
+              GNNRT_ERR_NULL_POINTER);
+  if (count == 0)
+    return GNNRT_OK;
+  [[maybe_unused]] const bool par = worthThreads(count);
+
+  // dx = r (dy - mean(dy) - xhat mean(dy xhat)), xhat = (x - mean) r. Each
+  // element of dx is written after every statistic it needs is known and
+  // right after its own x and dy are read: dx may alias x or dy.
+  if (dim == 1) {
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t r = 0; r < rows; ++r) {
+      const float *xr = x + r * cols, *dyr = dy + r * cols;
+      float *dxr = dx + r * cols;
+      double mean, rstd;
+      rowStats(xr, cols, eps, mean, rstd);
+      double meanDy = 0, meanDyXhat = 0;
+      for (int64_t c = 0; c < cols; ++c) {
+        meanDy += dyr[c];
+        meanDyXhat += dyr[c] * ((xr[c] - mean) * rstd);
+      }
+      meanDy /= static_cast<double>(cols);
+      meanDyXhat /= static_cast<double>(cols);
+      for (int64_t c = 0; c < cols; ++c) {
+        const double xhat = (xr[c] - mean) * rstd;
+        dxr[c] =
+            static_cast<float>(rstd * (dyr[c] - meanDy - xhat * meanDyXhat));
+      }
+    }
+    return GNNRT_OK;
+  }
+  GNNRT_CHECK(cols <= std::numeric_limits<int64_t>::max() / 4,
+              GNNRT_ERR_BAD_SIZE);
+  auto stats = scratch<double>(4 * cols);
+  GNNRT_CHECK(stats, GNNRT_ERR_OUT_OF_MEMORY);
+  double *mean = stats.get(), *rstd = mean + cols;
+  // meanDy[c] and meanDyXhat[c] interleaved so one blocked pass sums both.
+  double *dyStats = rstd + cols;
+  if (int status = columnStats(x, rows, cols, eps, par, mean, rstd))
+    return status;
+  if (int status = blockedColumnSums(
+          rows, 2 * cols, par,
+          [&](int64_t r, double *acc) {
+            const float *xr = x + r * cols, *dyr = dy + r * cols;
+            for (int64_t c = 0; c < cols; ++c) {
+              acc[2 * c] += dyr[c];
+              acc[2 * c + 1] += dyr[c] * ((xr[c] - mean[c]) * rstd[c]);
+            }
+          },
+          dyStats))
+    return status;
+  for (int64_t c = 0; c < 2 * cols; ++c)
+    dyStats[c] /= static_cast<double>(rows);
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * cols, *dyr = dy + r * cols;
+    float *dxr = dx + r * cols;
+    for (int64_t c = 0; c < cols; ++c) {
+      const double xhat = (xr[c] - mean[c]) * rstd[c];
+      dxr[c] = static_cast<float>(
+          rstd[c] * (dyr[c] - dyStats[2 * c] - xhat * dyStats[2 * c + 1]));
+    }
+  }
+  return GNNRT_OK;
+}
+
+} // extern "C"

@@ -1,0 +1,107 @@
+//===- Graph.cpp - Graph view checks, statuses and threads ----------------===//
+//
+// What the kernels trust about a graph is checked here once per bound graph,
+// not on every call: a full check reads every index, as expensive as the
+// aggregation itself.
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+using namespace gnnrt::cpu;
+
+namespace {
+
+/// One view's offsets, ids and edge-id permutation; fills \p other (the
+/// row of each edge id) and \p end (the stored end of each edge id) so the
+/// caller can match the two views.
+int checkCsr(const gnnrt_graph *g, const gnnrt_csr &csr,
+             std::vector<int32_t> &row, std::vector<int32_t> &end) {
+  if (int status = checkView(g, csr))
+    return status;
+  int64_t n = g->num_nodes, e = g->num_edges;
+  row.assign(static_cast<size_t>(e), -1);
+  end.assign(static_cast<size_t>(e), -1);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t begin = csr.indptr[i], stop = csr.indptr[i + 1];
+    GNNRT_CHECK(begin <= stop && stop <= e, GNNRT_ERR_BAD_GRAPH);
+    for (int64_t s = begin; s < stop; ++s) {
+      int32_t id = csr.edge_id[s], other = csr.src[s];
+      GNNRT_CHECK(id >= 0 && id < e && row[id] < 0, GNNRT_ERR_BAD_GRAPH);
+      GNNRT_CHECK(other >= 0 && other < n, GNNRT_ERR_BAD_GRAPH);
+      row[id] = static_cast<int32_t>(i);
+      end[id] = other;
+    }
+  }
+  return GNNRT_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *gnnrt_status_string(int status) {
+  switch (status) {
+  case GNNRT_OK:
+    return "ok";
+  case GNNRT_ERR_NULL_POINTER:
+    return "null pointer";
+  case GNNRT_ERR_BAD_SIZE:
+    return "bad size";
+  case GNNRT_ERR_BAD_ARGUMENT:
+    return "bad argument";
+  case GNNRT_ERR_BAD_GRAPH:
+    return "malformed graph";
+  case GNNRT_ERR_OUT_OF_MEMORY:
+    return "out of memory";
+  default:
+    return "unknown status";
+  }
+}
+
+int gnnrt_graph_check(const gnnrt_graph *g) {
+  GNNRT_CHECK(g, GNNRT_ERR_NULL_POINTER);
+  // Exceptions must not cross the C ABI; vectors of E entries may fail.
+  try {
+    std::vector<int32_t> inRow, inEnd;
+    if (int status = checkCsr(g, g->in, inRow, inEnd))
+      return status;
+    if (!g->out.indptr)
+      return GNNRT_OK;
+    std::vector<int32_t> outRow, outEnd;
+    if (int status = checkCsr(g, g->out, outRow, outEnd))
+      return status;
+    // Edge e is src -> dst in `in` (row dst, end src) and must be
+    // dst -> src in `out` (row src, end dst).
+    for (size_t e = 0; e < inRow.size(); ++e)
+      GNNRT_CHECK(inRow[e] == outEnd[e] && inEnd[e] == outRow[e],
+                  GNNRT_ERR_BAD_GRAPH);
+    return GNNRT_OK;
+  } catch (const std::bad_alloc &) {
+    return GNNRT_ERR_OUT_OF_MEMORY;
+  }
+}
+
+void gnnrt_cpu_set_num_threads(int n) {
+#ifdef _OPENMP
+  static const int defaultThreads = omp_get_max_threads();
+  omp_set_num_threads(n > 0 ? n : defaultThreads);
+#else
+  (void)n;
+#endif
+}
+
+int gnnrt_cpu_get_num_threads(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+} // extern "C"

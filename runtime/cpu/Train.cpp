@@ -1,0 +1,267 @@
+//===- Train.cpp - Loss, optimizers and parameter initialisation ----------===//
+//
+// fp32 storage, fp64 arithmetic: these kernels are memory-bound (the
+// optimizers) or tiny (the loss, per row), so the extra precision is free,
+// and the loss sum over many nodes is taken in fixed blocks (Common.h) so
+// it does not change with the thread count.
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+
+#include "gnnrt/Philox.h"
+
+#include <cmath>
+
+using namespace gnnrt::cpu;
+
+namespace {
+
+/// What the loss and its gradient share: each class's weight and the sum of
+/// the weights of the counted nodes.
+struct LossWeights {
+  std::unique_ptr<double[]> classWeight;
+  double weightSum = 0;
+};
+
+/// Whether node \p i counts: in the mask (all nodes without one) and
+/// labelled.
+inline bool counted(const int32_t *labels, const uint8_t *mask, int64_t i) {
+  return (!mask || mask[i]) && labels[i] >= 0;
+}
+
+int lossWeights(const float *logits, const int32_t *labels, const uint8_t *mask,
+                int64_t n, int64_t classes, double smoothing, int classWeights,
+                LossWeights &out) {
+  GNNRT_CHECK(classWeights == GNNRT_CLASS_WEIGHTS_NONE ||
+                  classWeights == GNNRT_CLASS_WEIGHTS_BALANCED,
+              GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(smoothing >= 0 && smoothing <= 1, GNNRT_ERR_BAD_ARGUMENT);
+  int64_t count;
+  GNNRT_CHECK(mulSize(n, classes, count) && classes >= 1, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(logits, count) && present(labels, n),
+              GNNRT_ERR_NULL_POINTER);
+  auto perClass = scratch<int64_t>(classes);
+  out.classWeight = scratch<double>(classes);
+  GNNRT_CHECK(perClass && out.classWeight, GNNRT_ERR_OUT_OF_MEMORY);
+  for (int64_t c = 0; c < classes; ++c)
+    perClass[c] = 0;
+  // Serial: one integer pass, which also validates the labels before any
+  // output is written.
+  int64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!counted(labels, mask, i))
+      continue;
+    GNNRT_CHECK(labels[i] < classes, GNNRT_ERR_BAD_ARGUMENT);
+    ++perClass[labels[i]];
+    ++total;
+  }
+  out.weightSum = 0;
+  for (int64_t c = 0; c < classes; ++c) {
+    // scikit-learn's "balanced": n / (C n_c).
+    double w = 1.0;
+    if (classWeights == GNNRT_CLASS_WEIGHTS_BALANCED)
+      w = perClass[c]
+              ? static_cast<double>(total) / (static_cast<double>(classes) *
+                                              static_cast<double>(perClass[c]))
+              : 0.0;
+    out.classWeight[c] = w;
+    out.weightSum += w * static_cast<double>(perClass[c]);
+  }
+  return GNNRT_OK;
+}
+
+/// log-sum-exp of one row, shifted by its maximum.
+double logSumExp(const float *row, int64_t classes) {
+  double m = row[0];
+  for (int64_t c = 1; c < classes; ++c)
+    m = m < row[c] ? row[c] : m;
+  double sum = 0;
+  for (int64_t c = 0; c < classes; ++c)
+    sum += std::exp(row[c] - m);
+  return m + std::log(sum);
+}
+
+} // namespace
+
+extern "C" {
+
+int gnnrt_cpu_cross_entropy(const float *logits, const int32_t *labels,
+                            const uint8_t *mask, int64_t n, int64_t classes,
+                            double label_smoothing, int class_weights,
+                            float *loss) {
+  GNNRT_CHECK(loss, GNNRT_ERR_NULL_POINTER);
+  LossWeights lw;
+  if (int status = lossWeights(logits, labels, mask, n, classes,
+                               label_smoothing, class_weights, lw))
+    return status;
+  const double s = label_smoothing, perClass = s / static_cast<double>(classes);
+  const double *w = lw.classWeight.get();
+  double partial[kReductionBlocks];
+#pragma omp parallel for schedule(dynamic, 1) if (worthThreads(n * classes))
+  for (int64_t b = 0; b < kReductionBlocks; ++b) {
+    int64_t begin, end;
+    blockRows(n, b, begin, end);
+    double acc = 0;
+    for (int64_t i = begin; i < end; ++i) {
+      if (!counted(labels, mask, i))
+        continue;
+      const float *row = logits + i * classes;
+      const double lse = logSumExp(row, classes);
+      // sum_c log p_c = sum_c logits_c - C lse.
+      double all = 0;
+      for (int64_t c = 0; c < classes; ++c)
+        all += row[c];
+      all -= static_cast<double>(classes) * lse;
+      const int32_t y = labels[i];
+      const double py = row[y] - lse;
+      acc += w[y] * -((1.0 - s) * py + perClass * all);
+    }
+    partial[b] = acc;
+  }
+  double sum = 0;
+  for (int64_t b = 0; b < kReductionBlocks; ++b)
+    sum += partial[b];
+  *loss = lw.weightSum > 0 ? static_cast<float>(sum / lw.weightSum) : 0.0f;
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_cross_entropy_grad(const float *logits, const int32_t *labels,
+                                 const uint8_t *mask, const float *loss_grad,
+                                 int64_t n, int64_t classes,
+                                 double label_smoothing, int class_weights,
+                                 float *dlogits) {
+  GNNRT_CHECK(loss_grad, GNNRT_ERR_NULL_POINTER);
+  LossWeights lw;
+  if (int status = lossWeights(logits, labels, mask, n, classes,
+                               label_smoothing, class_weights, lw))
+    return status;
+  GNNRT_CHECK(present(dlogits, n * classes), GNNRT_ERR_NULL_POINTER);
+  const double s = label_smoothing, perClass = s / static_cast<double>(classes);
+  const double *w = lw.classWeight.get();
+  const double dl = *loss_grad;
+#pragma omp parallel for schedule(static) if (worthThreads(n * classes))
+  for (int64_t i = 0; i < n; ++i) {
+    const float *row = logits + i * classes;
+    float *d = dlogits + i * classes;
+    if (!counted(labels, mask, i)) {
+      for (int64_t c = 0; c < classes; ++c)
+        d[c] = 0.0f;
+      continue;
+    }
+    const int32_t y = labels[i];
+    const double lse = logSumExp(row, classes);
+    const double scale = dl * w[y] / lw.weightSum;
+    for (int64_t c = 0; c < classes; ++c) {
+      const double q = (c == y ? 1.0 - s : 0.0) + perClass;
+      d[c] = static_cast<float>(scale * (std::exp(row[c] - lse) - q));
+    }
+  }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_adam(const float *param, const float *grad, const float *m,
+                   const float *v, int64_t n, int64_t step, double lr,
+                   double beta1, double beta2, double eps, double weight_decay,
+                   int decoupled, float *new_param, float *new_m,
+                   float *new_v) {
+  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(param, n) && present(grad, n) && present(m, n) &&
+                  present(v, n) && present(new_param, n) && present(new_m, n) &&
+                  present(new_v, n),
+              GNNRT_ERR_NULL_POINTER);
+  // PyTorch's own argument checks; beta = 1 would divide by a zero bias
+  // correction. Negated comparisons also reject NaN.
+  GNNRT_CHECK(step >= 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1 && eps >= 0 &&
+                  lr >= 0 && weight_decay >= 0,
+              GNNRT_ERR_BAD_ARGUMENT);
+  const double t = static_cast<double>(step);
+  const double correction1 = 1.0 - std::pow(beta1, t);
+  const double correction2 = 1.0 - std::pow(beta2, t);
+  const double l2 = decoupled ? 0.0 : weight_decay;
+  const double shrink = decoupled ? 1.0 - lr * weight_decay : 1.0;
+#pragma omp parallel for schedule(static) if (worthThreads(n))
+  for (int64_t i = 0; i < n; ++i) {
+    double p = param[i];
+    const double g = grad[i] + l2 * p;
+    const double mi = beta1 * m[i] + (1.0 - beta1) * g;
+    const double vi = beta2 * v[i] + (1.0 - beta2) * g * g;
+    const double mh = mi / correction1, vh = vi / correction2;
+    p *= shrink;
+    p -= lr * mh / (std::sqrt(vh) + eps);
+    new_m[i] = static_cast<float>(mi);
+    new_v[i] = static_cast<float>(vi);
+    new_param[i] = static_cast<float>(p);
+  }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_sgd(const float *param, const float *grad,
+                  const float *momentum_buffer, int64_t n, double lr,
+                  double momentum, double weight_decay, int nesterov,
+                  float *new_param, float *new_momentum_buffer) {
+  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(momentum >= 0 && lr >= 0 && weight_decay >= 0,
+              GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(present(param, n) && present(grad, n) && present(new_param, n),
+              GNNRT_ERR_NULL_POINTER);
+  const bool useMomentum = momentum > 0;
+  if (useMomentum)
+    GNNRT_CHECK(present(momentum_buffer, n) && present(new_momentum_buffer, n),
+                GNNRT_ERR_NULL_POINTER);
+  else
+    GNNRT_CHECK(!momentum_buffer && !new_momentum_buffer,
+                GNNRT_ERR_BAD_ARGUMENT);
+#pragma omp parallel for schedule(static) if (worthThreads(n))
+  for (int64_t i = 0; i < n; ++i) {
+    const double p = param[i];
+    double g = grad[i] + weight_decay * p;
+    if (useMomentum) {
+      const double buf = momentum * momentum_buffer[i] + g;
+      g = nesterov ? g + momentum * buf : buf;
+      new_momentum_buffer[i] = static_cast<float>(buf);
+    }
+    new_param[i] = static_cast<float>(p - lr * g);
+  }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_init(int kind, uint64_t seed, uint64_t stream, int64_t fan_in,
+                   int64_t fan_out, int64_t n, float *y) {
+  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(y, n), GNNRT_ERR_NULL_POINTER);
+  double bound = 0;
+  switch (kind) {
+  case GNNRT_INIT_ZEROS:
+  case GNNRT_INIT_ONES: {
+    const float value = kind == GNNRT_INIT_ONES ? 1.0f : 0.0f;
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = value;
+    return GNNRT_OK;
+  }
+  case GNNRT_INIT_GLOROT:
+    GNNRT_CHECK(fan_in >= 0 && fan_out >= 0 && fan_in + fan_out > 0,
+                GNNRT_ERR_BAD_ARGUMENT);
+    // The reference's expression, so the bound has the same bits.
+    bound = std::sqrt(
+        6.0 / (static_cast<double>(fan_in) + static_cast<double>(fan_out)));
+    break;
+  case GNNRT_INIT_KAIMING:
+    GNNRT_CHECK(fan_in > 0, GNNRT_ERR_BAD_ARGUMENT);
+    bound = std::sqrt(6.0 / static_cast<double>(fan_in));
+    break;
+  default:
+    return GNNRT_ERR_BAD_ARGUMENT;
+  }
+  // Once per parameter, so the per-element helper's redundant Philox
+  // rounds (one block serves four elements) cost nothing that matters.
+#pragma omp parallel for schedule(static) if (worthThreads(n / 4))
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<float>(
+        (2.0 * gnnrt::initUniform(seed, stream, static_cast<uint64_t>(i)) -
+         1.0) *
+        bound);
+  return GNNRT_OK;
+}
+
+} // extern "C"

@@ -1,0 +1,376 @@
+/*===- Kernels.h - The C ABI of the runtime's kernels -------------*- C -*-===//
+//
+// One function per primitive of the `gnn` and `train` dialects, as the code
+// generators call them: `gnnrt_cpu_<op>` here, `gnnrt_cuda_<op>` with the
+// same arguments later. Each op's description in GnnOps.td / TrainOps.td is
+// the semantics; the comments below only add what an ABI must say (layouts,
+// aliasing, statuses).
+//
+// Why a C ABI: generated C++ and CUDA, the JIT and foreign hosts all call the
+// same symbols without sharing C++ types, and the planner (not the kernels)
+// owns every buffer, so kernels take caller-allocated outputs and allocate
+// nothing that grows with the graph.
+//
+// Conventions for every function:
+// * Tensors are fp32, dense and row-major; `[N, D]` is N rows of D floats.
+//   Sizes are int64_t. Graph index arrays are int32_t: the data layer builds
+//   them so (gnnrt/Graph.h), cuSPARSE takes 32-bit indices, and they halve
+//   the graph's share of the memory budget.
+// * Functions return a gnnrt_status as int; on anything but GNNRT_OK no
+//   output has been written. Null pointers, negative or overflowing sizes,
+//   unknown enumerators and out-of-range attributes are rejected. A pointer
+//   to a tensor with no elements may be null.
+// * Array contents are trusted (checking them would cost as much as the
+//   kernel): graph indices once per bound graph with gnnrt_graph_check,
+//   labels where a kernel reads them anyway.
+// * Outputs must not overlap inputs unless the function says "in place".
+// * Results do not depend on the number of threads: every output element is
+//   computed by one thread in a fixed order, and reductions across rows sum
+//   fixed blocks of rows in a fixed order. No atomics.
+//
+//===----------------------------------------------------------------------===*/
+#ifndef GNNRT_KERNELS_H
+#define GNNRT_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*===----------------------------------------------------------------------===//
+// Statuses and enumerations
+//===----------------------------------------------------------------------===*/
+
+typedef enum gnnrt_status {
+  GNNRT_OK = 0,
+  GNNRT_ERR_NULL_POINTER = 1, /* a required pointer is null */
+  GNNRT_ERR_BAD_SIZE = 2,     /* a size is negative, overflows or mismatches */
+  GNNRT_ERR_BAD_ARGUMENT = 3, /* an enumerator or attribute is out of range */
+  GNNRT_ERR_BAD_GRAPH = 4,    /* a graph view is malformed */
+  GNNRT_ERR_OUT_OF_MEMORY = 5 /* a small scratch allocation failed */
+} gnnrt_status;
+
+/* A short English description of \p status ("ok", "null pointer", ...). */
+const char *gnnrt_status_string(int status);
+
+/* The enumerators equal the dialects' I32EnumAttr values, so generated code
+   may pass an op's attribute value through unchanged. */
+/* #gnn<aggr> */
+typedef enum gnnrt_aggr {
+  GNNRT_AGGR_SUM = 0,
+  GNNRT_AGGR_MEAN = 1,
+  GNNRT_AGGR_MAX = 2
+} gnnrt_aggr;
+
+/* #gnn<activation> */
+typedef enum gnnrt_activation {
+  GNNRT_ACT_RELU = 0,
+  GNNRT_ACT_LEAKY_RELU = 1,
+  GNNRT_ACT_ELU = 2,
+  GNNRT_ACT_GELU = 3,
+  GNNRT_ACT_SIGMOID = 4,
+  GNNRT_ACT_TANH = 5
+} gnnrt_activation;
+
+/* #gnn<edge_end> */
+typedef enum gnnrt_edge_end {
+  GNNRT_END_SRC = 0,
+  GNNRT_END_DST = 1
+} gnnrt_edge_end;
+
+/* #gnn<edge_norm> */
+typedef enum gnnrt_edge_norm {
+  GNNRT_NORM_SYMMETRIC = 0,
+  GNNRT_NORM_MEAN = 1
+} gnnrt_edge_norm;
+
+/* #gnn<reduce> */
+typedef enum gnnrt_reduce {
+  GNNRT_REDUCE_SUM = 0,
+  GNNRT_REDUCE_MEAN = 1,
+  GNNRT_REDUCE_MAX = 2
+} gnnrt_reduce;
+
+/* #gnn<head_matrix> */
+typedef enum gnnrt_head_matrix {
+  GNNRT_HEADS_SUM = 0,
+  GNNRT_HEADS_MEAN = 1
+} gnnrt_head_matrix;
+
+/* #train<init> */
+typedef enum gnnrt_init {
+  GNNRT_INIT_GLOROT = 0,
+  GNNRT_INIT_KAIMING = 1,
+  GNNRT_INIT_ZEROS = 2,
+  GNNRT_INIT_ONES = 3
+} gnnrt_init;
+
+/* #train<class_weights> */
+typedef enum gnnrt_class_weights {
+  GNNRT_CLASS_WEIGHTS_NONE = 0,
+  GNNRT_CLASS_WEIGHTS_BALANCED = 1
+} gnnrt_class_weights;
+
+/*===----------------------------------------------------------------------===//
+// Graphs
+//===----------------------------------------------------------------------===*/
+
+/* Edges grouped by destination: row `i` owns the slots
+   `[indptr[i], indptr[i+1])`, one per edge into `i`; slot `s` is the edge
+   `edge_id[s]` (its id in the graph's edge list, which indexes every edge
+   tensor) from node `src[s]`. Slots within a row may be in any order. */
+typedef struct gnnrt_csr {
+  const int32_t *indptr;  /* [num_nodes + 1], indptr[0] = 0, last = E */
+  const int32_t *src;     /* [E] */
+  const int32_t *edge_id; /* [E] */
+} gnnrt_csr;
+
+/* A bound graph as the kernels see it. `in` is the CSR by destination of the
+   graph itself; `out` is the CSR by destination of `gnn.transpose` of it
+   (the graph's CSR by source: row `j` lists the edges out of `j`, and `src`
+   holds their destinations), with the same edge ids. Kernels that aggregate
+   at destinations read `in` only; `out` may be all null unless a kernel
+   below says it needs it. gnnrt_graph_transposed swaps the two, so a kernel
+   runs over `gnn.transpose` at no cost. */
+typedef struct gnnrt_graph {
+  int64_t num_nodes;
+  int64_t num_edges;
+  gnnrt_csr in;
+  gnnrt_csr out;
+} gnnrt_graph;
+
+/* The view of `gnn.transpose %g`: edges reversed, edge ids kept. */
+static inline gnnrt_graph gnnrt_graph_transposed(gnnrt_graph g) {
+  gnnrt_csr t = g.in;
+  g.in = g.out;
+  g.out = t;
+  return g;
+}
+
+/* Checks everything the kernels trust, in O(N + E): sizes within int32,
+   offsets non-decreasing from 0 to E, node ids in range, edge ids a
+   permutation of 0..E-1, and, when `out.indptr` is not null, that `out`
+   holds the same edges reversed. Returns GNNRT_ERR_BAD_GRAPH when not. */
+int gnnrt_graph_check(const gnnrt_graph *g);
+
+/*===----------------------------------------------------------------------===//
+// Threads
+//===----------------------------------------------------------------------===*/
+
+/* The number of OpenMP threads later kernels on the calling thread use
+   (n <= 0 restores the default); without OpenMP a no-op. cblas_sgemm
+   follows OpenBLAS's own setting (OPENBLAS_NUM_THREADS). */
+void gnnrt_cpu_set_num_threads(int n);
+/* The number of threads the next kernel may use (1 without OpenMP). */
+int gnnrt_cpu_get_num_threads(void);
+
+/*===----------------------------------------------------------------------===//
+// Aggregation over the graph (N = num_nodes, E = num_edges)
+//===----------------------------------------------------------------------===*/
+
+/* gnn.spmm: `y[N, d]` from `x[N, d]`. `weights` is null (all 1) or
+   `[E, weight_heads]` indexed by edge id (`[E]` is weight_heads = 1);
+   weight_heads must divide d. `max` takes no weights. */
+int gnnrt_cpu_spmm(const gnnrt_graph *g, int aggr, const float *x, int64_t d,
+                   const float *weights, int64_t weight_heads, float *y);
+
+/* gnn.spmm_max_grad: `dx[N, d]` from the max aggregation's input `x[N, d]`
+   and cotangent `dy[N, d]`; ties go to the lowest edge id. */
+int gnnrt_cpu_spmm_max_grad(const gnnrt_graph *g, const float *x,
+                            const float *dy, int64_t d, float *dx);
+
+/* gnn.sddmm: `y[E, heads]` from `lhs[N, d]` (read at destinations) and
+   `rhs[N, d]` (at sources); heads must divide d. */
+int gnnrt_cpu_sddmm(const gnnrt_graph *g, const float *lhs, const float *rhs,
+                    int64_t d, int64_t heads, float *y);
+
+/* gnn.gather: `y[E, d]`, row e = `x[src(e)]` or `x[dst(e)]`. */
+int gnnrt_cpu_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
+                     float *y);
+
+/* gnn.scatter: `y[N, d]`, row i = sum of `x[e]` (x is `[E, d]`) over the
+   edges whose `end` is i. `end = src` needs `g->out`. */
+int gnnrt_cpu_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,
+                      float *y);
+
+/* gnn.edge_softmax over `x[E, heads]` into `y[E, heads]`. In place
+   (y == x) allowed. */
+int gnnrt_cpu_edge_softmax(const gnnrt_graph *g, const float *x, int64_t heads,
+                           float *y);
+
+/* gnn.edge_softmax_grad: `dx[E, heads]` from the softmax output `y` and the
+   cotangent `dy`. In place (dx == dy) allowed. */
+int gnnrt_cpu_edge_softmax_grad(const gnnrt_graph *g, const float *y,
+                                const float *dy, int64_t heads, float *dx);
+
+/* gnn.edge_norm: `w[E]` by edge id, computed in double and rounded once. */
+int gnnrt_cpu_edge_norm(const gnnrt_graph *g, int kind, float *w);
+
+/*===----------------------------------------------------------------------===//
+// Dense primitives
+//===----------------------------------------------------------------------===*/
+
+/* gnn.matmul: `c[m, n] = op(a) op(b)` with op(a) `[m, k]` and op(b)
+   `[k, n]`; `a` is stored `[m, k]`, or `[k, m]` when transpose_a, and `b`
+   `[k, n]`, or `[n, k]` when transpose_b. cblas_sgemm; m, n, k < 2^31. */
+int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
+                     int64_t k, int transpose_a, int transpose_b, float *c);
+
+/* gnn.bias_add: `y[rows, cols] = x + bias[cols]` per row. In place
+   allowed. */
+int gnnrt_cpu_bias_add(const float *x, const float *bias, int64_t rows,
+                       int64_t cols, float *y);
+
+/* gnn.row_mul: `y[rows, cols] = x * scale[cols]` per row. In place
+   allowed. */
+int gnnrt_cpu_row_mul(const float *x, const float *scale, int64_t rows,
+                      int64_t cols, float *y);
+
+/* gnn.reduce of `x[rows, cols]`: dim 0 gives `y[cols]`, dim 1 `y[rows]`;
+   sums and means accumulate in double; an empty reduction gives 0. */
+int gnnrt_cpu_reduce(int kind, const float *x, int64_t rows, int64_t cols,
+                     int dim, float *y);
+
+/* gnn.head_matrix: `y[heads * width, heads]` (sum) or
+   `y[heads * width, width]` (mean). */
+int gnnrt_cpu_head_matrix(int kind, int64_t heads, int64_t width, float *y);
+
+/* gnn.zeros: `y[n] = 0`. */
+int gnnrt_cpu_zeros(float *y, int64_t n);
+
+/* gnn.concat: `y[rows, sum widths]`, input i (`[rows, widths[i]]`) in the
+   columns after those of inputs 0..i-1. */
+int gnnrt_cpu_concat(const float *const *inputs, const int64_t *widths,
+                     int64_t num_inputs, int64_t rows, float *y);
+
+/* gnn.slice: `y[rows, width] = x[:, offset : offset + width]` of
+   `x[rows, cols]`. */
+int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
+                    int64_t width, float *y);
+
+/* gnn.normalize of `x[rows, cols]` along dim (0: per column over rows, 1:
+   per row over columns), statistics in double. In place allowed. */
+int gnnrt_cpu_normalize(const float *x, int64_t rows, int64_t cols, int dim,
+                        double eps, float *y);
+
+/* gnn.normalize_grad: `dx` from the input `x` and cotangent `dy`. In place
+   (dx == x or dx == dy) allowed. */
+int gnnrt_cpu_normalize_grad(const float *x, const float *dy, int64_t rows,
+                             int64_t cols, int dim, double eps, float *dx);
+
+/*===----------------------------------------------------------------------===//
+// Element-wise primitives (n elements; all allow in place)
+//===----------------------------------------------------------------------===*/
+
+int gnnrt_cpu_add(const float *a, const float *b, int64_t n, float *y);
+int gnnrt_cpu_sub(const float *a, const float *b, int64_t n, float *y);
+int gnnrt_cpu_mul(const float *a, const float *b, int64_t n, float *y);
+
+/* gnn.scale: `y = x * factor`, the product taken in double and rounded
+   once. */
+int gnnrt_cpu_scale(const float *x, int64_t n, double factor, float *y);
+
+/* gnn.activation; `slope` is leaky_relu's and ignored by the others. */
+int gnnrt_cpu_activation(int kind, const float *x, int64_t n, double slope,
+                         float *y);
+
+/* gnn.activation_grad: `dx = dy * f'(x)`, `x` the activation's input. */
+int gnnrt_cpu_activation_grad(int kind, const float *x, const float *dy,
+                              int64_t n, double slope, float *dx);
+
+/* gnn.dropout with key (seed, step) and `stream`, p in [0, 1): element i is
+   kept iff Philox word u(i) >= p and then equals `x[i] / (1 - p)` divided
+   in double and rounded once, so it equals the fp64 reference rounded to
+   fp32. Being its own adjoint, it is also the op's backward. */
+int gnnrt_cpu_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
+                      uint64_t stream, double p, float *y);
+
+/*===----------------------------------------------------------------------===//
+// train
+//===----------------------------------------------------------------------===*/
+
+/* train.init of `y[n]`: glorot needs fan_in + fan_out > 0, kaiming
+   fan_in > 0. Each value is the fp64 reference's rounded once. */
+int gnnrt_cpu_init(int kind, uint64_t seed, uint64_t stream, int64_t fan_in,
+                   int64_t fan_out, int64_t n, float *y);
+
+/* train.cross_entropy of `logits[n, classes]` against `labels[n]` over the
+   nodes with `mask[i] != 0` (every node when mask is null) and
+   `labels[i] >= 0`; a counted label must be < classes (else
+   GNNRT_ERR_BAD_ARGUMENT). label_smoothing is in [0, 1]. Writes the scalar
+   `*loss`; in double inside. */
+int gnnrt_cpu_cross_entropy(const float *logits, const int32_t *labels,
+                            const uint8_t *mask, int64_t n, int64_t classes,
+                            double label_smoothing, int class_weights,
+                            float *loss);
+
+/* train.cross_entropy_grad: `dlogits[n, classes]`, `*loss_grad` being the
+   loss's cotangent (a pointer: it is a 0-d tensor that lives with the other
+   tensors). Uncounted rows get 0. */
+int gnnrt_cpu_cross_entropy_grad(const float *logits, const int32_t *labels,
+                                 const uint8_t *mask, const float *loss_grad,
+                                 int64_t n, int64_t classes,
+                                 double label_smoothing, int class_weights,
+                                 float *dlogits);
+
+/* train.adam (decoupled = AdamW) for update number step >= 1. Every output
+   may alias its input (new_param == param etc.): the update is in place
+   when the planner wants it. */
+int gnnrt_cpu_adam(const float *param, const float *grad, const float *m,
+                   const float *v, int64_t n, int64_t step, double lr,
+                   double beta1, double beta2, double eps, double weight_decay,
+                   int decoupled, float *new_param, float *new_m, float *new_v);
+
+/* train.sgd. The momentum buffers are given exactly when momentum > 0 (as
+   the op's operand and result exist exactly then). Outputs may alias their
+   inputs. */
+int gnnrt_cpu_sgd(const float *param, const float *grad,
+                  const float *momentum_buffer, int64_t n, double lr,
+                  double momentum, double weight_decay, int nesterov,
+                  float *new_param, float *new_momentum_buffer);
+
+/*===----------------------------------------------------------------------===//
+// Metrics (host-side evaluation; allocate O(n) scratch)
+//===----------------------------------------------------------------------===*/
+
+/* Classification metrics over the nodes with `mask[i] != 0` (all nodes when
+   mask is null) and `labels[i] >= 0`. A value that is undefined (no node
+   counted, no class with both positives and negatives) is NaN. */
+typedef struct gnnrt_metrics {
+  int64_t count;    /* nodes counted */
+  double accuracy;  /* argmax of logits (first maximum) == label */
+  double precision; /* macro over the classes that occur as label or as
+                       prediction (scikit-learn's default labels); a class
+                       never predicted has precision 0 */
+  double recall;    /* macro, same classes */
+  double f1;        /* macro mean of per-class F1 (0 when P + R = 0) */
+  double auroc;     /* macro one-vs-rest ROC AUC of softmax(logits), over
+                       the classes with at least one positive and one
+                       negative; ties count one half */
+  double aupr;      /* macro one-vs-rest average precision (scikit-learn's:
+                       sum over distinct thresholds of (R_k - R_{k-1}) P_k),
+                       over the classes with at least one positive */
+} gnnrt_metrics;
+
+int gnnrt_cpu_metrics_classification(const float *logits, const int32_t *labels,
+                                     const uint8_t *mask, int64_t n,
+                                     int64_t classes, gnnrt_metrics *out);
+
+/* Binary ROC AUC of `scores[n]` for `positive[n] != 0`, as scikit-learn's
+   roc_auc_score (the trapezoidal ROC: a tie between a positive and a
+   negative counts one half). NaN unless both classes occur. */
+int gnnrt_cpu_metrics_auroc(const double *scores, const uint8_t *positive,
+                            int64_t n, double *auroc);
+
+/* Binary average precision as scikit-learn's average_precision_score: tied
+   scores form one threshold. NaN when there is no positive. */
+int gnnrt_cpu_metrics_average_precision(const double *scores,
+                                        const uint8_t *positive, int64_t n,
+                                        double *ap);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* GNNRT_KERNELS_H */
