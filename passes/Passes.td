@@ -44,4 +44,44 @@ def GnnAutodiff : Pass<"gnn-autodiff", "::mlir::ModuleOp"> {
   ];
 }
 
+def GnnAssignBuffers : Pass<"gnn-assign-buffers", "::mlir::ModuleOp"> {
+  let summary = "Give every intermediate tensor a static offset in one arena";
+  let description = [{
+    For every function (a single block of ops, in order), computes each op
+    result's live interval `[defining op, last use]` (a `gnn.transpose` is a
+    view: its uses keep its graph operand alive) and places every value that
+    needs storage in one arena, first fit by definition order, sizes and
+    offsets rounded up to 64 bytes. Values whose intervals overlap never
+    share bytes, so an op's outputs never alias its inputs.
+
+    Storage: a statically shaped tensor takes its elements times their byte
+    width (i1 as one byte, f32 and i32 four, f64 and i64 eight); a
+    `gnn.add_self_loops` result takes the int32 CSR arrays of both of its
+    views, `4 * 2 * (N + 1 + 2 * E)` bytes for `!gnn.graph<NxE>`
+    (`gnnrt_cpu_add_self_loops_storage` of the input). Graph views
+    (`gnn.transpose`), rng keys and integer scalars take none. A value that
+    needs storage but has a dynamic shape is an error.
+
+    Results are recorded on each op as `gnn.offsets = array<i64: ...>`, one
+    entry per result:
+    * `>= 0`: the byte offset of the result in the arena;
+    * `-1`: no storage (a view, a key, a scalar);
+    * `-2`: the result is returned by the function and is written directly
+      into the caller's result buffer; the op then also carries
+      `gnn.result_slots = array<i64: ...>` giving, per result, the index of
+      the function result it is written to (the first, when a value is
+      returned several times; -1 for results that are not returned).
+    Function arguments and results are caller-owned and never in the arena.
+    Each function gets `gnn.arena_bytes = <i64>`, the arena's size (a
+    multiple of 64, 0 when nothing needs storage).
+
+    Example: in a chain `%a = f(%x); %b = f(%a); %c = f(%b)` of 64-byte
+    tensors, `%a` and `%c` share offset 0 and `%b` takes 64 (it overlaps
+    both), so `gnn.arena_bytes = 128`.
+  }];
+  let statistics = [
+    Statistic<"numBuffers", "buffers", "Number of values placed in an arena">,
+  ];
+}
+
 #endif // GNNC_PASSES

@@ -1,6 +1,8 @@
 //===- Driver.cpp - The gnnc compilation pipeline as a library ------------===//
 #include "compiler/Driver/Driver.h"
 
+#include "compiler/Target/CPU/EmitCpp.h"
+
 #include "lang/Basic/Diagnostics.h"
 #include "lang/Basic/Suggest.h"
 #include "lang/MLIRGen/MLIRGen.h"
@@ -154,17 +156,22 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
     os << "\n";
     return true;
   }
+  case Stage::Cpp: {
+    mlir::OwningOpRef<mlir::ModuleOp> module = lowerTo(stage);
+    return module && succeeded(mlir::gnn::emitCpp(*module, os));
+  }
   default:
     reportToolError(diagOS, "--stage=" + stageName(stage) +
                                 " is not supported yet: this gnnc stops "
-                                "after the training step (available: ast, "
-                                "gnn, decomposed, train)");
+                                "after the CPU code (available: ast, gnn, "
+                                "decomposed, train, cpp)");
     return false;
   }
 }
 
 mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage) {
-  assert(stage >= Stage::GNN && stage <= Stage::Train && "not an IR stage");
+  assert(stage >= Stage::GNN && stage <= Stage::Cpp && stage != Stage::Plan &&
+         "not an IR stage");
   if (!context) {
     mlir::DialectRegistry registry;
     mlir::gnn::registerGnncDialects(registry);

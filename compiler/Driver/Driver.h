@@ -69,8 +69,9 @@ public:
   /// diagnostic) for stages this version of gnnc does not implement yet.
   bool emit(Stage stage, llvm::raw_ostream &os);
 
-  /// Runs MLIRGen and the pipeline up to \p stage (gnn, decomposed or
-  /// train). Errors are printed with their `.gnn` location; null on failure.
+  /// Runs MLIRGen and the pipeline up to \p stage (gnn, decomposed, train
+  /// or cpp: train with its buffers assigned). Errors are printed with their
+  /// `.gnn` location; null on failure.
   mlir::OwningOpRef<mlir::ModuleOp> lowerTo(Stage stage);
 
   const ast::Program &getAST() const { return *ast; }

@@ -15,7 +15,8 @@ using namespace mlir::gnn;
 LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
                                            const PipelineOptions &options) {
   StringRef stage = options.stage;
-  if (stage != "gnn" && stage != "decomposed" && stage != "train")
+  if (stage != "gnn" && stage != "decomposed" && stage != "train" &&
+      stage != "cpp")
     return failure();
   if (stage == "gnn")
     return success();
@@ -27,6 +28,11 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
   pm.addPass(createGnnAutodiff());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (stage == "train")
+    return success();
+  // cpp: the training step with every buffer placed, what the CPU emitter
+  // prints.
+  pm.addPass(createGnnAssignBuffers());
   return success();
 }
 
@@ -35,7 +41,7 @@ void mlir::gnn::registerGnncPassesAndPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "gnnc-pipeline",
       "gnnc's pipeline from MLIRGen's output up to a stage (stage=gnn|"
-      "decomposed|train)",
+      "decomposed|train|cpp)",
       [](OpPassManager &pm, const PipelineOptions &options) {
         // The registration API cannot fail; an unknown stage leaves the
         // pipeline empty and is reported by gnnc's own option checking.

@@ -22,7 +22,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> stage{
       *this, "stage",
       llvm::cl::desc("Last stage to produce: gnn (MLIRGen's output, nothing "
-                     "runs), decomposed, train"),
+                     "runs), decomposed, train, cpp (train with "
+                     "its buffers assigned)"),
       llvm::cl::init("train")};
 };
 

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 
+#include <limits>
 #include <vector>
 
 #ifdef _OPENMP
@@ -85,6 +86,57 @@ int gnnrt_graph_check(const gnnrt_graph *g) {
   } catch (const std::bad_alloc &) {
     return GNNRT_ERR_OUT_OF_MEMORY;
   }
+}
+
+int64_t gnnrt_cpu_add_self_loops_storage(int64_t num_nodes, int64_t num_edges) {
+  if (num_nodes < 0 || num_edges < 0 ||
+      num_nodes >= std::numeric_limits<int32_t>::max() ||
+      num_edges > std::numeric_limits<int32_t>::max() - num_nodes)
+    return -1;
+  // At most 2 * (2^31 + 1 + 2^32): no int64 overflow.
+  return 2 * (num_nodes + 1 + 2 * (num_edges + num_nodes));
+}
+
+int gnnrt_cpu_add_self_loops(const gnnrt_graph *g, int32_t *storage,
+                             gnnrt_graph *result) {
+  GNNRT_CHECK(g && storage && result, GNNRT_ERR_NULL_POINTER);
+  if (int status = checkView(g, g->in))
+    return status;
+  bool withOut = g->out.indptr != nullptr;
+  if (withOut)
+    if (int status = checkView(g, g->out))
+      return status;
+  int64_t n = g->num_nodes, e = g->num_edges;
+  GNNRT_CHECK(gnnrt_cpu_add_self_loops_storage(n, e) >= 0, GNNRT_ERR_BAD_SIZE);
+  int64_t total = e + n;
+  int32_t *cursor = storage;
+  // One view: row i keeps its slots and gains the loop (i, E + i) last. A
+  // loop reversed is itself, so both views append the same slot.
+  auto build = [&](const gnnrt_csr &from) {
+    int32_t *indptr = cursor, *src = cursor + n + 1, *ids = src + total;
+    cursor = ids + total;
+    indptr[0] = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t begin = from.indptr[i], stop = from.indptr[i + 1];
+      int64_t at = indptr[i];
+      for (int64_t s = begin; s < stop; ++s, ++at) {
+        src[at] = from.src[s];
+        ids[at] = from.edge_id[s];
+      }
+      src[at] = static_cast<int32_t>(i);
+      ids[at] = static_cast<int32_t>(e + i);
+      indptr[i + 1] = static_cast<int32_t>(at + 1);
+    }
+    return gnnrt_csr{indptr, src, ids};
+  };
+  gnnrt_graph out{};
+  out.num_nodes = n;
+  out.num_edges = total;
+  out.in = build(g->in);
+  if (withOut)
+    out.out = build(g->out);
+  *result = out;
+  return GNNRT_OK;
 }
 
 void gnnrt_cpu_set_num_threads(int n) {

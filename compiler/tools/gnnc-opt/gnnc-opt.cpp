@@ -10,10 +10,15 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
+namespace mlir::gnn::test {
+void registerTestEmitCppPass();
+} // namespace mlir::gnn::test
+
 int main(int argc, char **argv) {
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::gnn::registerGnncPassesAndPipeline();
+  mlir::gnn::test::registerTestEmitCppPass();
 
   mlir::DialectRegistry registry;
   mlir::gnn::registerGnncDialects(registry);

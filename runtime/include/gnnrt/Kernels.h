@@ -154,6 +154,22 @@ static inline gnnrt_graph gnnrt_graph_transposed(gnnrt_graph g) {
    holds the same edges reversed. Returns GNNRT_ERR_BAD_GRAPH when not. */
 int gnnrt_graph_check(const gnnrt_graph *g);
 
+/* The int32 count of the storage gnnrt_cpu_add_self_loops writes for a
+   graph of \p num_nodes nodes and \p num_edges edges (before the loops):
+   both views of `E + N` edges, `2 * (N + 1 + 2 * (E + N))`; -1 when the
+   sizes are negative or the result exceeds int32 indices. Compilers size an
+   arena slot with the same formula from the graph type. */
+int64_t gnnrt_cpu_add_self_loops_storage(int64_t num_nodes, int64_t num_edges);
+
+/* gnn.add_self_loops: `*result` becomes `g` with the loop `i -> i` (edge id
+   `E + i`) appended to every row, its arrays laid out in \p storage
+   (gnnrt_cpu_add_self_loops_storage int32s, caller-owned and kept alive as
+   long as `*result` is used) as in.indptr, in.src, in.edge_id, out.indptr,
+   out.src, out.edge_id. The `out` view is built when `g->out.indptr` is set
+   and left all null otherwise. */
+int gnnrt_cpu_add_self_loops(const gnnrt_graph *g, int32_t *storage,
+                             gnnrt_graph *result);
+
 /*===----------------------------------------------------------------------===//
 // Threads
 //===----------------------------------------------------------------------===*/

@@ -63,6 +63,54 @@ TEST_F(Conformance, FixtureGraphHasTheEdgeCasesAndIsWellFormed) {
   EXPECT_EQ(gnnrt_graph_check(&t), GNNRT_OK);
 }
 
+TEST_F(Conformance, AddSelfLoopsBuildsBothViewsOfAPlusI) {
+  int64_t size = gnnrt_cpu_add_self_loops_storage(N, E);
+  ASSERT_EQ(size, 2 * (N + 1 + 2 * (E + N)));
+  EXPECT_EQ(gnnrt_cpu_add_self_loops_storage(-1, E), -1);
+  std::vector<int32_t> storage(static_cast<size_t>(size), -7);
+  gnnrt_graph looped{};
+  ASSERT_EQ(gnnrt_cpu_add_self_loops(&view, storage.data(), &looped), GNNRT_OK);
+  EXPECT_EQ(looped.num_nodes, N);
+  EXPECT_EQ(looped.num_edges, E + N);
+  EXPECT_EQ(gnnrt_graph_check(&looped), GNNRT_OK);
+  // Every storage element written, in the documented order.
+  EXPECT_EQ(looped.in.indptr, storage.data());
+  EXPECT_EQ(looped.out.edge_id + (E + N), storage.data() + size);
+  for (int32_t v : storage)
+    ASSERT_NE(v, -7);
+  // Same edges as the reference's A + I: aggregating over both views agrees.
+  ref::Graph want = withSelfLoops(graph);
+  ref::Tensor x = randomF32({N, D}, 5);
+  std::vector<float> xf = toF32(x);
+  std::string G1 = graphType(N, E + N);
+  for (bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed ? "transposed" : "in");
+    std::string op = transposed ? "%t = gnn.transpose %g1 : " + G1 +
+                                      "\n  %y = gnn.spmm sum %t, %x : (" + G1 +
+                                      ", " + nodeT + ") -> " + nodeT
+                                : "%y = gnn.spmm sum %g1, %x : (" + G1 + ", " +
+                                      nodeT + ") -> " + nodeT;
+    std::vector<ref::Value> r =
+        reference(fn("%g1: " + G1 + ", %x: " + nodeT, nodeT, op), {want, x});
+    ASSERT_EQ(r.size(), 1u);
+    gnnrt_graph g = transposed ? gnnrt_graph_transposed(looped) : looped;
+    std::vector<float> y(N * D);
+    ASSERT_EQ(
+        gnnrt_cpu_spmm(&g, GNNRT_AGGR_SUM, xf.data(), D, nullptr, 1, y.data()),
+        GNNRT_OK);
+    EXPECT_TRUE(closeTo(y, r[0]));
+  }
+  // Without the out view, only `in` is built.
+  gnnrt_graph inOnly = view;
+  inOnly.out = gnnrt_csr{nullptr, nullptr, nullptr};
+  ASSERT_EQ(gnnrt_cpu_add_self_loops(&inOnly, storage.data(), &looped),
+            GNNRT_OK);
+  EXPECT_EQ(looped.out.indptr, nullptr);
+  EXPECT_EQ(gnnrt_graph_check(&looped), GNNRT_OK);
+  EXPECT_EQ(gnnrt_cpu_add_self_loops(nullptr, storage.data(), &looped),
+            GNNRT_ERR_NULL_POINTER);
+}
+
 //===----------------------------------------------------------------------===//
 // Aggregation
 //===----------------------------------------------------------------------===//

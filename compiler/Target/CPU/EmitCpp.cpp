@@ -1,0 +1,563 @@
+//===- EmitCpp.cpp - The CPU target: train IR as C++ ----------------------===//
+//
+// One kernel call per op, each status checked, every tensor at the place
+// gnn-assign-buffers chose. Decisions (placement, in-place updates) belong
+// to passes; this file only spells them in C++, split by op family: graph
+// ops, aggregation, dense, element-wise, train, and the func/arith glue.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Target/CPU/EmitCpp.h"
+
+#include "dialects/Gnn/GnnOps.h"
+#include "dialects/Train/TrainOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+namespace {
+
+/// `GCN.step` -> `GCN_step`: any character C identifiers cannot hold
+/// becomes `_`.
+std::string sanitize(StringRef name) {
+  std::string out;
+  for (char c : name)
+    out.push_back(llvm::isAlnum(c) ? c : '_');
+  return out;
+}
+
+/// A double that reads back exactly.
+std::string literal(double value) {
+  std::string s;
+  llvm::raw_string_ostream(s) << llvm::format("%.17g", value);
+  return s;
+}
+
+/// A float literal that reads back exactly (C++17 hexadecimal).
+std::string floatLiteral(float value) {
+  std::string s;
+  llvm::raw_string_ostream(s)
+      << llvm::format("%af", static_cast<double>(value));
+  return s;
+}
+
+/// The C type of one element as the runtime stores it.
+std::optional<StringRef> elementCType(Type type) {
+  if (type.isF32())
+    return StringRef("float");
+  if (type.isInteger(32))
+    return StringRef("int32_t");
+  if (type.isInteger(1))
+    return StringRef("uint8_t");
+  return std::nullopt;
+}
+
+int64_t dim(Value v, unsigned i) {
+  return cast<RankedTensorType>(v.getType()).getDimSize(i);
+}
+int64_t numElements(Value v) {
+  return cast<RankedTensorType>(v.getType()).getNumElements();
+}
+
+class FunctionEmitter {
+public:
+  FunctionEmitter(func::FuncOp func, llvm::raw_ostream &os)
+      : func(func), os(os) {}
+
+  LogicalResult emit();
+
+private:
+  // Names of values as C expressions.
+  std::string &name(Value v) { return names[v]; }
+  /// Declares result \p index of \p op at its assigned place.
+  LogicalResult define(Operation *op, unsigned index);
+  LogicalResult defineAll(Operation *op) {
+    for (unsigned i = 0; i < op->getNumResults(); ++i)
+      if (failed(define(op, i)))
+        return failure();
+    return success();
+  }
+  /// Prints one checked kernel call.
+  void call(StringRef callee, ArrayRef<std::string> args) {
+    os << "  GNNC_CALL(" << callee << "(";
+    llvm::interleaveComma(args, os);
+    os << "));\n";
+  }
+  /// Every tensor the op touches is fp32 (or i32 labels, i1 masks).
+  LogicalResult checkTypes(Operation *op);
+
+  LogicalResult emitOp(Operation *op);
+  LogicalResult emitReturn(func::ReturnOp op);
+  LogicalResult emitConstant(arith::ConstantOp op);
+
+  func::FuncOp func;
+  llvm::raw_ostream &os;
+  llvm::DenseMap<Value, std::string> names;
+  llvm::DenseMap<Value, std::string> keySeed, keyStep;
+  unsigned counter = 0;
+};
+
+LogicalResult FunctionEmitter::checkTypes(Operation *op) {
+  auto bad = [&](Type t) {
+    auto tensor = dyn_cast<TensorType>(t);
+    return tensor && !elementCType(tensor.getElementType());
+  };
+  SmallVector<Type> types(op->getOperandTypes());
+  llvm::append_range(types, op->getResultTypes());
+  for (Type t : types)
+    if (bad(t))
+      return op->emitError() << "'" << op->getName() << "' on " << t
+                             << " is not supported yet by the CPU target";
+  return success();
+}
+
+LogicalResult FunctionEmitter::define(Operation *op, unsigned index) {
+  Value result = op->getResult(index);
+  std::string var = "v" + std::to_string(counter++);
+  auto offsets = op->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
+  if (!offsets || offsets.size() != static_cast<int64_t>(op->getNumResults()))
+    return op->emitError("no buffer assignment: run gnn-assign-buffers "
+                         "before the CPU target");
+  int64_t offset = offsets[index];
+  auto tensor = dyn_cast<RankedTensorType>(result.getType());
+  if (!tensor)
+    return op->emitError("the CPU target cannot place a ") << result.getType();
+  StringRef ctype = *elementCType(tensor.getElementType());
+  if (offset >= 0) {
+    os << "  " << ctype << " *" << var << " = (" << ctype << " *)(arena + "
+       << offset << ");\n";
+  } else if (offset == -2) {
+    auto slots = op->getAttrOfType<DenseI64ArrayAttr>("gnn.result_slots");
+    if (!slots || slots.size() != offsets.size() || slots[index] < 0)
+      return op->emitError("gnn.offsets names a result slot that "
+                           "gnn.result_slots does not give");
+    os << "  " << ctype << " *" << var << " = (" << ctype << " *)results["
+       << slots[index] << "];\n";
+  } else {
+    return op->emitError("a tensor without storage in gnn.offsets");
+  }
+  names[result] = var;
+  return success();
+}
+
+LogicalResult FunctionEmitter::emitConstant(arith::ConstantOp op) {
+  Value result = op.getResult();
+  if (isa<IndexType, IntegerType>(result.getType())) {
+    auto attr = cast<IntegerAttr>(op.getValue());
+    std::string var = "v" + std::to_string(counter++);
+    os << "  const int64_t " << var << " = INT64_C(" << attr.getInt() << ");\n";
+    names[result] = var;
+    return success();
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!dense || failed(checkTypes(op)))
+    return dense ? failure()
+                 : op.emitError("this constant is not supported yet by the "
+                                "CPU target");
+  if (failed(define(op, 0)))
+    return failure();
+  const std::string &var = names[result];
+  Type element = dense.getElementType();
+  auto value = [&](int64_t i) -> std::string {
+    int64_t at = dense.isSplat() ? 0 : i;
+    if (isa<FloatType>(element))
+      return floatLiteral(dense.getValues<APFloat>()[at].convertToFloat());
+    if (element.isInteger(1))
+      return dense.getValues<bool>()[at] ? "1" : "0";
+    return std::to_string(dense.getValues<APInt>()[at].getSExtValue());
+  };
+  int64_t n = dense.getNumElements();
+  if (dense.isSplat()) {
+    os << "  for (int64_t i = 0; i < " << n << "; ++i)\n    " << var
+       << "[i] = " << value(0) << ";\n";
+    return success();
+  }
+  for (int64_t i = 0; i < n; ++i)
+    os << "  " << var << "[" << i << "] = " << value(i) << ";\n";
+  return success();
+}
+
+LogicalResult FunctionEmitter::emitReturn(func::ReturnOp op) {
+  // Values produced into their slot are already there; anything else (an
+  // argument, a value returned twice) is copied.
+  for (auto [k, operand] : llvm::enumerate(op.getOperands())) {
+    Operation *def = operand.getDefiningOp();
+    if (def) {
+      auto offsets = def->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
+      auto slots = def->getAttrOfType<DenseI64ArrayAttr>("gnn.result_slots");
+      unsigned index = cast<OpResult>(operand).getResultNumber();
+      if (offsets && slots && offsets[index] == -2 &&
+          slots[index] == static_cast<int64_t>(k))
+        continue;
+    }
+    auto tensor = dyn_cast<RankedTensorType>(operand.getType());
+    if (!tensor || !elementCType(tensor.getElementType()))
+      return op.emitError("returning ")
+             << operand.getType() << " is not supported yet by the CPU target";
+    int64_t bytes = tensor.getNumElements() *
+                    (tensor.getElementType().isInteger(1) ? 1 : 4);
+    os << "  memcpy(results[" << k << "], " << names[operand] << ", " << bytes
+       << ");\n";
+  }
+  os << "  return GNNRT_OK;\n";
+  return success();
+}
+
+LogicalResult FunctionEmitter::emitOp(Operation *op) {
+  if (auto ret = dyn_cast<func::ReturnOp>(op))
+    return emitReturn(ret);
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return emitConstant(constant);
+  if (failed(checkTypes(op)))
+    return failure();
+  auto n = [](Value v) { return std::to_string(numElements(v)); };
+  auto d = [](Value v, unsigned i) { return std::to_string(dim(v, i)); };
+  auto i64 = [](int64_t v) { return std::to_string(v); };
+  auto f64 = [](APFloat v) { return literal(v.convertToDouble()); };
+  auto ival = [](auto e) { return std::to_string(static_cast<int>(e)); };
+  auto unsupported = [&]() {
+    return op->emitError() << "'" << op->getName()
+                           << "' is not supported yet by the CPU target";
+  };
+
+  // Values that are not tensors: graphs, keys, integer scalars.
+  if (auto loops = dyn_cast<AddSelfLoopsOp>(op)) {
+    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
+    if (!offsets || offsets.size() != 1 || offsets[0] < 0)
+      return op->emitError("no arena storage for the graph: run "
+                           "gnn-assign-buffers before the CPU target");
+    std::string var = "v" + std::to_string(counter++);
+    os << "  gnnrt_graph " << var << ";\n";
+    call("gnnrt_cpu_add_self_loops",
+         {name(loops.getGraph()),
+          "(int32_t *)(arena + " + i64(offsets[0]) + ")", "&" + var});
+    names[loops.getResult()] = "&" + var;
+    return success();
+  }
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    std::string var = "v" + std::to_string(counter++);
+    os << "  const gnnrt_graph " << var << " = gnnrt_graph_transposed(*"
+       << name(transpose.getGraph()) << ");\n";
+    names[transpose.getResult()] = "&" + var;
+    return success();
+  }
+  if (auto key = dyn_cast<RngKeyOp>(op)) {
+    keySeed[key.getResult()] = "(uint64_t)" + name(key.getSeed());
+    keyStep[key.getResult()] = "(uint64_t)" + name(key.getStep());
+    return success();
+  }
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op)) {
+    StringRef sign = isa<arith::AddIOp>(op)   ? "+"
+                     : isa<arith::SubIOp>(op) ? "-"
+                                              : "*";
+    std::string var = "v" + std::to_string(counter++);
+    os << "  const int64_t " << var << " = " << name(op->getOperand(0)) << " "
+       << sign << " " << name(op->getOperand(1)) << ";\n";
+    names[op->getResult(0)] = var;
+    return success();
+  }
+
+  // Everything else is one kernel writing tensors at their places.
+  bool known =
+      isa<EdgeNormOp, SpmmOp, SpmmMaxGradOp, SddmmOp, GatherOp, ScatterOp,
+          EdgeSoftmaxOp, EdgeSoftmaxGradOp, MatmulOp, BiasAddOp, RowMulOp,
+          ReduceOp, HeadMatrixOp, ZerosOp, AddOp, SubOp, MulOp, ScaleOp,
+          ActivationOp, ActivationGradOp, DropoutOp, ConcatOp, SliceOp,
+          NormalizeOp, NormalizeGradOp, train::InitOp, train::CrossEntropyOp,
+          train::CrossEntropyGradOp, train::AdamOp, train::SgdOp>(op);
+  if (!known)
+    return unsupported();
+  if (failed(defineAll(op)))
+    return failure();
+  auto out = [&](unsigned i = 0) { return names[op->getResult(i)]; };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      // Aggregation over the graph.
+      .Case([&](EdgeNormOp o) {
+        call("gnnrt_cpu_edge_norm",
+             {name(o.getGraph()), ival(o.getKind()), out()});
+        return success();
+      })
+      .Case([&](SpmmOp o) {
+        Value w = o.getWeights();
+        std::string heads =
+            w && cast<RankedTensorType>(w.getType()).getRank() == 2 ? d(w, 1)
+                                                                    : "1";
+        call("gnnrt_cpu_spmm",
+             {name(o.getGraph()), ival(o.getAggr()), name(o.getInput()),
+              d(o.getInput(), 1), w ? name(w) : "nullptr", heads, out()});
+        return success();
+      })
+      .Case([&](SpmmMaxGradOp o) {
+        call("gnnrt_cpu_spmm_max_grad",
+             {name(o.getGraph()), name(o.getInput()), name(o.getResultGrad()),
+              d(o.getInput(), 1), out()});
+        return success();
+      })
+      .Case([&](SddmmOp o) {
+        call("gnnrt_cpu_sddmm",
+             {name(o.getGraph()), name(o.getLhs()), name(o.getRhs()),
+              d(o.getLhs(), 1), i64(o.getHeads()), out()});
+        return success();
+      })
+      .Case([&](GatherOp o) {
+        call("gnnrt_cpu_gather",
+             {name(o.getGraph()), ival(o.getEnd()), name(o.getInput()),
+              d(o.getInput(), 1), out()});
+        return success();
+      })
+      .Case([&](ScatterOp o) {
+        call("gnnrt_cpu_scatter",
+             {name(o.getGraph()), ival(o.getEnd()), name(o.getInput()),
+              d(o.getInput(), 1), out()});
+        return success();
+      })
+      .Case([&](EdgeSoftmaxOp o) {
+        call("gnnrt_cpu_edge_softmax", {name(o.getGraph()), name(o.getInput()),
+                                        d(o.getInput(), 1), out()});
+        return success();
+      })
+      .Case([&](EdgeSoftmaxGradOp o) {
+        call("gnnrt_cpu_edge_softmax_grad",
+             {name(o.getGraph()), name(o.getOutput()), name(o.getResultGrad()),
+              d(o.getOutput(), 1), out()});
+        return success();
+      })
+      // Dense.
+      .Case([&](MatmulOp o) {
+        Value result = o.getResult();
+        std::string k = d(o.getLhs(), o.getTransposeA() ? 0 : 1);
+        call("gnnrt_cpu_matmul",
+             {name(o.getLhs()), name(o.getRhs()), d(result, 0), d(result, 1), k,
+              o.getTransposeA() ? "1" : "0", o.getTransposeB() ? "1" : "0",
+              out()});
+        return success();
+      })
+      .Case([&](BiasAddOp o) {
+        call("gnnrt_cpu_bias_add",
+             {name(o.getInput()), name(o.getBias()), d(o.getInput(), 0),
+              d(o.getInput(), 1), out()});
+        return success();
+      })
+      .Case([&](RowMulOp o) {
+        call("gnnrt_cpu_row_mul",
+             {name(o.getInput()), name(o.getScale()), d(o.getInput(), 0),
+              d(o.getInput(), 1), out()});
+        return success();
+      })
+      .Case([&](ReduceOp o) {
+        call("gnnrt_cpu_reduce",
+             {ival(o.getKind()), name(o.getInput()), d(o.getInput(), 0),
+              d(o.getInput(), 1), i64(o.getDim()), out()});
+        return success();
+      })
+      .Case([&](HeadMatrixOp o) {
+        call("gnnrt_cpu_head_matrix",
+             {ival(o.getKind()), i64(o.getHeads()), i64(o.getWidth()), out()});
+        return success();
+      })
+      .Case([&](ZerosOp o) {
+        call("gnnrt_cpu_zeros", {out(), n(o.getResult())});
+        return success();
+      })
+      .Case([&](ConcatOp o) {
+        std::string inputs = out() + "_inputs", widths = out() + "_widths";
+        os << "  const float *const " << inputs << "[] = {";
+        llvm::interleaveComma(o.getInputs(), os,
+                              [&](Value v) { os << name(v); });
+        os << "};\n  const int64_t " << widths << "[] = {";
+        llvm::interleaveComma(o.getInputs(), os,
+                              [&](Value v) { os << dim(v, 1); });
+        os << "};\n";
+        call("gnnrt_cpu_concat", {inputs, widths, i64(o.getInputs().size()),
+                                  d(o.getResult(), 0), out()});
+        return success();
+      })
+      .Case([&](SliceOp o) {
+        call("gnnrt_cpu_slice",
+             {name(o.getInput()), d(o.getInput(), 0), d(o.getInput(), 1),
+              i64(o.getOffset()), d(o.getResult(), 1), out()});
+        return success();
+      })
+      .Case([&](NormalizeOp o) {
+        call("gnnrt_cpu_normalize",
+             {name(o.getInput()), d(o.getInput(), 0), d(o.getInput(), 1),
+              i64(o.getDim()), f64(o.getEpsAttr().getValue()), out()});
+        return success();
+      })
+      .Case([&](NormalizeGradOp o) {
+        call("gnnrt_cpu_normalize_grad",
+             {name(o.getInput()), name(o.getResultGrad()), d(o.getInput(), 0),
+              d(o.getInput(), 1), i64(o.getDim()),
+              f64(o.getEpsAttr().getValue()), out()});
+        return success();
+      })
+      // Element-wise.
+      .Case<AddOp, SubOp, MulOp>([&](auto o) {
+        StringRef callee = isa<AddOp>(op)   ? "gnnrt_cpu_add"
+                           : isa<SubOp>(op) ? "gnnrt_cpu_sub"
+                                            : "gnnrt_cpu_mul";
+        call(callee,
+             {name(o.getLhs()), name(o.getRhs()), n(o.getResult()), out()});
+        return success();
+      })
+      .Case([&](ScaleOp o) {
+        call("gnnrt_cpu_scale", {name(o.getInput()), n(o.getInput()),
+                                 f64(o.getFactorAttr().getValue()), out()});
+        return success();
+      })
+      .Case([&](ActivationOp o) {
+        call("gnnrt_cpu_activation",
+             {ival(o.getKind()), name(o.getInput()), n(o.getInput()),
+              f64(o.getSlopeAttr().getValue()), out()});
+        return success();
+      })
+      .Case([&](ActivationGradOp o) {
+        call("gnnrt_cpu_activation_grad",
+             {ival(o.getKind()), name(o.getInput()), name(o.getResultGrad()),
+              n(o.getInput()), f64(o.getSlopeAttr().getValue()), out()});
+        return success();
+      })
+      .Case([&](DropoutOp o) {
+        call("gnnrt_cpu_dropout",
+             {name(o.getInput()), n(o.getInput()), keySeed[o.getKey()],
+              keyStep[o.getKey()], "UINT64_C(" + i64(o.getStream()) + ")",
+              f64(o.getPAttr().getValue()), out()});
+        return success();
+      })
+      // train.
+      .Case([&](train::InitOp o) {
+        call("gnnrt_cpu_init",
+             {ival(o.getKind()), "(uint64_t)" + name(o.getSeed()),
+              "UINT64_C(" + i64(o.getStream()) + ")", i64(o.getFanIn()),
+              i64(o.getFanOut()), n(o.getResult()), out()});
+        return success();
+      })
+      .Case([&](train::CrossEntropyOp o) {
+        call("gnnrt_cpu_cross_entropy",
+             {name(o.getLogits()), name(o.getLabels()), name(o.getMask()),
+              d(o.getLogits(), 0), d(o.getLogits(), 1),
+              f64(o.getLabelSmoothingAttr().getValue()),
+              ival(o.getClassWeights()), out()});
+        return success();
+      })
+      .Case([&](train::CrossEntropyGradOp o) {
+        call("gnnrt_cpu_cross_entropy_grad",
+             {name(o.getLogits()), name(o.getLabels()), name(o.getMask()),
+              name(o.getLossGrad()), d(o.getLogits(), 0), d(o.getLogits(), 1),
+              f64(o.getLabelSmoothingAttr().getValue()),
+              ival(o.getClassWeights()), out()});
+        return success();
+      })
+      .Case([&](train::AdamOp o) {
+        call("gnnrt_cpu_adam",
+             {name(o.getParam()), name(o.getGrad()), name(o.getM()),
+              name(o.getV()), n(o.getParam()), name(o.getStep()),
+              f64(o.getLrAttr().getValue()), f64(o.getBeta1Attr().getValue()),
+              f64(o.getBeta2Attr().getValue()), f64(o.getEpsAttr().getValue()),
+              f64(o.getWeightDecayAttr().getValue()),
+              o.getDecoupled() ? "1" : "0", out(0), out(1), out(2)});
+        return success();
+      })
+      .Case([&](train::SgdOp o) {
+        Value buffer = o.getMomentumBuffer();
+        call("gnnrt_cpu_sgd", {name(o.getParam()), name(o.getGrad()),
+                               buffer ? name(buffer) : "nullptr",
+                               n(o.getParam()), f64(o.getLrAttr().getValue()),
+                               f64(o.getMomentumAttr().getValue()),
+                               f64(o.getWeightDecayAttr().getValue()),
+                               o.getNesterov() ? "1" : "0", out(0),
+                               op->getNumResults() > 1 ? out(1) : "nullptr"});
+        return success();
+      })
+      .Default([&](Operation *) { return unsupported(); });
+}
+
+LogicalResult FunctionEmitter::emit() {
+  auto arena = func->getAttrOfType<IntegerAttr>("gnn.arena_bytes");
+  if (!arena)
+    return func.emitError("no gnn.arena_bytes: run gnn-assign-buffers "
+                          "before the CPU target");
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("the CPU target needs single-block functions");
+  std::string id = "gnnc_" + sanitize(func.getSymName());
+  os << "// @" << func.getSymName() << "\n";
+  os << "extern \"C\" int64_t " << id << "_arena_bytes(void) { return INT64_C("
+     << arena.getInt() << "); }\n\n";
+  os << "extern \"C\" int " << id
+     << "(void *const *args, void *const *results, char *arena) {\n";
+  os << "  (void)args;\n  (void)results;\n  (void)arena;\n";
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    std::string var = "a" + std::to_string(i);
+    Type type = arg.getType();
+    if (isa<GraphType>(type)) {
+      os << "  const gnnrt_graph *" << var << " = (const gnnrt_graph *)args["
+         << i << "];\n";
+    } else if (type.isInteger(64) || type.isIndex()) {
+      os << "  const int64_t " << var << " = *(const int64_t *)args[" << i
+         << "];\n";
+    } else if (auto tensor = dyn_cast<RankedTensorType>(type);
+               tensor && tensor.hasStaticShape() &&
+               elementCType(tensor.getElementType())) {
+      StringRef ctype = *elementCType(tensor.getElementType());
+      os << "  const " << ctype << " *" << var << " = (const " << ctype
+         << " *)args[" << i << "];\n";
+    } else {
+      return func.emitError("argument ")
+             << i << " of type " << type
+             << " is not supported yet by the CPU target";
+    }
+    names[arg] = var;
+  }
+  for (Operation &op : func.getBody().front())
+    if (failed(emitOp(&op)))
+      return failure();
+  os << "}\n\n";
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::gnn::emitCpp(ModuleOp module, llvm::raw_ostream &os) {
+  // Print into a buffer: on an error nothing is printed.
+  std::string text;
+  llvm::raw_string_ostream body(text);
+  body << "// Generated by gnnc (stage cpp): the train functions as calls to\n"
+          "// the CPU kernels of gnnrt/Kernels.h. Do not edit.\n"
+          "#include \"gnnrt/Kernels.h\"\n\n"
+          "#include <stdint.h>\n"
+          "#include <string.h>\n\n"
+          "// Every kernel's status is checked; the first failure is "
+          "returned.\n"
+          "#define GNNC_CALL(call)                                        "
+          "      \\\n"
+          "  do {                                                        "
+          "      \\\n"
+          "    int gnnc_status = (call);                                 "
+          "      \\\n"
+          "    if (gnnc_status != GNNRT_OK)                              "
+          "      \\\n"
+          "      return gnnc_status;                                     "
+          "      \\\n"
+          "  } while (0)\n\n";
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (failed(FunctionEmitter(func, body).emit()))
+      return failure();
+  }
+  os << text;
+  return success();
+}

@@ -1,0 +1,43 @@
+//===- EmitCpp.h - The CPU target: train IR as C++ --------------*- C++ -*-===//
+//
+// Prints a module at stage `cpp` (the train functions after
+// gnn-assign-buffers) as one C++ translation unit that calls the kernels of
+// gnnrt/Kernels.h. The emitter only prints: every buffer's place comes from
+// the `gnn.offsets`, `gnn.result_slots` and `gnn.arena_bytes` attributes.
+//
+// For each function `@F` the unit defines, with `F` sanitised to an
+// identifier (`GCN.step` -> `GCN_step`):
+//   extern "C" int64_t gnnc_F_arena_bytes(void);
+//   extern "C" int gnnc_F(void *const *args, void *const *results,
+//                         char *arena);
+// `args[i]` points at argument i (tensors: their data, fp32 as float, i32
+// as int32_t, i1 as one uint8_t per element; i64 scalars: an int64_t;
+// graphs: a gnnrt_graph with both CSR views), `results[k]` at the
+// caller's buffer for result k, which must not overlap any argument or
+// other result; `arena` at gnnc_F_arena_bytes() bytes aligned to 64. The
+// return value is the first failing kernel's gnnrt_status, else GNNRT_OK.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_COMPILER_TARGET_CPU_EMITCPP_H
+#define GNNC_COMPILER_TARGET_CPU_EMITCPP_H
+
+#include "mlir/Support/LogicalResult.h"
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
+namespace mlir::gnn {
+
+/// Prints \p module as C++ to \p os. Ops the CPU target cannot run (f64
+/// tensors, ops without a kernel) and missing buffer assignments are
+/// errors at the op's location; nothing is printed then.
+LogicalResult emitCpp(ModuleOp module, llvm::raw_ostream &os);
+
+} // namespace mlir::gnn
+
+#endif // GNNC_COMPILER_TARGET_CPU_EMITCPP_H

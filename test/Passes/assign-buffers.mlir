@@ -1,0 +1,71 @@
+// RUN: gnnc-opt -gnn-assign-buffers -split-input-file %s | FileCheck %s
+
+// A chain of 64-byte tensors, each dead after its one use: %a and %c share
+// offset 0, %b and %d share 64. The returned value goes to result slot 0.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: gnn.arena_bytes = 128 : i64
+// CHECK: gnn.activation relu %arg0 {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 64>}
+// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 64>}
+// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 0>}
+func.func @chain(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %a = gnn.activation relu %x : tensor<4x4xf32>
+  %b = gnn.activation relu %a : tensor<4x4xf32>
+  %c = gnn.activation relu %b : tensor<4x4xf32>
+  %d = gnn.activation relu %c : tensor<4x4xf32>
+  %e = gnn.activation relu %d : tensor<4x4xf32>
+  return %e : tensor<4x4xf32>
+}
+
+// -----
+
+// The same chain with %a used again at the end: it overlaps every other
+// lifetime, so nothing reuses offset 0; %b [1,2] and %d [3,4] still share.
+// CHECK-LABEL: func.func @overlap
+// CHECK-SAME: gnn.arena_bytes = 192 : i64
+// CHECK: gnn.activation relu %arg0 {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 64>}
+// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 128>}
+// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 64>}
+// CHECK: gnn.add {{.*}} {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 0>}
+func.func @overlap(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %a = gnn.activation relu %x : tensor<4x4xf32>
+  %b = gnn.activation relu %a : tensor<4x4xf32>
+  %c = gnn.activation relu %b : tensor<4x4xf32>
+  %d = gnn.activation relu %c : tensor<4x4xf32>
+  %e = gnn.add %d, %a : tensor<4x4xf32>
+  return %e : tensor<4x4xf32>
+}
+
+// -----
+
+// Graph storage: add_self_loops of a 3-node, 2-edge graph holds both CSR
+// views of 5 edges, 4 * 2 * (3 + 1 + 2 * 5) = 112 bytes, 128 aligned. The
+// transpose is a view (-1) whose last use (the spmm) keeps that storage
+// alive, so %z, defined after the last direct use of %g1, cannot take
+// offset 0. Keys take no storage; returned constants are written to their
+// slot; a value returned twice goes to its first slot; a returned argument
+// is the caller's.
+// CHECK-LABEL: func.func @graph
+// CHECK-SAME: gnn.arena_bytes = 320 : i64
+// CHECK: gnn.rng_key {{.*}} {gnn.offsets = array<i64: -1>}
+// CHECK: gnn.add_self_loops {{.*}} {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.edge_norm {{.*}} {gnn.offsets = array<i64: 128>}
+// CHECK: gnn.transpose {{.*}} {gnn.offsets = array<i64: -1>}
+// CHECK: gnn.zeros {gnn.offsets = array<i64: 192>}
+// CHECK: gnn.add {{.*}} {gnn.offsets = array<i64: 256>}
+// CHECK: arith.constant {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 3>} dense<true>
+// CHECK: gnn.spmm {{.*}} {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 1>}
+func.func @graph(%g: !gnn.graph<3x2>, %x: tensor<3x2xf32>, %s: i64)
+    -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3xi1>) {
+  %k = gnn.rng_key %s, %s
+  %g1 = gnn.add_self_loops %g : <3x2> -> <3x5>
+  %w = gnn.edge_norm symmetric %g1 : <3x5> -> tensor<5xf32>
+  %t = gnn.transpose %g1 : <3x5>
+  %z = gnn.zeros : tensor<3x2xf32>
+  %x2 = gnn.add %x, %z : tensor<3x2xf32>
+  %m = arith.constant dense<true> : tensor<3xi1>
+  %y = gnn.spmm sum %t, %x2, %w : (!gnn.graph<3x5>, tensor<3x2xf32>, tensor<5xf32>) -> tensor<3x2xf32>
+  return %x, %y, %y, %m : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3xi1>
+}

@@ -1,0 +1,73 @@
+// RUN: gnnc-opt -gnn-assign-buffers -test-emit-cpp -split-input-file -verify-diagnostics %s | FileCheck %s
+
+// The emitter prints what gnn-assign-buffers decided: the self loops' CSR
+// storage at 0 (112 bytes, 128 aligned), %h at 128, %d at 192 (it overlaps
+// %h), %a reusing %h's bytes, the returned value straight into results[0],
+// a returned argument copied; the transpose is a view, the key two scalars.
+// CHECK-LABEL: // @f
+// CHECK: extern "C" int64_t gnnc_f_arena_bytes(void) { return INT64_C(256); }
+// CHECK: extern "C" int gnnc_f(void *const *args, void *const *results, char *arena) {
+// CHECK: const gnnrt_graph *a0 = (const gnnrt_graph *)args[0];
+// CHECK: const float *a1 = (const float *)args[1];
+// CHECK: const float *a2 = (const float *)args[2];
+// CHECK: const int64_t a3 = *(const int64_t *)args[3];
+// CHECK: gnnrt_graph v0;
+// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_add_self_loops(a0, (int32_t *)(arena + 0), &v0));
+// CHECK: const gnnrt_graph v1 = gnnrt_graph_transposed(*&v0);
+// CHECK: float *v2 = (float *)(arena + 128);
+// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_matmul(a1, a2, 3, 2, 4, 0, 0, v2));
+// CHECK: float *v3 = (float *)(arena + 192);
+// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_dropout(v2, 6, (uint64_t)a3, (uint64_t)a3, UINT64_C(2), 0.5, v3));
+// CHECK: float *v4 = (float *)(arena + 128);
+// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_activation(0, v3, 6, 0.01, v4));
+// CHECK: float *v5 = (float *)results[0];
+// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_spmm(&v1, 1, v4, 2, nullptr, 1, v5));
+// CHECK: memcpy(results[1], a1, 48);
+// CHECK-NEXT: return GNNRT_OK;
+func.func @f(%g: !gnn.graph<3x2>, %x: tensor<3x4xf32>, %w: tensor<4x2xf32>, %s: i64)
+    -> (tensor<3x2xf32>, tensor<3x4xf32>) {
+  %g1 = gnn.add_self_loops %g : <3x2> -> <3x5>
+  %t = gnn.transpose %g1 : <3x5>
+  %k = gnn.rng_key %s, %s
+  %h = gnn.matmul %x, %w : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+  %d = gnn.dropout %h, %k {p = 0.5 : f64, stream = 2 : i64} : tensor<3x2xf32>
+  %a = gnn.activation relu %d : tensor<3x2xf32>
+  %y = gnn.spmm mean %t, %a : (!gnn.graph<3x5>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %y, %x : tensor<3x2xf32>, tensor<3x4xf32>
+}
+
+// -----
+
+// Adam writes all three outputs into their result slots; a splat constant
+// is filled in the arena.
+// CHECK-LABEL: // @opt
+// CHECK: float *v0 = (float *)(arena + 0);
+// CHECK-NEXT: for (int64_t i = 0; i < 4; ++i)
+// CHECK-NEXT: v0[i] = 0x1p-1f;
+// CHECK: float *v1 = (float *)results[2];
+// CHECK-NEXT: float *v2 = (float *)results[0];
+// CHECK-NEXT: float *v3 = (float *)results[1];
+// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_adam(a0, v0, a1, a2, 4, a3, 0.01, 0.90000000000000002, 0.999, 1e-08, 0, 0, v1, v2, v3));
+func.func @opt(%p: tensor<4xf32>, %m: tensor<4xf32>, %v: tensor<4xf32>, %step: i64)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %g = arith.constant dense<0.5> : tensor<4xf32>
+  %np, %nm, %nv = train.adam %p, %g, %m, %v, %step {beta1 = 0.9 : f64, beta2 = 0.999 : f64, eps = 1.0e-8 : f64, lr = 0.01 : f64, weight_decay = 0.0 : f64} : tensor<4xf32>
+  return %nm, %nv, %np : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+func.func @wide(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'gnn.zeros' on 'tensor<2xf64>' is not supported yet by the CPU target}}
+  %z = gnn.zeros : tensor<2xf64>
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// Layers have no kernel: gnn-decompose must run first.
+func.func @layer(%x: tensor<2x3xf32>, %w: tensor<3x2xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'gnn.linear' is not supported yet by the CPU target}}
+  %y = gnn.linear %x, %w : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
