@@ -203,8 +203,6 @@ LogicalResult LinearOp::verify() {
 template <typename NormOp> static LogicalResult verifyNormLayer(NormOp op) {
   if (failed(sameElementTypes(op)))
     return failure();
-  if (op.getInput().getType() != op.getResult().getType())
-    return op.emitOpError("result type must equal the input type");
   int64_t d = dim(op.getInput(), 1);
   if (failed(expectDim(op, op.getWeight(), 0, d, "weight length")) ||
       failed(expectDim(op, op.getBias(), 0, d, "bias length")))
@@ -245,13 +243,7 @@ LogicalResult SpmmOp::verify() {
 }
 
 LogicalResult SpmmMaxGradOp::verify() {
-  if (failed(sameElementTypes(*this)) ||
-      failed(expectNodeRows(*this, getGraph(), getInput(), "input")))
-    return failure();
-  if (getInput().getType() != getResult().getType() ||
-      getResultGrad().getType() != getResult().getType())
-    return emitOpError("input, result_grad and result must have one type");
-  return success();
+  return expectNodeRows(*this, getGraph(), getInput(), "input");
 }
 
 LogicalResult SddmmOp::verify() {
@@ -288,22 +280,11 @@ LogicalResult GatherOp::verify() { return verifyGatherScatter(*this, true); }
 LogicalResult ScatterOp::verify() { return verifyGatherScatter(*this, false); }
 
 LogicalResult EdgeSoftmaxOp::verify() {
-  if (failed(sameElementTypes(*this)) ||
-      failed(expectEdgeRows(*this, getGraph(), getInput(), "input")))
-    return failure();
-  if (getInput().getType() != getResult().getType())
-    return emitOpError("result type must equal the input type");
-  return success();
+  return expectEdgeRows(*this, getGraph(), getInput(), "input");
 }
 
 LogicalResult EdgeSoftmaxGradOp::verify() {
-  if (failed(sameElementTypes(*this)) ||
-      failed(expectEdgeRows(*this, getGraph(), getOutput(), "output")))
-    return failure();
-  if (getOutput().getType() != getResult().getType() ||
-      getResultGrad().getType() != getResult().getType())
-    return emitOpError("output, result_grad and result must have one type");
-  return success();
+  return expectEdgeRows(*this, getGraph(), getOutput(), "output");
 }
 
 //===----------------------------------------------------------------------===//
@@ -328,16 +309,12 @@ LogicalResult MatmulOp::verify() {
 LogicalResult BiasAddOp::verify() {
   if (failed(sameElementTypes(*this)))
     return failure();
-  if (getInput().getType() != getResult().getType())
-    return emitOpError("result type must equal the input type");
   return expectDim(*this, getBias(), 0, dim(getInput(), 1), "bias length");
 }
 
 LogicalResult RowMulOp::verify() {
   if (failed(sameElementTypes(*this)))
     return failure();
-  if (getInput().getType() != getResult().getType())
-    return emitOpError("result type must equal the input type");
   return expectDim(*this, getScale(), 0, dim(getInput(), 1), "scale length");
 }
 

@@ -234,7 +234,7 @@ def Gnn_LinearOp : Gnn_Op<"linear", [Gnn_Layer]> {
 }
 
 class Gnn_NormLayerOp<string mnemonic, string what>
-    : Gnn_Op<mnemonic, [Gnn_Layer]> {
+    : Gnn_Op<mnemonic, [Gnn_Layer, AllTypesMatch<["input", "result"]>]> {
   let summary = what # " with a learnt scale and shift";
   let arguments = (ins Gnn_NodeTensor:$input, Gnn_VectorTensor:$weight,
       Gnn_VectorTensor:$bias,
@@ -297,7 +297,8 @@ def Gnn_SpmmOp : Gnn_Op<"spmm"> {
   let hasVerifier = 1;
 }
 
-def Gnn_SpmmMaxGradOp : Gnn_Op<"spmm_max_grad"> {
+def Gnn_SpmmMaxGradOp : Gnn_Op<"spmm_max_grad",
+    [AllTypesMatch<["input", "result_grad", "result"]>]> {
   let summary = "cotangent of a max aggregation with respect to its input";
   let description = [{
     Routes `dy[i, c]` to `x[j, c]` for the source `j` of the first incoming
@@ -370,7 +371,7 @@ def Gnn_ScatterOp : Gnn_Op<"scatter"> {
   let hasVerifier = 1;
 }
 
-def Gnn_EdgeSoftmaxOp : Gnn_Op<"edge_softmax"> {
+def Gnn_EdgeSoftmaxOp : Gnn_Op<"edge_softmax", [AllTypesMatch<["input", "result"]>]> {
   let summary = "softmax of edge scores over the incoming edges of each node";
   let description = [{
     For `x : [E, H]`, `y[e, k] = exp(x[e, k] - m) / sum exp(x[e', k] - m)`
@@ -387,7 +388,8 @@ def Gnn_EdgeSoftmaxOp : Gnn_Op<"edge_softmax"> {
   let hasVerifier = 1;
 }
 
-def Gnn_EdgeSoftmaxGradOp : Gnn_Op<"edge_softmax_grad"> {
+def Gnn_EdgeSoftmaxGradOp : Gnn_Op<"edge_softmax_grad",
+    [AllTypesMatch<["output", "result_grad", "result"]>]> {
   let summary = "cotangent of an edge softmax from its output";
   let description = [{
     `dx[e, k] = y[e, k] * (dy[e, k] - sum y[e', k] dy[e', k])` over the edges
@@ -428,7 +430,7 @@ def Gnn_MatmulOp : Gnn_Op<"matmul"> {
   let hasVerifier = 1;
 }
 
-def Gnn_BiasAddOp : Gnn_Op<"bias_add"> {
+def Gnn_BiasAddOp : Gnn_Op<"bias_add", [AllTypesMatch<["input", "result"]>]> {
   let summary = "adds a vector to every row";
   let description = [{
     `y[i, c] = x[i, c] + b[c]`.
@@ -444,7 +446,7 @@ def Gnn_BiasAddOp : Gnn_Op<"bias_add"> {
   let hasVerifier = 1;
 }
 
-def Gnn_RowMulOp : Gnn_Op<"row_mul"> {
+def Gnn_RowMulOp : Gnn_Op<"row_mul", [AllTypesMatch<["input", "result"]>]> {
   let summary = "multiplies every row by a vector, element-wise";
   let description = [{
     `y[i, c] = x[i, c] * v[c]` (a learnt scale; attention vectors).

@@ -295,3 +295,43 @@ func.func @slice_bounds(%x: tensor<5x3xf32>) {
   %0 = gnn.slice %x {offset = 2 : i64} : tensor<5x3xf32> -> tensor<5x2xf32>
   return
 }
+
+// -----
+
+func.func @softmax_type(%g: !gnn.graph<4x6>, %e: tensor<6x2xf32>) {
+  // expected-error @+1 {{all of {input, result} have same type}}
+  %0 = gnn.edge_softmax %g, %e : (!gnn.graph<4x6>, tensor<6x2xf32>) -> tensor<6x1xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_grad_type(%g: !gnn.graph<4x6>, %y: tensor<6x2xf32>, %dy: tensor<6x2xf64>) {
+  // expected-error @+1 {{all of {output, result_grad, result} have same type}}
+  %0 = gnn.edge_softmax_grad %g, %y, %dy : (!gnn.graph<4x6>, tensor<6x2xf32>, tensor<6x2xf64>) -> tensor<6x2xf32>
+  return
+}
+
+// -----
+
+func.func @max_grad_type(%g: !gnn.graph<4x6>, %x: tensor<4x3xf32>, %dy: tensor<4x2xf32>) {
+  // expected-error @+1 {{all of {input, result_grad, result} have same type}}
+  %0 = gnn.spmm_max_grad %g, %x, %dy : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<4x2xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @row_mul_type(%x: tensor<5x3xf32>, %v: tensor<3xf32>) {
+  // expected-error @+1 {{all of {input, result} have same type}}
+  %0 = gnn.row_mul %x, %v : (tensor<5x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_type(%x: tensor<?x8xf32>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{all of {input, result} have same type}}
+  %0 = gnn.layer_norm %x, %s, %s : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x4xf32>
+  return
+}
