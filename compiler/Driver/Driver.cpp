@@ -173,10 +173,8 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage) {
   assert(stage >= Stage::GNN && stage <= Stage::Cpp && stage != Stage::Plan &&
          "not an IR stage");
   if (!context) {
-    mlir::DialectRegistry registry;
-    mlir::gnn::registerGnncDialects(registry);
-    context = std::make_unique<mlir::MLIRContext>(registry);
-    context->loadAllAvailableDialects();
+    context = std::make_unique<mlir::MLIRContext>();
+    mlir::gnn::loadGnncDialects(*context);
     // Errors from MLIRGen and every pass print like the front end's:
     // file:line:col, the source line and a caret.
     mlirDiagHandler = std::make_unique<mlir::SourceMgrDiagnosticHandler>(

@@ -643,6 +643,10 @@ private:
   Error exec(mlir::gnn::GcnConvOp op);
   Error exec(mlir::gnn::SageConvOp op);
   Error exec(mlir::gnn::GraphConvOp op);
+  Error neighbourLayer(mlir::Value graphValue, mlir::Value input,
+                       mlir::Value weight, mlir::Value rootWeight,
+                       mlir::Value bias, mlir::gnn::Aggregation aggr,
+                       mlir::Value result);
   Error exec(mlir::gnn::GinConvOp op);
   Error exec(mlir::gnn::GatConvOp op);
   Error exec(mlir::gnn::LinearOp op);
@@ -782,13 +786,29 @@ Error OpRunner::exec(mlir::gnn::GcnConvOp op) {
   return bind(op.getResult(), std::move(y));
 }
 
+// sage_conv and graph_conv are one layer: `aggr(x) W (+ x W_root) (+ b)`;
+// graph_conv always has the root term and the bias.
 Error OpRunner::exec(mlir::gnn::SageConvOp op) {
-  const Graph *g = graph(op.getGraph());
-  const Tensor *x = matrix(op.getInput(), "input");
-  const Tensor *w = matrix(op.getWeight(), "weight");
-  const Tensor *wr =
-      op.getRootWeight() ? matrix(op.getRootWeight(), "root_weight") : nullptr;
-  const Tensor *b = op.getBias() ? vector(op.getBias(), "bias") : nullptr;
+  return neighbourLayer(op.getGraph(), op.getInput(), op.getWeight(),
+                        op.getRootWeight(), op.getBias(), op.getAggr(),
+                        op.getResult());
+}
+
+Error OpRunner::exec(mlir::gnn::GraphConvOp op) {
+  return neighbourLayer(op.getGraph(), op.getInput(), op.getWeight(),
+                        op.getRootWeight(), op.getBias(), op.getAggr(),
+                        op.getResult());
+}
+
+Error OpRunner::neighbourLayer(mlir::Value graphValue, mlir::Value input,
+                               mlir::Value weight, mlir::Value rootWeight,
+                               mlir::Value bias, Aggregation aggr,
+                               mlir::Value result) {
+  const Graph *g = graph(graphValue);
+  const Tensor *x = matrix(input, "input");
+  const Tensor *w = matrix(weight, "weight");
+  const Tensor *wr = rootWeight ? matrix(rootWeight, "root_weight") : nullptr;
+  const Tensor *b = bias ? vector(bias, "bias") : nullptr;
   if (failed() || !checkDim(*x, 0, g->nodes, "input rows (one per node)") ||
       !checkDim(*w, 0, x->shape[1], "weight rows (input width)") ||
       (wr && (!checkDim(*wr, 0, x->shape[1], "root_weight rows") ||
@@ -796,30 +816,12 @@ Error OpRunner::exec(mlir::gnn::SageConvOp op) {
       (b && !checkDim(*b, 0, w->shape[1], "bias length")))
     return fail();
   // Aggregate first: max does not commute with the weight.
-  Tensor y = matmul(aggregate(*g, *x, op.getAggr(), nullptr), *w);
+  Tensor y = matmul(aggregate(*g, *x, aggr, nullptr), *w);
   if (wr)
     addInPlace(y, matmul(*x, *wr));
   if (b)
     addRowVector(y, *b);
-  return bind(op.getResult(), std::move(y));
-}
-
-Error OpRunner::exec(mlir::gnn::GraphConvOp op) {
-  const Graph *g = graph(op.getGraph());
-  const Tensor *x = matrix(op.getInput(), "input");
-  const Tensor *w = matrix(op.getWeight(), "weight");
-  const Tensor *wr = matrix(op.getRootWeight(), "root_weight");
-  const Tensor *b = vector(op.getBias(), "bias");
-  if (failed() || !checkDim(*x, 0, g->nodes, "input rows (one per node)") ||
-      !checkDim(*w, 0, x->shape[1], "weight rows (input width)") ||
-      !checkDim(*wr, 0, x->shape[1], "root_weight rows") ||
-      !checkDim(*wr, 1, w->shape[1], "root_weight columns") ||
-      !checkDim(*b, 0, w->shape[1], "bias length"))
-    return fail();
-  Tensor y = matmul(*x, *wr);
-  addInPlace(y, matmul(aggregate(*g, *x, op.getAggr(), nullptr), *w));
-  addRowVector(y, *b);
-  return bind(op.getResult(), std::move(y));
+  return bind(result, std::move(y));
 }
 
 Error OpRunner::exec(mlir::gnn::GinConvOp op) {

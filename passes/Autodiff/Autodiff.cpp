@@ -304,12 +304,7 @@ private:
 
   /// Parameters, their state (all of one parameter's state together) and
   /// gradient accumulators, each tagged with its role and parameter.
-  Signature params() {
-    Signature s;
-    for (auto [i, name] : llvm::zip_equal(m.paramArgs, m.paramNames))
-      s.add(m.argType(i), roleAttrs("param", name));
-    return s;
-  }
+  Signature params() { return perParam("param"); }
   Signature state() {
     Signature s;
     for (auto [i, name] : llvm::zip_equal(m.paramArgs, m.paramNames))
@@ -317,10 +312,12 @@ private:
         s.add(m.argType(i), roleAttrs(role, name));
     return s;
   }
-  Signature accumulators() {
+  Signature accumulators() { return perParam("grad_acc"); }
+  /// One value with \p role per parameter, shaped like it.
+  Signature perParam(StringRef role) {
     Signature s;
     for (auto [i, name] : llvm::zip_equal(m.paramArgs, m.paramNames))
-      s.add(m.argType(i), roleAttrs("grad_acc", name));
+      s.add(m.argType(i), roleAttrs(role, name));
     return s;
   }
 

@@ -54,3 +54,10 @@ void mlir::gnn::registerGnncDialects(DialectRegistry &registry) {
                   arith::ArithDialect, tensor::TensorDialect>();
   registerDifferentiableOpInterfaceExternalModels(registry);
 }
+
+void mlir::gnn::loadGnncDialects(MLIRContext &context) {
+  DialectRegistry registry;
+  registerGnncDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+}

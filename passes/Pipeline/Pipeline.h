@@ -13,6 +13,7 @@
 
 namespace mlir {
 class DialectRegistry;
+class MLIRContext;
 class OpPassManager;
 } // namespace mlir
 
@@ -37,6 +38,10 @@ void registerGnncPassesAndPipeline();
 
 /// Every dialect and interface model the pipeline's input and output use.
 void registerGnncDialects(DialectRegistry &registry);
+
+/// Registers (registerGnncDialects) and loads them all into \p context, as
+/// every tool and test that parses or builds gnnc IR needs.
+void loadGnncDialects(MLIRContext &context);
 
 } // namespace mlir::gnn
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 using namespace gnnrt::cpu;
@@ -100,6 +101,25 @@ void rowStats(const float *xr, int64_t n, double eps, double &mean,
   rstd = 1.0 / std::sqrt(var / static_cast<double>(n) + eps);
 }
 
+/// `y[r, c] = op(x[r, c], v[c])`: bias_add and row_mul (in place allowed).
+template <typename Op>
+int rowBroadcast(const float *x, const float *v, int64_t rows, int64_t cols,
+                 float *y, Op op) {
+  int64_t count;
+  if (int status = matrixSize(rows, cols, count))
+    return status;
+  GNNRT_CHECK(present(x, count) && present(v, cols) && present(y, count),
+              GNNRT_ERR_NULL_POINTER);
+#pragma omp parallel for schedule(static) if (worthThreads(count))
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * cols;
+    float *yr = y + r * cols;
+    for (int64_t c = 0; c < cols; ++c)
+      yr[c] = op(xr[c], v[c]);
+  }
+  return GNNRT_OK;
+}
+
 } // namespace
 
 extern "C" {
@@ -132,36 +152,12 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
 
 int gnnrt_cpu_bias_add(const float *x, const float *bias, int64_t rows,
                        int64_t cols, float *y) {
-  int64_t count;
-  if (int status = matrixSize(rows, cols, count))
-    return status;
-  GNNRT_CHECK(present(x, count) && present(bias, cols) && present(y, count),
-              GNNRT_ERR_NULL_POINTER);
-#pragma omp parallel for schedule(static) if (worthThreads(count))
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *xr = x + r * cols;
-    float *yr = y + r * cols;
-    for (int64_t c = 0; c < cols; ++c)
-      yr[c] = xr[c] + bias[c];
-  }
-  return GNNRT_OK;
+  return rowBroadcast(x, bias, rows, cols, y, std::plus<float>());
 }
 
 int gnnrt_cpu_row_mul(const float *x, const float *scale, int64_t rows,
                       int64_t cols, float *y) {
-  int64_t count;
-  if (int status = matrixSize(rows, cols, count))
-    return status;
-  GNNRT_CHECK(present(x, count) && present(scale, cols) && present(y, count),
-              GNNRT_ERR_NULL_POINTER);
-#pragma omp parallel for schedule(static) if (worthThreads(count))
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *xr = x + r * cols;
-    float *yr = y + r * cols;
-    for (int64_t c = 0; c < cols; ++c)
-      yr[c] = xr[c] * scale[c];
-  }
-  return GNNRT_OK;
+  return rowBroadcast(x, scale, rows, cols, y, std::multiplies<float>());
 }
 
 int gnnrt_cpu_reduce(int kind, const float *x, int64_t rows, int64_t cols,

@@ -117,10 +117,7 @@ compareWithFiniteDifferences(mlir::func::FuncOp forward, mlir::func::FuncOp vjp,
 }
 
 AutodiffTest::AutodiffTest() {
-  mlir::DialectRegistry registry;
-  mlir::gnn::registerGnncDialects(registry);
-  context.appendDialectRegistry(registry);
-  context.loadAllAvailableDialects();
+  mlir::gnn::loadGnncDialects(context);
   context.getDiagEngine().registerHandler([this](mlir::Diagnostic &d) {
     diagnostics += d.str() + "\n";
     for (mlir::Diagnostic &note : d.getNotes())

@@ -11,12 +11,7 @@
 
 namespace gnnc::ref::test {
 
-IRTest::IRTest() {
-  mlir::DialectRegistry registry;
-  mlir::gnn::registerGnncDialects(registry);
-  context.appendDialectRegistry(registry);
-  context.loadAllAvailableDialects();
-}
+IRTest::IRTest() { mlir::gnn::loadGnncDialects(context); }
 
 mlir::OwningOpRef<mlir::ModuleOp> IRTest::parse(const std::string &source) {
   std::string diagnostics;

@@ -99,12 +99,7 @@ std::string graphType(int64_t nodes, int64_t edges) {
          ">";
 }
 
-KernelTest::KernelTest() {
-  mlir::DialectRegistry registry;
-  mlir::gnn::registerGnncDialects(registry);
-  context.appendDialectRegistry(registry);
-  context.loadAllAvailableDialects();
-}
+KernelTest::KernelTest() { mlir::gnn::loadGnncDialects(context); }
 
 std::vector<ref::Value>
 KernelTest::reference(const std::string &source,
