@@ -16,6 +16,9 @@ config.test_exec_root = os.path.join(config.gnnc_obj_root, "test")
 # Tests see only the datasets they name: the shipped ones through
 # %gnnc_data, never whatever the developer's shell exports.
 config.environment.pop("GNNC_DATA_PATH", None)
+# gnnc run caches built code; tests keep theirs in the build tree.
+config.environment["GNNC_CACHE_DIR"] = os.path.join(config.gnnc_obj_root, "test", "jit-cache")
+config.environment.pop("GNNC_RUNTIME_DIR", None)
 config.substitutions.append(("%gnnc_data", config.gnnc_data_dir))
 config.substitutions.append(("%gnnc_src", config.gnnc_src_root))
 config.substitutions.append(("%gnnc_obj", config.gnnc_obj_root))

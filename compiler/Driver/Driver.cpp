@@ -82,23 +82,34 @@ Compilation::Compilation(DriverOptions options, llvm::raw_ostream &diagOS)
 
 Compilation::~Compilation() = default;
 
-bool Compilation::readInput() {
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(options.inputFile,
-                                                   /*IsText=*/true);
-  if (std::error_code ec = buffer.getError()) {
-    reportToolError(diagOS,
-                    "cannot read '" + options.inputFile + "': " + ec.message());
-    return false;
+bool Compilation::readInput(const std::string *source) {
+  std::unique_ptr<llvm::MemoryBuffer> input;
+  if (source) {
+    input = llvm::MemoryBuffer::getMemBufferCopy(*source, options.inputFile);
+  } else {
+    auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(options.inputFile,
+                                                     /*IsText=*/true);
+    if (std::error_code ec = buffer.getError()) {
+      reportToolError(diagOS, "cannot read '" + options.inputFile +
+                                  "': " + ec.message());
+      return false;
+    }
+    input = std::move(*buffer);
   }
-  unsigned id =
-      sourceMgr->AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  unsigned id = sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   diags = std::make_unique<DiagnosticEngine>(*sourceMgr, id, &diagOS,
                                              options.showColors);
   return true;
 }
 
-bool Compilation::runFrontend() {
-  if (!readInput())
+bool Compilation::runFrontend() { return runFrontendOn(nullptr); }
+
+bool Compilation::runFrontendOn(const std::string &source) {
+  return runFrontendOn(&source);
+}
+
+bool Compilation::runFrontendOn(const std::string *source) {
+  if (!readInput(source))
     return false;
   ast = parseProgram(*diags);
   // Semantic checks on a tree rebuilt by error recovery would mostly report
@@ -108,7 +119,7 @@ bool Compilation::runFrontend() {
 
   SemaOptions semaOptions;
   semaOptions.dataSearchPath = defaultDataSearchPath(options.dataDirs);
-  if (options.inputFile != "-")
+  if (options.inputFile != "-" && !source)
     semaOptions.sourceDir =
         llvm::sys::path::parent_path(options.inputFile).str();
   checked = checkProgram(*ast, *diags, semaOptions);
@@ -158,7 +169,8 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
   }
   case Stage::Cpp: {
     mlir::OwningOpRef<mlir::ModuleOp> module = lowerTo(stage);
-    return module && succeeded(mlir::gnn::emitCpp(*module, os));
+    return module &&
+           succeeded(mlir::gnn::emitCpp(*module, os, cppEmitOptions()));
   }
   default:
     reportToolError(diagOS, "--stage=" + stageName(stage) +
@@ -167,6 +179,15 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
                                 "decomposed, train, cpp)");
     return false;
   }
+}
+
+mlir::gnn::CppEmitOptions Compilation::cppEmitOptions() const {
+  mlir::gnn::CppEmitOptions result;
+  result.source = options.inputFile;
+  for (const sema::BoundTrain &t : checked.trains)
+    if (t.data.kind == sema::DataSource::Kind::Dataset && t.data.resolved)
+      result.dataDirs[t.data.name] = t.data.dir;
+  return result;
 }
 
 mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage) {

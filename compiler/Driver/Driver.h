@@ -10,6 +10,7 @@
 #ifndef GNNC_COMPILER_DRIVER_DRIVER_H
 #define GNNC_COMPILER_DRIVER_DRIVER_H
 
+#include "compiler/Target/CPU/EmitCpp.h"
 #include "lang/AST/AST.h"
 #include "lang/Sema/CheckedProgram.h"
 
@@ -64,6 +65,10 @@ public:
   /// Reads, parses and checks the input. On failure the diagnostics are
   /// already printed and false is returned.
   bool runFrontend();
+  /// The same on \p source, named options.inputFile in diagnostics (the
+  /// JIT's compile-from-string). Relative dataset paths resolve from the
+  /// working directory.
+  bool runFrontendOn(const std::string &source);
 
   /// Prints \p stage of the program to \p os. Returns false (with a
   /// diagnostic) for stages this version of gnnc does not implement yet.
@@ -74,12 +79,17 @@ public:
   /// `.gnn` location; null on failure.
   mlir::OwningOpRef<mlir::ModuleOp> lowerTo(Stage stage);
 
+  /// What the CPU emitter records about this program: its file and the
+  /// directory each dataset name resolved to.
+  mlir::gnn::CppEmitOptions cppEmitOptions() const;
+
   const ast::Program &getAST() const { return *ast; }
   const sema::CheckedProgram &getChecked() const { return checked; }
   DiagnosticEngine *getDiags() { return diags.get(); }
 
 private:
-  bool readInput();
+  bool readInput(const std::string *source);
+  bool runFrontendOn(const std::string *source);
   bool applyOnly();
 
   DriverOptions options;

@@ -271,6 +271,16 @@ DictionaryAttr ModelGen::buildConfig() {
   string("dataset", train.data.kind == DataSource::Kind::Synthetic
                         ? StringRef("synthetic")
                         : StringRef(train.data.name));
+  if (train.data.kind == DataSource::Kind::Synthetic) {
+    // What the runtime needs to generate the same graph again.
+    NamedAttrList spec;
+    spec.append("nodes", b.getI64IntegerAttr(train.data.nodes));
+    spec.append("avg_degree", b.getF64FloatAttr(train.data.avgDegree));
+    spec.append("features", b.getI64IntegerAttr(train.data.features));
+    spec.append("classes", b.getI64IntegerAttr(train.data.classes));
+    spec.append("seed", b.getI64IntegerAttr(train.data.seed));
+    cfg.append("synthetic", spec.getDictionary(&context));
+  }
   if (c.memory)
     integer("memory", static_cast<int64_t>(*c.memory));
   if (c.hostMemory)

@@ -4,7 +4,7 @@
 #include "lang/Basic/Diagnostics.h"
 #include "lang/Basic/Suggest.h"
 #include "lang/Sema/Sema.h"
-#include "runtime/data/DatasetMeta.h"
+#include "gnnrt/DatasetMeta.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"

@@ -7,6 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 
+#ifdef GNNRT_OPENBLAS
+extern "C" void openblas_set_num_threads(int);
+#endif
+
 #include <limits>
 #include <vector>
 
@@ -143,6 +147,10 @@ void gnnrt_cpu_set_num_threads(int n) {
 #ifdef _OPENMP
   static const int defaultThreads = omp_get_max_threads();
   omp_set_num_threads(n > 0 ? n : defaultThreads);
+#ifdef GNNRT_OPENBLAS
+  // The pthreads build of OpenBLAS keeps its own count.
+  openblas_set_num_threads(n > 0 ? n : defaultThreads);
+#endif
 #else
   (void)n;
 #endif

@@ -4,7 +4,7 @@
 // fields with a small scanner, which keeps it free of a JSON dependency.
 //
 //===----------------------------------------------------------------------===//
-#include "runtime/data/DatasetMeta.h"
+#include "gnnrt/DatasetMeta.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 //===- DatasetMetaTest.cpp - Reading and validating dataset metadata ------===//
-#include "runtime/data/DatasetMeta.h"
+#include "gnnrt/DatasetMeta.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"

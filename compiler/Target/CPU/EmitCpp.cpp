@@ -18,6 +18,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -528,15 +529,228 @@ LogicalResult FunctionEmitter::emit() {
   return success();
 }
 
+/// A C string literal holding \p s.
+std::string cString(StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+/// A setting's value as a user wrote it: 0.01, "cora" -> cora, [a, b].
+std::string settingValue(Attribute a) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (auto str = dyn_cast<StringAttr>(a))
+    os << str.getValue();
+  else if (auto b = dyn_cast<BoolAttr>(a))
+    os << (b.getValue() ? "true" : "false");
+  else if (auto i = dyn_cast<IntegerAttr>(a))
+    os << i.getInt();
+  else if (auto f = dyn_cast<FloatAttr>(a))
+    os << llvm::format("%g", f.getValueAsDouble());
+  else if (auto arr = dyn_cast<ArrayAttr>(a)) {
+    os << "[";
+    llvm::interleaveComma(arr, os, [&](Attribute e) { os << settingValue(e); });
+    os << "]";
+  } else if (auto dict = dyn_cast<DictionaryAttr>(a)) {
+    os << "(";
+    llvm::interleaveComma(dict, os, [&](NamedAttribute e) {
+      os << e.getName().getValue() << " = " << settingValue(e.getValue());
+    });
+    os << ")";
+  } else {
+    a.print(os);
+  }
+  return s;
+}
+
+/// Prints the gnnrt/Model.h tables of one train block.
+class DescriptorEmitter {
+public:
+  DescriptorEmitter(llvm::raw_ostream &os, const CppEmitOptions &options)
+      : os(os), options(options) {}
+
+  /// The table of the functions \p funcs (keyed by suffix: init, step,
+  /// predict) of train block \p base; returns its C name.
+  FailureOr<std::string> emit(StringRef base,
+                              const llvm::StringMap<func::FuncOp> &funcs);
+
+private:
+  /// Prints a value table; returns its name.
+  std::string values(StringRef id, func::FuncOp f, bool results);
+  FailureOr<std::string> function(StringRef id, func::FuncOp f);
+
+  llvm::raw_ostream &os;
+  const CppEmitOptions &options;
+};
+
+std::string DescriptorEmitter::values(StringRef id, func::FuncOp f,
+                                      bool results) {
+  unsigned count = results ? f.getNumResults() : f.getNumArguments();
+  std::string table = (id + (results ? "_results" : "_args")).str();
+  std::string entries;
+  llvm::raw_string_ostream e(entries);
+  for (unsigned i = 0; i < count; ++i) {
+    Type type = results ? f.getResultTypes()[i] : f.getArgumentTypes()[i];
+    auto attr = [&](StringRef name) {
+      return results ? f.getResultAttrOfType<StringAttr>(i, name)
+                     : f.getArgAttrOfType<StringAttr>(i, name);
+    };
+    StringAttr role = attr("gnn.input");
+    if (!role)
+      role = attr("train.role");
+    StringAttr param = attr("gnn.param");
+    std::string roleName = role ? role.str() : "";
+    if (roleName.empty() && results && f.getSymName().ends_with(".predict"))
+      roleName = "logits";
+    SmallVector<int64_t> shape;
+    const char *dtype = "GNNRT_DTYPE_F32";
+    if (auto g = dyn_cast<GraphType>(type)) {
+      dtype = "GNNRT_DTYPE_GRAPH";
+      shape = {g.getNodes(), g.getEdges()};
+    } else if (auto t = dyn_cast<RankedTensorType>(type)) {
+      llvm::append_range(shape, t.getShape());
+      dtype = t.getElementType().isInteger(32)  ? "GNNRT_DTYPE_I32"
+              : t.getElementType().isInteger(1) ? "GNNRT_DTYPE_BOOL"
+                                                : "GNNRT_DTYPE_F32";
+    } else {
+      dtype = "GNNRT_DTYPE_I64";
+    }
+    std::string shapeName = "nullptr";
+    if (!shape.empty()) {
+      shapeName = table + "_shape" + std::to_string(i);
+      os << "static const int64_t " << shapeName << "[] = {";
+      llvm::interleaveComma(shape, os);
+      os << "};\n";
+    }
+    e << "    {" << cString(roleName) << ", "
+      << cString(param ? param.getValue() : "") << ", " << dtype << ", "
+      << shape.size() << ", " << shapeName << "},\n";
+  }
+  if (count == 0)
+    return "nullptr";
+  os << "static const gnnrt_value_desc " << table << "[] = {\n"
+     << entries << "};\n";
+  return table;
+}
+
+FailureOr<std::string> DescriptorEmitter::function(StringRef id,
+                                                   func::FuncOp f) {
+  std::string args = values(id, f, /*results=*/false);
+  std::string results = values(id, f, /*results=*/true);
+  std::string entry = "gnnc_" + sanitize(f.getSymName());
+  auto arena = f->getAttrOfType<IntegerAttr>("gnn.arena_bytes");
+  std::string table = (id + "_fn").str();
+  os << "static const gnnrt_function_desc " << table << " = {"
+     << cString(f.getSymName()) << ", " << entry << ", INT64_C("
+     << arena.getInt() << "), " << f.getNumArguments() << ", " << args << ", "
+     << f.getNumResults() << ", " << results << "};\n";
+  return table;
+}
+
+FailureOr<std::string>
+DescriptorEmitter::emit(StringRef base,
+                        const llvm::StringMap<func::FuncOp> &funcs) {
+  std::string id = "gnnc_desc_" + sanitize(base);
+  func::FuncOp any = funcs.begin()->second;
+  auto config = any->getAttrOfType<DictionaryAttr>("train.config");
+  auto model = any->getAttrOfType<StringAttr>("gnn.model");
+  if (!config || !model)
+    return any.emitError("no gnn.model and train.config: the CPU target "
+                         "needs functions made by gnn-autodiff");
+  std::string fns[3];
+  const char *suffixes[3] = {"init", "step", "predict"};
+  for (int k = 0; k < 3; ++k) {
+    auto it = funcs.find(suffixes[k]);
+    if (it == funcs.end()) {
+      fns[k] = "nullptr";
+      continue;
+    }
+    FailureOr<std::string> fn = function(id + "_" + suffixes[k], it->second);
+    if (failed(fn))
+      return failure();
+    fns[k] = "&" + *fn;
+  }
+
+  auto integer = [&](StringRef name, int64_t fallback) {
+    auto a = config.getAs<IntegerAttr>(name);
+    return a ? a.getInt() : fallback;
+  };
+  std::string dataset;
+  if (auto a = config.getAs<StringAttr>("dataset"))
+    dataset = a.str();
+  auto synthetic = config.getAs<DictionaryAttr>("synthetic");
+  int64_t nodes = 0, features = 0, classes = 0, seed = 0;
+  double avgDegree = 0;
+  if (synthetic) {
+    auto field = [&](StringRef name) {
+      auto a = synthetic.getAs<IntegerAttr>(name);
+      return a ? a.getInt() : 0;
+    };
+    nodes = field("nodes");
+    features = field("features");
+    classes = field("classes");
+    seed = field("seed");
+    if (auto a = synthetic.getAs<FloatAttr>("avg_degree"))
+      avgDegree = a.getValueAsDouble();
+  }
+  std::string dir;
+  if (!synthetic)
+    dir = options.dataDirs.lookup(dataset);
+
+  uint32_t metricBits = 0;
+  if (auto list = config.getAs<ArrayAttr>("metrics"))
+    for (Attribute m : list) {
+      StringRef name = cast<StringAttr>(m).getValue();
+      metricBits |= llvm::StringSwitch<uint32_t>(name)
+                        .Case("accuracy", 1)
+                        .Case("precision", 2)
+                        .Case("recall", 4)
+                        .Case("f1", 8)
+                        .Case("auc_roc", 16)
+                        .Case("auc_pr", 32)
+                        .Default(0);
+    }
+  std::string settings;
+  for (NamedAttribute a : config)
+    settings +=
+        (a.getName().getValue() + " = " + settingValue(a.getValue()) + "\n")
+            .str();
+
+  os << "static const gnnrt_model_desc " << id << " = {\n"
+     << "    GNNRT_MODEL_ABI_VERSION, " << cString(model.getValue()) << ", "
+     << cString(options.source) << ",\n"
+     << "    {" << (synthetic ? 1 : 0) << ", " << cString(dataset) << ", "
+     << cString(dir) << ", INT64_C(" << nodes << "), INT64_C(" << features
+     << "), INT64_C(" << classes << "), INT64_C(" << seed << "), "
+     << literal(avgDegree) << "},\n"
+     << "    INT64_C(" << integer("epochs", 1) << "), INT64_C("
+     << integer("seed", 0) << "), INT64_C(" << integer("eval_every", 1)
+     << "), INT64_C(" << integer("memory", -1) << "), " << metricBits << "u,\n"
+     << "    " << cString(settings) << ",\n"
+     << "    " << fns[0] << ", " << fns[1] << ", " << fns[2] << "};\n\n";
+  return id;
+}
+
 } // namespace
 
-LogicalResult mlir::gnn::emitCpp(ModuleOp module, llvm::raw_ostream &os) {
+LogicalResult mlir::gnn::emitCpp(ModuleOp module, llvm::raw_ostream &os,
+                                 const CppEmitOptions &options) {
   // Print into a buffer: on an error nothing is printed.
   std::string text;
   llvm::raw_string_ostream body(text);
   body << "// Generated by gnnc (stage cpp): the train functions as calls to\n"
           "// the CPU kernels of gnnrt/Kernels.h. Do not edit.\n"
-          "#include \"gnnrt/Kernels.h\"\n\n"
+          "#include \"gnnrt/Kernels.h\"\n"
+          "#include \"gnnrt/Model.h\"\n\n"
           "#include <stdint.h>\n"
           "#include <string.h>\n\n"
           "// Every kernel's status is checked; the first failure is "
@@ -552,11 +766,39 @@ LogicalResult mlir::gnn::emitCpp(ModuleOp module, llvm::raw_ostream &os) {
           "      return gnnc_status;                                     "
           "      \\\n"
           "  } while (0)\n\n";
+  // Train blocks in module order, each with its functions by suffix.
+  SmallVector<std::string> blocks;
+  llvm::StringMap<llvm::StringMap<func::FuncOp>> byBlock;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
     if (failed(FunctionEmitter(func, body).emit()))
       return failure();
+    auto [base, suffix] = func.getSymName().rsplit('.');
+    if (suffix.empty() || !func->hasAttr("gnn.model"))
+      continue;
+    if (!byBlock.count(base))
+      blocks.push_back(base.str());
+    byBlock[base][suffix] = func;
+  }
+  if (options.descriptors) {
+    body << "// The tables of gnnrt/Model.h.\n";
+    DescriptorEmitter descriptors(body, options);
+    SmallVector<std::string> tables;
+    for (const std::string &base : blocks) {
+      FailureOr<std::string> table = descriptors.emit(base, byBlock[base]);
+      if (failed(table))
+        return failure();
+      tables.push_back(*table);
+    }
+    body << "static const gnnrt_model_desc *const gnnc_model_list[] = {";
+    for (const std::string &t : tables)
+      body << "&" << t << ", ";
+    body << "nullptr};\n\n"
+         << "extern \"C\" const gnnrt_model_desc *const *\n"
+         << "gnnc_models(int64_t *count) {\n"
+         << "  *count = " << tables.size() << ";\n"
+         << "  return gnnc_model_list;\n}\n";
   }
   os << text;
   return success();

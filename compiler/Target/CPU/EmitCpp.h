@@ -17,11 +17,20 @@
 // other result; `arena` at gnnc_F_arena_bytes() bytes aligned to 64. The
 // return value is the first failing kernel's gnnrt_status, else GNNRT_OK.
 //
+// Unless asked not to, the unit also exports the tables of gnnrt/Model.h,
+// one per train block (the functions sharing the prefix `M` of `@M.init`,
+// `@M.step`, `@M.predict`), through `gnnc_models`: everything the runtime
+// needs to bind data and run the training loop without the compiler.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GNNC_COMPILER_TARGET_CPU_EMITCPP_H
 #define GNNC_COMPILER_TARGET_CPU_EMITCPP_H
 
 #include "mlir/Support/LogicalResult.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
 
 namespace llvm {
 class raw_ostream;
@@ -33,10 +42,21 @@ class ModuleOp;
 
 namespace mlir::gnn {
 
+struct CppEmitOptions {
+  /// Export the gnnrt_model_desc tables and gnnc_models.
+  bool descriptors = true;
+  /// The .gnn file, recorded in the tables for reports.
+  std::string source;
+  /// Resolved directory of each dataset name the program trains on
+  /// ("cora" -> "/data/cora"), recorded as the default binding.
+  llvm::StringMap<std::string> dataDirs;
+};
+
 /// Prints \p module as C++ to \p os. Ops the CPU target cannot run (f64
 /// tensors, ops without a kernel) and missing buffer assignments are
 /// errors at the op's location; nothing is printed then.
-LogicalResult emitCpp(ModuleOp module, llvm::raw_ostream &os);
+LogicalResult emitCpp(ModuleOp module, llvm::raw_ostream &os,
+                      const CppEmitOptions &options = {});
 
 } // namespace mlir::gnn
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Driver/Driver.h"
+#include "compiler/tools/gnnc/Run.h"
 
 #include "lang/Sema/Builtins.h"
 
@@ -64,6 +65,50 @@ static cl::opt<bool>
 
 static cl::opt<bool> verbose("v", cl::desc("Print a summary after checking"),
                              cl::sub(checkCmd), cl::cat(gnncCategory));
+
+static cl::opt<int64_t> epochs("epochs",
+                               cl::desc("Override the program's epochs"),
+                               cl::value_desc("N"), cl::init(-1),
+                               cl::sub(runCmd), cl::cat(gnncCategory));
+static cl::opt<int64_t> seed("seed", cl::desc("Override the program's seed"),
+                             cl::value_desc("S"), cl::init(-1), cl::sub(runCmd),
+                             cl::cat(gnncCategory));
+static cl::opt<int> threads("threads",
+                            cl::desc("Kernel threads (default: all cores)"),
+                            cl::value_desc("T"), cl::init(0), cl::sub(runCmd),
+                            cl::cat(gnncCategory));
+static cl::opt<bool> quiet("quiet", cl::desc("No progress line on stderr"),
+                           cl::sub(runCmd), cl::cat(gnncCategory));
+static cl::opt<std::string>
+    reportFile("report",
+               cl::desc("Also write the report as JSON to FILE (- for "
+                        "stdout)"),
+               cl::value_desc("FILE"), cl::sub(runCmd), cl::cat(gnncCategory));
+static cl::opt<std::string>
+    saveWeights("save-weights",
+                cl::desc("Write the trained parameters to FILE "
+                         "(docs/WeightsFormat.md)"),
+                cl::value_desc("FILE"), cl::sub(runCmd), cl::cat(gnncCategory));
+static cl::opt<std::string>
+    loadWeights("load-weights",
+                cl::desc("Start training from the parameters in FILE"),
+                cl::value_desc("FILE"), cl::sub(runCmd), cl::cat(gnncCategory));
+static cl::opt<bool>
+    noCache("no-cache",
+            cl::desc("Rebuild the generated code even if a cached build "
+                     "exists ($GNNC_CACHE_DIR, ~/.cache/gnnc)"),
+            cl::sub(runCmd), cl::cat(gnncCategory));
+static cl::opt<bool>
+    verboseBuild("verbose-build",
+                 cl::desc("Print the C++ compiler's command line"),
+                 cl::sub(runCmd), cl::sub(compileCmd), cl::cat(gnncCategory));
+static cl::opt<std::string> output("o", cl::desc("Output executable"),
+                                   cl::value_desc("FILE"), cl::sub(compileCmd),
+                                   cl::cat(gnncCategory));
+static cl::opt<std::string>
+    target("target", cl::desc("Target: cpu (cuda is not supported yet)"),
+           cl::value_desc("TARGET"), cl::init("cpu"), cl::sub(compileCmd),
+           cl::sub(runCmd), cl::cat(gnncCategory));
 
 static int usageError(const llvm::Twine &message) {
   reportToolError(llvm::errs(), message);
@@ -128,10 +173,34 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  llvm::StringRef cmd = runCmd ? "run" : planCmd ? "plan" : "compile";
+  if (runCmd || compileCmd) {
+    if (target != "cpu") {
+      reportToolError(llvm::errs(),
+                      "--target=" + target +
+                          " is not supported yet: this gnnc generates code "
+                          "for the CPU only (--target=cpu)");
+      return 1;
+    }
+    if (runCmd) {
+      RunOptions run;
+      run.epochs = epochs;
+      run.seed = seed;
+      run.threads = threads;
+      run.quiet = quiet;
+      run.reportFile = reportFile;
+      run.saveWeights = saveWeights;
+      run.loadWeights = loadWeights;
+      run.useCache = !noCache;
+      run.verboseBuild = verboseBuild;
+      return runProgram(options, run);
+    }
+    if (output.empty())
+      return usageError("gnnc compile needs -o FILE");
+    return compileProgram(options, output, verboseBuild);
+  }
   reportToolError(llvm::errs(),
-                  "'gnnc " + cmd +
-                      "' is not supported yet: this gnnc checks programs "
-                      "(gnnc check) and prints them (gnnc emit --stage=ast)");
+                  "'gnnc plan' is not supported yet: the memory planner "
+                  "comes with the planner issue (gnnc run trains with every "
+                  "tensor kept)");
   return 1;
 }

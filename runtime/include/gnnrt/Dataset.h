@@ -15,7 +15,7 @@
 #define GNNRT_DATASET_H
 
 #include "gnnrt/Graph.h"
-#include "runtime/data/DatasetMeta.h"
+#include "gnnrt/DatasetMeta.h"
 
 #include <cstdint>
 #include <string>

@@ -133,7 +133,8 @@ const ref::Tensor *tensorOf(const ref::Value &v) {
 } // namespace
 
 ::testing::AssertionResult closeTo(const std::vector<float> &got,
-                                   const ref::Value &want, double rtol) {
+                                   const ref::Value &want, double rtol,
+                                   double atol) {
   const ref::Tensor *t = tensorOf(want);
   if (!t)
     return ::testing::AssertionFailure() << "the reference is not a tensor";
@@ -152,12 +153,12 @@ const ref::Tensor *tensorOf(const ref::Value &v) {
       worstAt = i;
     }
   }
-  if (worst <= rtol * scale)
+  if (worst <= rtol * scale + atol)
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << "element " << worstAt << ": got " << got[worstAt] << ", want "
          << t->data[worstAt] << " (error " << worst << " > " << rtol << " * "
-         << scale << ")";
+         << scale << " + " << atol << ")";
 }
 
 ::testing::AssertionResult roundedEqual(const std::vector<float> &got,

@@ -81,7 +81,8 @@ protected:
 /// Every element within kRtol of the reference, relative to the reference's
 /// largest magnitude (exactly equal when it is all zeros).
 ::testing::AssertionResult closeTo(const std::vector<float> &got,
-                                   const ref::Value &want, double rtol = kRtol);
+                                   const ref::Value &want, double rtol = kRtol,
+                                   double atol = 0);
 /// Every element equal to the reference rounded to fp32.
 ::testing::AssertionResult roundedEqual(const std::vector<float> &got,
                                         const ref::Value &want);

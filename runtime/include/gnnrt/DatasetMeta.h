@@ -6,8 +6,8 @@
 // compiler uses it to learn `features` and `classes` at compile time.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GNNC_RUNTIME_DATA_DATASETMETA_H
-#define GNNC_RUNTIME_DATA_DATASETMETA_H
+#ifndef GNNRT_DATASETMETA_H
+#define GNNRT_DATASETMETA_H
 
 #include <cstdint>
 #include <string>
@@ -54,4 +54,4 @@ bool isDatasetDir(const std::string &dir);
 
 } // namespace gnnrt
 
-#endif // GNNC_RUNTIME_DATA_DATASETMETA_H
+#endif // GNNRT_DATASETMETA_H

@@ -1,0 +1,53 @@
+//===- Toolchain.h - Building generated C++ with the system compiler -*- C++
+//-*-===//
+//
+// Where the runtime's headers and archives are (an install prefix or the
+// build tree), and the two builds the CPU target needs: a shared object for
+// the JIT and a standalone executable for `gnnc compile`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_COMPILER_JIT_TOOLCHAIN_H
+#define GNNC_COMPILER_JIT_TOOLCHAIN_H
+
+#include "gnnc/JIT.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace gnnc::jit {
+
+struct Toolchain {
+  std::string cxx;        ///< The C++ compiler.
+  std::string includeDir; ///< Holds gnnrt/Kernels.h and gnnrt/Model.h.
+  std::string rtCpu, rtExec, rtData;  ///< The runtime's static archives.
+  std::vector<std::string> linkFlags; ///< OpenMP, BLAS.
+  std::string origin; ///< "build tree", "install prefix /usr/local", ...
+};
+
+/// Finds the runtime: $GNNC_RUNTIME_DIR (an install prefix), else the
+/// prefix this gnnc is installed in (its executable's ../), else the build
+/// tree it was built in. The compiler is $CXX, else the one gnnc was built
+/// with, else `c++` on PATH.
+llvm::Expected<Toolchain> findToolchain();
+
+struct BuildResult {
+  std::string path;
+  bool cached = false;
+};
+
+/// Builds \p cpp into a shared object linking the CPU kernels; reuses a
+/// cached one with the same content and flags.
+llvm::Expected<BuildResult> buildSharedObject(const Toolchain &toolchain,
+                                              const std::string &cpp,
+                                              const CompileOptions &options);
+
+/// Builds \p cpp plus a main() over the runtime's standalone driver into
+/// the executable \p output.
+llvm::Error buildExecutable(const Toolchain &toolchain, const std::string &cpp,
+                            const std::string &output, bool verbose);
+
+} // namespace gnnc::jit
+
+#endif // GNNC_COMPILER_JIT_TOOLCHAIN_H

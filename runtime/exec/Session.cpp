@@ -1,0 +1,660 @@
+//===- Session.cpp - Training a compiled model on bound data --------------===//
+//
+// Binding: every shape in the model's table is checked against the data
+// before anything is allocated, then the whole footprint is laid out in the
+// arena. State values are matched across init, step and predict by (role,
+// param), never by position.
+//
+//===----------------------------------------------------------------------===//
+#include "gnnrt/Session.h"
+
+#include "gnnrt/Graph.h"
+#include "gnnrt/ProcessStats.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <unistd.h>
+
+using namespace gnnrt;
+
+namespace {
+
+std::string shapeString(const int64_t *shape, int32_t rank) {
+  std::string s = "[";
+  for (int32_t i = 0; i < rank; ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+int64_t elementCount(const gnnrt_value_desc &v) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < v.rank; ++i)
+    n *= v.shape[i];
+  return n;
+}
+
+bool isStateRole(const std::string &role) {
+  return role == "param" || role == "adam.m" || role == "adam.v" ||
+         role == "sgd.momentum" || role == "momentum";
+}
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
+      .count();
+}
+
+/// The CPU device's "free memory": what the kernel says is available.
+uint64_t availableMemory() {
+  long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || size <= 0)
+    return uint64_t(1) << 30;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(size);
+}
+
+uint64_t align64(uint64_t n) { return (n + 63) / 64 * 64; }
+
+} // namespace
+
+const char *gnnrt::splitName(Split split) {
+  switch (split) {
+  case Split::Train:
+    return "train";
+  case Split::Val:
+    return "val";
+  case Split::Test:
+    return "test";
+  }
+  return "?";
+}
+
+struct Session::Slot {
+  std::string role, param;
+  std::vector<int64_t> shape;
+  int64_t count = 0;
+  float *copy[2] = {nullptr, nullptr};
+};
+
+Session::Session(const gnnrt_model_desc &model) : desc(model) {}
+Session::~Session() = default;
+
+std::unique_ptr<Session> Session::create(const gnnrt_model_desc &model,
+                                         const Dataset &data,
+                                         const SessionOptions &options,
+                                         std::string &error) {
+  if (model.abi_version != GNNRT_MODEL_ABI_VERSION) {
+    error = "the compiled program uses model ABI version " +
+            std::to_string(model.abi_version) + ", this runtime " +
+            std::to_string(GNNRT_MODEL_ABI_VERSION) +
+            ": rebuild it with this gnnc";
+    return nullptr;
+  }
+  if (!model.init || !model.step || !model.predict) {
+    error = std::string("model ") + model.model +
+            ": training needs init, step and predict functions; gradient "
+            "accumulation (grad_step/apply_step) is not supported yet by "
+            "the CPU runtime";
+    return nullptr;
+  }
+  std::unique_ptr<Session> s(new Session(model));
+  if (!s->bind(data, options, error))
+    return nullptr;
+  return s;
+}
+
+int Session::slotOf(const gnnrt_value_desc &v) const {
+  for (size_t i = 0; i < slots.size(); ++i)
+    if (slots[i].role == v.role && slots[i].param == v.param)
+      return static_cast<int>(i);
+  return -1;
+}
+
+bool Session::bind(const Dataset &data, const SessionOptions &options,
+                   std::string &error) {
+  const std::string where =
+      std::string("model ") + desc.model + " on '" + data.name + "': ";
+  nodes = data.numNodes();
+  edges = data.numEdges();
+  features = data.numFeatures;
+  classes = data.numClasses;
+  datasetName = data.name;
+
+  // The state: init's results, which step must take and give back.
+  const gnnrt_function_desc &init = *desc.init, &stepFn = *desc.step,
+                            &predictFn = *desc.predict;
+  for (int32_t k = 0; k < init.num_results; ++k) {
+    const gnnrt_value_desc &v = init.results[k];
+    if (!isStateRole(v.role) || v.dtype != GNNRT_DTYPE_F32) {
+      error = where + init.name + " result " + std::to_string(k) +
+              " has role '" + v.role + "', not a parameter or optimizer state";
+      return false;
+    }
+    Slot slot;
+    slot.role = v.role;
+    slot.param = v.param;
+    slot.shape.assign(v.shape, v.shape + v.rank);
+    slot.count = elementCount(v);
+    slots.push_back(std::move(slot));
+  }
+
+  // Every argument and result of the three functions must be known here.
+  auto checkValue = [&](const gnnrt_function_desc &fn,
+                        const gnnrt_value_desc &v, bool result,
+                        int32_t index) -> bool {
+    std::string role = v.role;
+    std::string what = where + fn.name + (result ? " result " : " argument ") +
+                       std::to_string(index) + " ('" + role + "')";
+    auto expect = [&](std::vector<int64_t> shape) {
+      std::vector<int64_t> got(v.shape, v.shape + v.rank);
+      if (got == shape)
+        return true;
+      error = what + " has shape " + shapeString(v.shape, v.rank) +
+              " but the data gives " +
+              shapeString(shape.data(), static_cast<int32_t>(shape.size())) +
+              ": was the program compiled for another dataset?";
+      return false;
+    };
+    if (role == "graph")
+      return expect({nodes, edges});
+    if (role == "features")
+      return expect({nodes, features});
+    if (role == "labels" || role == "train_mask" || role == "val_mask" ||
+        role == "test_mask")
+      return expect({nodes});
+    if (role == "seed" || role == "step")
+      return true;
+    if (role == "loss")
+      return expect({});
+    if (role == "logits")
+      return expect({nodes, classes});
+    if (isStateRole(role)) {
+      int s = slotOf(v);
+      if (s < 0) {
+        error = what + " for '" + v.param + "' is not among " + init.name +
+                "'s results";
+        return false;
+      }
+      return expect(slots[s].shape);
+    }
+    error = what + ": this runtime does not know the role (is the program "
+                   "from a newer gnnc?)";
+    return false;
+  };
+  for (const gnnrt_function_desc *fn : {&init, &stepFn, &predictFn}) {
+    for (int32_t i = 0; i < fn->num_args; ++i)
+      if (!checkValue(*fn, fn->args[i], false, i))
+        return false;
+    for (int32_t i = 0; i < fn->num_results; ++i)
+      if (!checkValue(*fn, fn->results[i], true, i))
+        return false;
+  }
+  if (stepFn.num_results != 1 + static_cast<int32_t>(slots.size()) ||
+      std::string(stepFn.results[0].role) != "loss") {
+    error = where + stepFn.name +
+            " must return the loss and then every state value of init";
+    return false;
+  }
+  if (predictFn.num_results != 1) {
+    error = where + predictFn.name + " must return the logits only";
+    return false;
+  }
+  if (data.featureSource == FeatureSource::None) {
+    error = where + "the dataset has no node features to train on";
+    return false;
+  }
+
+  // The footprint, summed before allocating so that a budget too small is
+  // one message with every part, not a failure halfway.
+  CompressedEdges inCsr, outCsr;
+  if (!buildInCsr(data.graph, inCsr, error) ||
+      !buildOutCsr(data.graph, outCsr, error)) {
+    error = where + error;
+    return false;
+  }
+  const uint64_t graphBytes =
+      2 * (align64(4 * (nodes + 1)) + 2 * align64(4 * edges));
+  const uint64_t inputBytes =
+      align64(4 * nodes * features) + align64(4 * nodes) + 3 * align64(nodes);
+  uint64_t stateBytes = 0;
+  for (const Slot &s : slots)
+    stateBytes += 2 * align64(4 * s.count);
+  const uint64_t outputBytes = align64(4) + align64(4 * nodes * classes);
+  const uint64_t workspaceBytes = align64(
+      static_cast<uint64_t>(std::max({init.arena_bytes, stepFn.arena_bytes,
+                                      predictFn.arena_bytes, int64_t(1)})));
+  const uint64_t needed =
+      graphBytes + inputBytes + stateBytes + outputBytes + workspaceBytes;
+  uint64_t budget = options.budgetBytes;
+  if (budget == 0)
+    budget = desc.memory > 0 ? static_cast<uint64_t>(desc.memory)
+                             : availableMemory();
+  if (needed > budget) {
+    error = where + "the memory budget of " + formatBytes(budget) +
+            " is below the smallest plan this CPU runtime can run: " +
+            formatBytes(needed) + " (graph " + formatBytes(graphBytes) +
+            ", features/labels/masks " + formatBytes(inputBytes) +
+            ", parameters and optimizer state x2 " + formatBytes(stateBytes) +
+            ", loss and logits " + formatBytes(outputBytes) +
+            ", step workspace " + formatBytes(workspaceBytes) + ")";
+    return false;
+  }
+  deviceArena = std::make_unique<Arena>();
+  if (!Arena::create(budget, *deviceArena, error)) {
+    error = where + error;
+    return false;
+  }
+  Arena &arena = *deviceArena;
+  auto alloc = [&](uint64_t bytes, const char *what) -> void * {
+    if (bytes == 0)
+      bytes = 1;
+    void *p = arena.allocate(bytes, what, error);
+    if (!p)
+      error = where + error;
+    return p;
+  };
+
+  // The graph: both CSR views, as gnnrt_graph wants them.
+  auto copyInts = [&](const std::vector<int32_t> &v,
+                      const char *what) -> int32_t * {
+    auto *p = static_cast<int32_t *>(alloc(4 * v.size(), what));
+    if (p && !v.empty())
+      std::memcpy(p, v.data(), 4 * v.size());
+    return p;
+  };
+  graph.num_nodes = nodes;
+  graph.num_edges = edges;
+  graph.in.indptr = copyInts(inCsr.indptr, "graph");
+  graph.in.src = copyInts(inCsr.indices, "graph");
+  graph.in.edge_id = copyInts(inCsr.edgeIds, "graph");
+  graph.out.indptr = copyInts(outCsr.indptr, "graph");
+  graph.out.src = copyInts(outCsr.indices, "graph");
+  graph.out.edge_id = copyInts(outCsr.edgeIds, "graph");
+  if (!graph.in.indptr || !graph.in.src || !graph.in.edge_id ||
+      !graph.out.indptr || !graph.out.src || !graph.out.edge_id)
+    return false;
+  if (gnnrt_graph_check(&graph) != GNNRT_OK) {
+    error = where + "the graph failed the runtime's structural check";
+    return false;
+  }
+
+  // Dense features from the CSR rows.
+  featureData = static_cast<float *>(
+      alloc(4 * static_cast<uint64_t>(nodes * features), "features"));
+  if (!featureData)
+    return false;
+  std::memset(featureData, 0, 4 * static_cast<size_t>(nodes * features));
+  const SparseMatrix &x = data.features;
+  for (int64_t r = 0; r < x.numRows; ++r)
+    for (int32_t k = x.indptr[r]; k < x.indptr[r + 1]; ++k)
+      featureData[r * features + x.indices[k]] = x.values[k];
+
+  labelData = copyInts(data.labels, "labels");
+  if (!labelData)
+    return false;
+  const std::vector<int32_t> *splits[3] = {&data.trainIdx, &data.valIdx,
+                                           &data.testIdx};
+  for (int k = 0; k < 3; ++k) {
+    maskData[k] = static_cast<uint8_t *>(alloc(nodes, "masks"));
+    if (!maskData[k])
+      return false;
+    std::memset(maskData[k], 0, nodes);
+    for (int32_t i : *splits[k])
+      maskData[k][i] = 1;
+  }
+  for (Slot &s : slots)
+    for (float *&copy : s.copy)
+      if (!(copy = static_cast<float *>(
+                alloc(4 * static_cast<uint64_t>(s.count), "state"))))
+        return false;
+  lossData = static_cast<float *>(alloc(4, "loss"));
+  logitsData = static_cast<float *>(
+      alloc(4 * static_cast<uint64_t>(nodes * classes), "logits"));
+  workspace = static_cast<char *>(alloc(workspaceBytes, "step workspace"));
+  if (!lossData || !logitsData || !workspace)
+    return false;
+  if (options.threads > 0)
+    gnnrt_cpu_set_num_threads(options.threads);
+  return true;
+}
+
+bool Session::arguments(const gnnrt_function_desc &fn, int k,
+                        std::vector<void *> &args, std::string &error) {
+  args.clear();
+  for (int32_t i = 0; i < fn.num_args; ++i) {
+    const gnnrt_value_desc &v = fn.args[i];
+    std::string role = v.role;
+    if (role == "graph")
+      args.push_back(&graph);
+    else if (role == "features")
+      args.push_back(featureData);
+    else if (role == "labels")
+      args.push_back(labelData);
+    else if (role == "train_mask")
+      args.push_back(maskData[0]);
+    else if (role == "val_mask")
+      args.push_back(maskData[1]);
+    else if (role == "test_mask")
+      args.push_back(maskData[2]);
+    else if (role == "seed")
+      args.push_back(&seed);
+    else if (role == "step")
+      args.push_back(&step);
+    else if (int s = slotOf(v); s >= 0)
+      args.push_back(slots[s].copy[k]);
+    else {
+      error = std::string(fn.name) + ": argument " + std::to_string(i) +
+              " has an unknown role '" + role + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Session::call(const gnnrt_function_desc &fn,
+                   const std::vector<void *> &args,
+                   const std::vector<void *> &results, std::string &error) {
+  int status = fn.entry(args.data(), results.data(), workspace);
+  if (status == GNNRT_OK)
+    return true;
+  error = std::string(fn.name) +
+          " failed in a kernel: " + gnnrt_status_string(status);
+  return false;
+}
+
+bool Session::initialize(int64_t newSeed, std::string &error) {
+  seed = newSeed;
+  step = 0;
+  current = 0;
+  std::vector<void *> args, results;
+  if (!arguments(*desc.init, 0, args, error))
+    return false;
+  for (int32_t k = 0; k < desc.init->num_results; ++k)
+    results.push_back(slots[k].copy[0]);
+  if (!call(*desc.init, args, results, error))
+    return false;
+  ready = true;
+  return true;
+}
+
+bool Session::trainStep(double &loss, std::string &error) {
+  if (!ready) {
+    error = "trainStep before initialize";
+    return false;
+  }
+  ++step; // Adam counts updates from 1.
+  std::vector<void *> args, results{lossData};
+  if (!arguments(*desc.step, current, args, error))
+    return false;
+  const int next = 1 - current;
+  for (int32_t k = 1; k < desc.step->num_results; ++k)
+    results.push_back(slots[slotOf(desc.step->results[k])].copy[next]);
+  if (!call(*desc.step, args, results, error)) {
+    --step;
+    return false;
+  }
+  current = next;
+  loss = *lossData;
+  if (!std::isfinite(loss)) {
+    error = "the training loss is " + std::to_string(loss) + " at step " +
+            std::to_string(step) + ": training diverged (try a smaller lr)";
+    return false;
+  }
+  return true;
+}
+
+bool Session::predict(std::vector<float> &logits, std::string &error) {
+  if (!ready) {
+    error = "predict before initialize";
+    return false;
+  }
+  std::vector<void *> args;
+  if (!arguments(*desc.predict, current, args, error) ||
+      !call(*desc.predict, args, {logitsData}, error))
+    return false;
+  logits.assign(logitsData, logitsData + nodes * classes);
+  return true;
+}
+
+bool Session::evaluate(Split split, gnnrt_metrics &out, std::string &error) {
+  if (!ready) {
+    error = "evaluate before initialize";
+    return false;
+  }
+  std::vector<void *> args;
+  if (!arguments(*desc.predict, current, args, error) ||
+      !call(*desc.predict, args, {logitsData}, error))
+    return false;
+  int status = gnnrt_cpu_metrics_classification(
+      logitsData, labelData, maskData[static_cast<int>(split)], nodes, classes,
+      &out);
+  if (status != GNNRT_OK) {
+    error = std::string("metrics: ") + gnnrt_status_string(status);
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string, double>>
+gnnrt::metricValues(uint32_t bits, const gnnrt_metrics &m) {
+  std::vector<std::pair<std::string, double>> out;
+  if (bits & GNNRT_METRIC_ACCURACY)
+    out.push_back({"accuracy", m.accuracy});
+  if (bits & GNNRT_METRIC_PRECISION)
+    out.push_back({"precision", m.precision});
+  if (bits & GNNRT_METRIC_RECALL)
+    out.push_back({"recall", m.recall});
+  if (bits & GNNRT_METRIC_F1)
+    out.push_back({"f1", m.f1});
+  if (bits & GNNRT_METRIC_AUC_ROC)
+    out.push_back({"auc_roc", m.auroc});
+  if (bits & GNNRT_METRIC_AUC_PR)
+    out.push_back({"auc_pr", m.aupr});
+  return out;
+}
+
+bool Session::train(const TrainOptions &options, TrainReport &report,
+                    std::string &error) {
+  report = TrainReport();
+  report.model = desc.model;
+  report.dataset = datasetName;
+  report.source = desc.source;
+  report.metrics = desc.metrics ? desc.metrics : GNNRT_METRIC_ACCURACY;
+  report.threads = gnnrt_cpu_get_num_threads();
+  report.seed = options.seed >= 0 ? options.seed : desc.seed;
+  const int64_t epochs = options.epochs > 0 ? options.epochs : desc.epochs;
+  const int64_t evalEvery = desc.eval_every > 0 ? desc.eval_every : 1;
+  if ((options.fresh || !ready) && !initialize(report.seed, error))
+    return false;
+
+  Progress progress(stderr, epochs, options.progress);
+  std::vector<double> times;
+  for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
+    EpochStats stats;
+    stats.epoch = epoch;
+    auto start = std::chrono::steady_clock::now();
+    if (!trainStep(stats.loss, error))
+      return false;
+    stats.seconds = seconds(start);
+    times.push_back(stats.seconds);
+    report.losses.push_back(stats.loss);
+    std::vector<std::pair<std::string, double>> shown;
+    if (epoch % evalEvery == 0 || epoch == epochs) {
+      auto evalStart = std::chrono::steady_clock::now();
+      if (!evaluate(Split::Val, stats.val, error))
+        return false;
+      report.evalSeconds += seconds(evalStart);
+      stats.evaluated = true;
+      for (auto &[name, value] : metricValues(report.metrics, stats.val))
+        shown.push_back({"val_" + name, value});
+    }
+    progress.update(epoch, stats.loss, shown);
+    report.epochs = epoch;
+    if (options.onEpoch && !options.onEpoch(stats))
+      break;
+  }
+  progress.finish();
+  for (double t : times)
+    report.totalSeconds += t;
+  std::vector<double> steady(
+      times.size() > 1 ? times.begin() + 1 : times.begin(), times.end());
+  if (!steady.empty()) {
+    std::nth_element(steady.begin(), steady.begin() + steady.size() / 2,
+                     steady.end());
+    report.medianEpochSeconds = steady[steady.size() / 2];
+  }
+  if (!evaluate(Split::Train, report.train, error) ||
+      !evaluate(Split::Val, report.val, error) ||
+      !evaluate(Split::Test, report.test, error))
+    return false;
+  report.budgetBytes = deviceArena->budget();
+  report.arenaPeakBytes = deviceArena->highWater();
+  report.arenaPeakEndBytes = deviceArena->highWaterEnd();
+  report.arenaResidentBytes = deviceArena->residentBytes();
+  report.peakRssBytes = peakRssBytes();
+  return true;
+}
+
+std::vector<NamedTensor> Session::parameters() const {
+  std::vector<NamedTensor> out;
+  for (const Slot &s : slots) {
+    if (s.role != "param")
+      continue;
+    NamedTensor t;
+    t.name = s.param;
+    t.shape = s.shape;
+    t.data.assign(s.copy[current], s.copy[current] + s.count);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+bool Session::setParameters(const std::vector<NamedTensor> &params,
+                            std::string &error) {
+  // Validate everything first: a mismatch leaves the session unchanged.
+  size_t expected = 0;
+  for (const Slot &s : slots)
+    expected += s.role == "param";
+  if (params.size() != expected) {
+    error = std::string("model ") + desc.model + " has " +
+            std::to_string(expected) + " parameter tensors, the weights " +
+            std::to_string(params.size());
+    return false;
+  }
+  std::vector<std::pair<const NamedTensor *, Slot *>> pairs;
+  for (const NamedTensor &t : params) {
+    auto it = std::find_if(slots.begin(), slots.end(), [&](const Slot &s) {
+      return s.role == "param" && s.param == t.name;
+    });
+    if (it == slots.end()) {
+      error = std::string("model ") + desc.model + " has no parameter '" +
+              t.name + "'";
+      return false;
+    }
+    if (it->shape != t.shape ||
+        static_cast<int64_t>(t.data.size()) != it->count) {
+      error =
+          "parameter '" + t.name + "': the weights have shape " +
+          shapeString(t.shape.data(), static_cast<int32_t>(t.shape.size())) +
+          ", the model " +
+          shapeString(it->shape.data(), static_cast<int32_t>(it->shape.size()));
+      return false;
+    }
+    pairs.push_back({&t, &*it});
+  }
+  // Fresh optimizer state: moments of another run mean nothing here.
+  if (!initialize(ready ? seed : desc.seed, error))
+    return false;
+  for (auto [t, s] : pairs)
+    std::memcpy(s->copy[current], t->data.data(), 4 * t->data.size());
+  return true;
+}
+
+bool Session::saveWeights(const std::string &path, std::string &error) const {
+  if (!ready) {
+    error = "no weights to save: the model is not initialised";
+    return false;
+  }
+  return writeWeights(path, desc.model, parameters(), error);
+}
+
+bool Session::loadWeights(const std::string &path, std::string &error) {
+  std::string model;
+  std::vector<NamedTensor> params;
+  if (!readWeights(path, model, params, error))
+    return false;
+  if (model != desc.model) {
+    error = path + ": the weights are of model '" + model + "', not '" +
+            desc.model + "'";
+    return false;
+  }
+  if (!setParameters(params, error)) {
+    error = path + ": " + error;
+    return false;
+  }
+  return true;
+}
+
+bool gnnrt::loadModelData(const gnnrt_data_desc &data, const std::string &dir,
+                          Dataset &out, std::string &note, std::string &error) {
+  note.clear();
+  DatasetError err;
+  if (data.synthetic && dir.empty()) {
+    SyntheticSpec spec;
+    spec.nodes = data.nodes;
+    spec.avgDegree = data.avg_degree;
+    spec.features = data.features;
+    spec.classes = data.classes;
+    spec.seed = static_cast<uint64_t>(data.seed);
+    if (!generateSynthetic(spec, out, err)) {
+      error = err.str();
+      return false;
+    }
+    return true;
+  }
+  std::string path = dir.empty() ? std::string(data.dir) : dir;
+  if (path.empty()) {
+    error = std::string("dataset '") + data.name +
+            "': no directory (pass --data DIR)";
+    return false;
+  }
+  LoadOptions options;
+  options.missingFeatures = MissingFeatures::Synthesize;
+  if (!loadDataset(path, options, out, err)) {
+    error = err.str();
+    return false;
+  }
+  if (out.featureSource == FeatureSource::RandomStandIn)
+    note = "dataset '" + out.name +
+           "' ships no features: training on seeded random stand-ins "
+           "(timing only, accuracy is meaningless)";
+  return true;
+}
+
+void gnnrt::printReport(std::FILE *out, const TrainReport &r) {
+  std::fprintf(out, "%s on %s: %lld epochs, seed %lld, %d thread%s\n",
+               r.model.c_str(), r.dataset.c_str(),
+               static_cast<long long>(r.epochs), static_cast<long long>(r.seed),
+               r.threads, r.threads == 1 ? "" : "s");
+  std::fprintf(out, "  final loss     %.4f\n",
+               r.losses.empty() ? NAN : r.losses.back());
+  for (auto [split, m] :
+       {std::pair<const char *, const gnnrt_metrics *>{"train", &r.train},
+        {"val", &r.val},
+        {"test", &r.test}}) {
+    std::fprintf(out, "  %-5s          ", split);
+    for (auto &[name, value] : metricValues(r.metrics, *m))
+      std::fprintf(out, "%s %.4f  ", name.c_str(), value);
+    std::fprintf(out, "(%lld nodes)\n", static_cast<long long>(m->count));
+  }
+  std::fprintf(out,
+               "  time/epoch     %.3f ms (median, epoch 1 excluded); "
+               "%.2f s training, %.2f s validation\n",
+               1e3 * r.medianEpochSeconds, r.totalSeconds, r.evalSeconds);
+  std::fprintf(out, "  device arena   peak %s of %s budget (%s touched)\n",
+               formatBytes(r.arenaPeakBytes).c_str(),
+               formatBytes(r.budgetBytes).c_str(),
+               formatBytes(r.arenaResidentBytes).c_str());
+  std::fprintf(out, "  peak RSS       %s\n",
+               formatBytes(r.peakRssBytes).c_str());
+}

@@ -1,0 +1,114 @@
+/*===- Model.h - What generated code tells the runtime about itself -*- C
+-*-===//
+//
+// A compiled program (generated C++ loaded by the JIT, or linked into a
+// standalone executable by `gnnc compile`) exports one table per `train`
+// block: its functions (init, step, predict) with the role, dtype and shape
+// of every argument and result, and the train block's settings. The runtime
+// binds a dataset and runs the training loop from this table alone, so it
+// needs nothing from the compiler.
+//
+// Why roles rather than positions: the step's signature is the autodiff
+// pass's contract (docs/Dialects/Train.md) and grows with the optimizer; the
+// runtime matches arguments to results by (role, param) instead of assuming
+// an order, and checks every shape against the bound data.
+//
+// Entry point exported by generated code:
+//   const gnnrt_model_desc *const *gnnc_models(int64_t *count);
+//
+//===----------------------------------------------------------------------===*/
+#ifndef GNNRT_MODEL_H
+#define GNNRT_MODEL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a struct below changes; the runtime refuses a table of
+   another version (a program compiled by another gnnc). */
+#define GNNRT_MODEL_ABI_VERSION 1
+
+typedef enum gnnrt_dtype {
+  GNNRT_DTYPE_F32 = 0,  /* float */
+  GNNRT_DTYPE_I32 = 1,  /* int32_t (labels) */
+  GNNRT_DTYPE_BOOL = 2, /* uint8_t per element (masks) */
+  GNNRT_DTYPE_I64 = 3,  /* one int64_t scalar (seed, step) */
+  GNNRT_DTYPE_GRAPH = 4 /* a gnnrt_graph (Kernels.h) with both CSR views */
+} gnnrt_dtype;
+
+/* One argument or result. `role` is the `gnn.input` of an input ("graph",
+   "features", "labels", "train_mask", "seed", "step") or the `train.role`
+   of a state value ("param", "adam.m", "adam.v", "sgd.momentum", "grad"),
+   "loss" for the step's first result and "logits" for predict's. `param`
+   names the parameter a state value belongs to ("gcn_conv_0.weight"), else
+   "". For graphs, shape is {num_nodes, num_edges}. */
+typedef struct gnnrt_value_desc {
+  const char *role;
+  const char *param;
+  int32_t dtype;
+  int32_t rank;
+  const int64_t *shape;
+} gnnrt_value_desc;
+
+/* The ABI of every generated function (EmitCpp.h): args[i] and results[k]
+   point at the values, arena at arena_bytes bytes aligned to 64. Returns a
+   gnnrt_status. */
+typedef int (*gnnrt_entry_fn)(void *const *args, void *const *results,
+                              char *arena);
+
+typedef struct gnnrt_function_desc {
+  const char *name; /* "GCN.step" */
+  gnnrt_entry_fn entry;
+  int64_t arena_bytes;
+  int32_t num_args;
+  const gnnrt_value_desc *args;
+  int32_t num_results;
+  const gnnrt_value_desc *results;
+} gnnrt_function_desc;
+
+/* The metrics setting, one bit each. */
+typedef enum gnnrt_metric_bits {
+  GNNRT_METRIC_ACCURACY = 1,
+  GNNRT_METRIC_PRECISION = 2,
+  GNNRT_METRIC_RECALL = 4,
+  GNNRT_METRIC_F1 = 8,
+  GNNRT_METRIC_AUC_ROC = 16,
+  GNNRT_METRIC_AUC_PR = 32
+} gnnrt_metric_bits;
+
+/* The data a train block names: a dataset directory (resolved when the
+   program was compiled; `gnnc run --data` or the host may bind another with
+   the same shapes) or the synthetic(...) generator's arguments. */
+typedef struct gnnrt_data_desc {
+  int32_t synthetic; /* 0: dataset, 1: synthetic */
+  const char *name;  /* as written: "cora", a path, or "synthetic" */
+  const char *dir;   /* resolved directory, "" for synthetic */
+  int64_t nodes, features, classes, seed;
+  double avg_degree;
+} gnnrt_data_desc;
+
+typedef struct gnnrt_model_desc {
+  int32_t abi_version; /* GNNRT_MODEL_ABI_VERSION */
+  const char *model;   /* "GCN" */
+  const char *source;  /* the .gnn file it was compiled from */
+  gnnrt_data_desc data;
+  int64_t epochs, seed, eval_every;
+  int64_t memory;       /* the `memory` budget in bytes; -1 when unset */
+  uint32_t metrics;     /* gnnrt_metric_bits */
+  const char *settings; /* every setting, "name = value" lines, for
+                           reports */
+  const gnnrt_function_desc *init;    /* (seed) -> state */
+  const gnnrt_function_desc *step;    /* (inputs, state) -> (loss, state) */
+  const gnnrt_function_desc *predict; /* (graph, features, params) ->
+                                         logits */
+} gnnrt_model_desc;
+
+typedef const gnnrt_model_desc *const *(*gnnrt_models_fn)(int64_t *count);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* GNNRT_MODEL_H */

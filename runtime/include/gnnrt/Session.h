@@ -1,0 +1,177 @@
+//===- Session.h - Training a compiled model on bound data -------*- C++
+//-*-===//
+//
+// A Session is one compiled train block (its gnnrt_model_desc table) bound
+// to one dataset on the CPU device. Everything the training step holds
+// lives in one budgeted Arena: the graph's CSR views, the features, labels
+// and masks, the parameters and optimizer state (twice: the step reads one
+// copy and writes the other, as the ABI forbids results overlapping
+// arguments), the loss and logits, and one workspace shared by init, step
+// and predict. The arena's high-water mark is therefore the measured peak of
+// the run, checked against the train block's `memory` budget.
+//
+// `gnnc run`, the JIT API and the executables `gnnc compile` builds all train
+// through this class, so they behave and report alike.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNRT_SESSION_H
+#define GNNRT_SESSION_H
+
+#include "gnnrt/Arena.h"
+#include "gnnrt/Dataset.h"
+#include "gnnrt/Kernels.h"
+#include "gnnrt/Model.h"
+#include "gnnrt/Progress.h"
+#include "gnnrt/WeightsFile.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gnnrt {
+
+enum class Split { Train, Val, Test };
+const char *splitName(Split split);
+
+struct SessionOptions {
+  /// Bytes of the device arena; 0 takes the train block's `memory`, or,
+  /// when it has none, the machine's available memory (the CPU device's
+  /// "free memory").
+  uint64_t budgetBytes = 0;
+  /// Kernel threads; 0 keeps the default (all cores).
+  int threads = 0;
+};
+
+/// One epoch as the callback sees it.
+struct EpochStats {
+  int64_t epoch = 0; ///< 1-based.
+  double loss = 0;   ///< The training loss of this epoch's step.
+  double seconds = 0;
+  bool evaluated = false; ///< `val` holds this epoch's validation metrics.
+  gnnrt_metrics val{};
+};
+
+struct TrainOptions {
+  int64_t epochs = -1; ///< -1: the train block's `epochs`.
+  int64_t seed = -1;   ///< -1: the train block's `seed`.
+  /// Start from fresh parameters (init); false continues from the current
+  /// ones (loaded weights, earlier steps).
+  bool fresh = true;
+  ProgressOptions progress{false, false, 10};
+  /// Called after every epoch; returning false stops training early.
+  std::function<bool(const EpochStats &)> onEpoch;
+};
+
+struct TrainReport {
+  std::string model, dataset, source;
+  int64_t epochs = 0; ///< Epochs run.
+  int64_t seed = 0;
+  int threads = 0;
+  std::vector<double> losses;
+  double totalSeconds = 0;       ///< Steps only.
+  double medianEpochSeconds = 0; ///< Steps only, epoch 1 (warm-up) excluded.
+  double evalSeconds = 0;        ///< Validation passes.
+  gnnrt_metrics train{}, val{}, test{};
+  uint32_t metrics = GNNRT_METRIC_ACCURACY; ///< Which ones to show.
+  uint64_t budgetBytes = 0;
+  uint64_t arenaPeakBytes = 0;     ///< Arena high-water mark (live bytes).
+  uint64_t arenaPeakEndBytes = 0;  ///< Highest arena offset reached.
+  uint64_t arenaResidentBytes = 0; ///< Pages of the arena actually touched.
+  uint64_t peakRssBytes = 0;       ///< Of the whole process.
+};
+
+class Session {
+public:
+  /// Checks the table (ABI version, the functions and roles this runtime
+  /// runs), checks every shape against \p data, and lays the data out in
+  /// the arena. Null with \p error set on failure.
+  static std::unique_ptr<Session> create(const gnnrt_model_desc &model,
+                                         const Dataset &data,
+                                         const SessionOptions &options,
+                                         std::string &error);
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  const gnnrt_model_desc &model() const { return desc; }
+  const Arena &arena() const { return *deviceArena; }
+  int64_t numClasses() const { return classes; }
+  int64_t numNodes() const { return nodes; }
+  /// Optimizer steps taken since initialize().
+  int64_t stepsTaken() const { return step; }
+  /// Whether initialize() (or loadWeights) has run.
+  bool initialized() const { return ready; }
+
+  /// Runs init: fresh parameters and optimizer state from \p seed.
+  bool initialize(int64_t seed, std::string &error);
+  /// One training step (one epoch: the graph is trained full-batch).
+  bool trainStep(double &loss, std::string &error);
+  /// Logits of every node, [numNodes * numClasses], from the current
+  /// parameters (no dropout).
+  bool predict(std::vector<float> &logits, std::string &error);
+  /// Metrics of the current parameters on \p split.
+  bool evaluate(Split split, gnnrt_metrics &out, std::string &error);
+  /// initialize, the epochs with progress and callback, then train, val and
+  /// test metrics.
+  bool train(const TrainOptions &options, TrainReport &report,
+             std::string &error);
+
+  /// The parameters by name, as in the weights file.
+  std::vector<NamedTensor> parameters() const;
+  /// Replaces the parameters (names and shapes must match) and resets the
+  /// optimizer state to that of a fresh init.
+  bool setParameters(const std::vector<NamedTensor> &params,
+                     std::string &error);
+  bool saveWeights(const std::string &path, std::string &error) const;
+  bool loadWeights(const std::string &path, std::string &error);
+
+private:
+  struct Slot; // A state value: role, param, shape, two copies.
+  Session(const gnnrt_model_desc &model);
+  bool bind(const Dataset &data, const SessionOptions &options,
+            std::string &error);
+  bool call(const gnnrt_function_desc &fn, const std::vector<void *> &args,
+            const std::vector<void *> &results, std::string &error);
+  /// The argument list of \p fn from the bound inputs and state copy \p k.
+  bool arguments(const gnnrt_function_desc &fn, int k,
+                 std::vector<void *> &args, std::string &error);
+  int slotOf(const gnnrt_value_desc &v) const;
+
+  const gnnrt_model_desc &desc;
+  std::unique_ptr<Arena> deviceArena;
+  int64_t nodes = 0, edges = 0, features = 0, classes = 0;
+  std::string datasetName;
+  gnnrt_graph graph{};
+  float *featureData = nullptr, *lossData = nullptr, *logitsData = nullptr;
+  int32_t *labelData = nullptr;
+  uint8_t *maskData[3] = {nullptr, nullptr, nullptr};
+  char *workspace = nullptr;
+  std::vector<Slot> slots;
+  int current = 0; ///< The state copy holding the latest values.
+  int64_t seed = 0, step = 0;
+  bool ready = false;
+};
+
+/// Loads the data a train block names: the dataset directory \p dir when
+/// given (`--data`, a host's choice), else the one resolved at compile time;
+/// or the synthetic(...) graph. A dataset that ships no features gets
+/// seeded random stand-ins, and \p note says so (accuracy on them means
+/// nothing).
+bool loadModelData(const gnnrt_data_desc &data, const std::string &dir,
+                   Dataset &out, std::string &note, std::string &error);
+
+/// Prints the final report: test metrics, time per epoch, peak arena bytes
+/// against the budget, peak RSS.
+void printReport(std::FILE *out, const TrainReport &report);
+
+/// The metric names of \p bits ("accuracy", "f1", ...) with their value in
+/// \p m, in the order of the language's list.
+std::vector<std::pair<std::string, double>>
+metricValues(uint32_t bits, const gnnrt_metrics &m);
+
+} // namespace gnnrt
+
+#endif // GNNRT_SESSION_H
