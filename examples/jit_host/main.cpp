@@ -52,7 +52,9 @@ HostGraph makeGraph(int64_t nodes, int64_t features, int classes) {
     g.labels.push_back(static_cast<int32_t>(i % classes));
   std::uniform_int_distribution<int64_t> pick(0, nodes - 1);
   std::vector<std::vector<bool>> seen(nodes, std::vector<bool>(nodes));
-  for (int64_t e = 0; e < nodes * 3; ++e) {
+  // Exactly nodes * avg_degree directed edges: the program's graph type
+  // (fixed at compile time by its synthetic(...) source) says so.
+  while (static_cast<int64_t>(g.src.size()) < nodes * 6) {
     int64_t a = pick(rng), b = pick(rng);
     // 80% of the edges join nodes of the same class.
     if (rng() % 5 != 0)
