@@ -12,30 +12,19 @@
 
 #include "compiler/Driver/Driver.h"
 
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/xxhash.h"
 
 #include <dlfcn.h>
 
 using namespace gnnc;
 using namespace gnnc::jit;
 
-namespace {
+namespace {} // namespace
 
-llvm::Error fail(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
-/// Lowers \p path (or \p source under that name) to C++; the diagnostics
-/// (with file:line:col) become the error.
-llvm::Expected<std::string> generate(const std::string &path,
-                                     const std::string *source,
-                                     const CompileOptions &options) {
+llvm::Expected<std::string>
+gnnc::jit::generateCpp(const std::string &path, const std::string *source,
+                       const CompileOptions &options) {
   DriverOptions driverOptions;
   driverOptions.inputFile = path;
   driverOptions.dataDirs = options.dataDirs;
@@ -59,12 +48,10 @@ llvm::Expected<std::string> generate(const std::string &path,
   return cpp;
 }
 
-} // namespace
-
 llvm::Expected<std::unique_ptr<Program>>
 Program::compile(const std::string &path, const std::string *source,
                  const CompileOptions &options) {
-  llvm::Expected<std::string> cpp = generate(path, source, options);
+  llvm::Expected<std::string> cpp = generateCpp(path, source, options);
   if (!cpp)
     return cpp.takeError();
   llvm::Expected<Toolchain> toolchain = findToolchain();
@@ -173,8 +160,7 @@ llvm::Error Model::initialize(int64_t seed) {
 llvm::Expected<double> Model::trainStep() {
   std::string error;
   double loss = 0;
-  if (trainer->stepsTaken() == 0 && !trainer->initialized() &&
-      !trainer->initialize(desc().seed, error))
+  if (!trainer->initialized() && !trainer->initialize(desc().seed, error))
     return fail(error);
   if (!trainer->trainStep(loss, error))
     return fail(error);

@@ -27,10 +27,6 @@ namespace path = llvm::sys::path;
 
 namespace {
 
-llvm::Error fail(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-}
-
 /// The runtime of the install prefix \p prefix, if complete.
 std::optional<Toolchain> fromPrefix(llvm::StringRef prefix) {
   Toolchain t;

@@ -18,6 +18,18 @@
 
 namespace gnnc::jit {
 
+/// The JIT's errors: a message, no error code.
+inline llvm::Error fail(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// Lowers \p path (or \p source, named \p path in diagnostics) to stage
+/// cpp and prints the C++; the diagnostics (file:line:col) become the
+/// error. Shared by the JIT and `gnnc compile`.
+llvm::Expected<std::string> generateCpp(const std::string &path,
+                                        const std::string *source,
+                                        const CompileOptions &options);
+
 struct Toolchain {
   std::string cxx;        ///< The C++ compiler.
   std::string includeDir; ///< Holds gnnrt/Kernels.h and gnnrt/Model.h.

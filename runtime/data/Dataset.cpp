@@ -25,16 +25,21 @@ bool SparseMatrix::toDense(std::vector<float> &out, int64_t maxBytes) const {
     return false;
   if (numCols > 0 && numRows > maxBytes / 4 / numCols)
     return false;
-  std::vector<float> dense(static_cast<size_t>(numRows * numCols), 0.0f);
-  for (int64_t i = 0; i < numRows; ++i) {
+  std::vector<float> dense(static_cast<size_t>(numRows * numCols));
+  writeDense(dense.data());
+  out = std::move(dense);
+  return true;
+}
+
+void SparseMatrix::writeDense(float *out) const {
+  std::fill(out, out + numRows * numCols, 0.0f);
+  for (int64_t i = 0; i + 1 < static_cast<int64_t>(indptr.size()); ++i) {
     int64_t first = std::max<int64_t>(indptr[i], 0);
     int64_t last = std::min<int64_t>(indptr[i + 1], nnz());
     for (int64_t k = first; k < last; ++k)
       if (indices[k] >= 0 && indices[k] < numCols)
-        dense[i * numCols + indices[k]] = values[k];
+        out[i * numCols + indices[k]] = values[k];
   }
-  out = std::move(dense);
-  return true;
 }
 
 //===----------------------------------------------------------------------===//

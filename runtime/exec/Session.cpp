@@ -37,7 +37,7 @@ int64_t elementCount(const gnnrt_value_desc &v) {
 
 bool isStateRole(const std::string &role) {
   return role == "param" || role == "adam.m" || role == "adam.v" ||
-         role == "sgd.momentum" || role == "momentum";
+         role == "sgd.momentum";
 }
 
 double seconds(std::chrono::steady_clock::time_point since) {
@@ -203,6 +203,10 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     error = where + "the dataset has no node features to train on";
     return false;
   }
+  if (data.features.numRows != nodes || data.features.numCols != features) {
+    error = where + "the feature matrix is not nodes x features";
+    return false;
+  }
 
   // The footprint, summed before allocating so that a budget too small is
   // one message with every part, not a failure halfway.
@@ -283,11 +287,7 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
       alloc(4 * static_cast<uint64_t>(nodes * features), "features"));
   if (!featureData)
     return false;
-  std::memset(featureData, 0, 4 * static_cast<size_t>(nodes * features));
-  const SparseMatrix &x = data.features;
-  for (int64_t r = 0; r < x.numRows; ++r)
-    for (int32_t k = x.indptr[r]; k < x.indptr[r + 1]; ++k)
-      featureData[r * features + x.indices[k]] = x.values[k];
+  data.features.writeDense(featureData);
 
   labelData = copyInts(data.labels, "labels");
   if (!labelData)
@@ -315,7 +315,7 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     return false;
   if (options.threads > 0)
     gnnrt_cpu_set_num_threads(options.threads);
-  return true;
+  return buildCalls(error);
 }
 
 bool Session::arguments(const gnnrt_function_desc &fn, int k,
@@ -351,6 +351,27 @@ bool Session::arguments(const gnnrt_function_desc &fn, int k,
   return true;
 }
 
+bool Session::buildCalls(std::string &error) {
+  // Scalars go by address (`seed`, `step` are members), so these lists stay
+  // valid for the session's life; only the state copy alternates.
+  if (!arguments(*desc.init, 0, initArgs, error))
+    return false;
+  initResults.clear();
+  for (Slot &s : slots)
+    initResults.push_back(s.copy[0]);
+  for (int k = 0; k < 2; ++k) {
+    if (!arguments(*desc.step, k, stepArgs[k], error) ||
+        !arguments(*desc.predict, k, predictArgs[k], error))
+      return false;
+    // Step reads copy k and writes the other.
+    stepResults[k] = {lossData};
+    for (int32_t r = 1; r < desc.step->num_results; ++r)
+      stepResults[k].push_back(
+          slots[slotOf(desc.step->results[r])].copy[1 - k]);
+  }
+  return true;
+}
+
 bool Session::call(const gnnrt_function_desc &fn,
                    const std::vector<void *> &args,
                    const std::vector<void *> &results, std::string &error) {
@@ -366,12 +387,7 @@ bool Session::initialize(int64_t newSeed, std::string &error) {
   seed = newSeed;
   step = 0;
   current = 0;
-  std::vector<void *> args, results;
-  if (!arguments(*desc.init, 0, args, error))
-    return false;
-  for (int32_t k = 0; k < desc.init->num_results; ++k)
-    results.push_back(slots[k].copy[0]);
-  if (!call(*desc.init, args, results, error))
+  if (!call(*desc.init, initArgs, initResults, error))
     return false;
   ready = true;
   return true;
@@ -383,17 +399,11 @@ bool Session::trainStep(double &loss, std::string &error) {
     return false;
   }
   ++step; // Adam counts updates from 1.
-  std::vector<void *> args, results{lossData};
-  if (!arguments(*desc.step, current, args, error))
-    return false;
-  const int next = 1 - current;
-  for (int32_t k = 1; k < desc.step->num_results; ++k)
-    results.push_back(slots[slotOf(desc.step->results[k])].copy[next]);
-  if (!call(*desc.step, args, results, error)) {
+  if (!call(*desc.step, stepArgs[current], stepResults[current], error)) {
     --step;
     return false;
   }
-  current = next;
+  current = 1 - current;
   loss = *lossData;
   if (!std::isfinite(loss)) {
     error = "the training loss is " + std::to_string(loss) + " at step " +
@@ -403,28 +413,15 @@ bool Session::trainStep(double &loss, std::string &error) {
   return true;
 }
 
-bool Session::predict(std::vector<float> &logits, std::string &error) {
+bool Session::forward(std::string &error) {
   if (!ready) {
     error = "predict before initialize";
     return false;
   }
-  std::vector<void *> args;
-  if (!arguments(*desc.predict, current, args, error) ||
-      !call(*desc.predict, args, {logitsData}, error))
-    return false;
-  logits.assign(logitsData, logitsData + nodes * classes);
-  return true;
+  return call(*desc.predict, predictArgs[current], {logitsData}, error);
 }
 
-bool Session::evaluate(Split split, gnnrt_metrics &out, std::string &error) {
-  if (!ready) {
-    error = "evaluate before initialize";
-    return false;
-  }
-  std::vector<void *> args;
-  if (!arguments(*desc.predict, current, args, error) ||
-      !call(*desc.predict, args, {logitsData}, error))
-    return false;
+bool Session::metricsOf(Split split, gnnrt_metrics &out, std::string &error) {
   int status = gnnrt_cpu_metrics_classification(
       logitsData, labelData, maskData[static_cast<int>(split)], nodes, classes,
       &out);
@@ -433,6 +430,17 @@ bool Session::evaluate(Split split, gnnrt_metrics &out, std::string &error) {
     return false;
   }
   return true;
+}
+
+bool Session::predict(std::vector<float> &logits, std::string &error) {
+  if (!forward(error))
+    return false;
+  logits.assign(logitsData, logitsData + nodes * classes);
+  return true;
+}
+
+bool Session::evaluate(Split split, gnnrt_metrics &out, std::string &error) {
+  return forward(error) && metricsOf(split, out, error);
 }
 
 std::vector<std::pair<std::string, double>>
@@ -459,7 +467,8 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
   report.model = desc.model;
   report.dataset = datasetName;
   report.source = desc.source;
-  report.metrics = desc.metrics ? desc.metrics : GNNRT_METRIC_ACCURACY;
+  report.metrics =
+      desc.metrics ? desc.metrics : uint32_t(GNNRT_METRIC_ACCURACY);
   report.threads = gnnrt_cpu_get_num_threads();
   report.seed = options.seed >= 0 ? options.seed : desc.seed;
   const int64_t epochs = options.epochs > 0 ? options.epochs : desc.epochs;
@@ -468,7 +477,6 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
     return false;
 
   Progress progress(stderr, epochs, options.progress);
-  std::vector<double> times;
   for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
     EpochStats stats;
     stats.epoch = epoch;
@@ -476,7 +484,7 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
     if (!trainStep(stats.loss, error))
       return false;
     stats.seconds = seconds(start);
-    times.push_back(stats.seconds);
+    report.epochSeconds.push_back(stats.seconds);
     report.losses.push_back(stats.loss);
     std::vector<std::pair<std::string, double>> shown;
     if (epoch % evalEvery == 0 || epoch == epochs) {
@@ -494,6 +502,7 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
       break;
   }
   progress.finish();
+  const std::vector<double> &times = report.epochSeconds;
   for (double t : times)
     report.totalSeconds += t;
   std::vector<double> steady(
@@ -503,9 +512,10 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
                      steady.end());
     report.medianEpochSeconds = steady[steady.size() / 2];
   }
-  if (!evaluate(Split::Train, report.train, error) ||
-      !evaluate(Split::Val, report.val, error) ||
-      !evaluate(Split::Test, report.test, error))
+  // One forward pass serves the three splits.
+  if (!forward(error) || !metricsOf(Split::Train, report.train, error) ||
+      !metricsOf(Split::Val, report.val, error) ||
+      !metricsOf(Split::Test, report.test, error))
     return false;
   report.budgetBytes = deviceArena->budget();
   report.arenaPeakBytes = deviceArena->highWater();

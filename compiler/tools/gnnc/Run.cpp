@@ -39,12 +39,11 @@ llvm::json::Object metricsJson(const gnnrt_metrics &m) {
                             {"auc_pr", number(m.aupr)}};
 }
 
-llvm::json::Object reportJson(const gnnrt::TrainReport &r,
-                              const std::vector<double> &epochSeconds) {
+llvm::json::Object reportJson(const gnnrt::TrainReport &r) {
   llvm::json::Array losses, times;
   for (double l : r.losses)
     losses.push_back(l);
-  for (double t : epochSeconds)
+  for (double t : r.epochSeconds)
     times.push_back(t);
   return llvm::json::Object{
       {"model", r.model},
@@ -116,11 +115,6 @@ int gnnc::runProgram(const DriverOptions &driver, const RunOptions &options) {
     trainOptions.seed = options.seed;
     trainOptions.progress.enabled = !options.quiet;
     trainOptions.progress.interactive = gnnrt::Progress::stderrIsTerminal();
-    std::vector<double> epochSeconds;
-    trainOptions.onEpoch = [&](const gnnrt::EpochStats &e) {
-      epochSeconds.push_back(e.seconds);
-      return true;
-    };
     if (!options.loadWeights.empty()) {
       if (llvm::Error e = (*model)->loadWeights(options.loadWeights))
         return error(llvm::toString(std::move(e)));
@@ -135,7 +129,7 @@ int gnnc::runProgram(const DriverOptions &driver, const RunOptions &options) {
     if (!options.saveWeights.empty())
       if (llvm::Error e = (*model)->saveWeights(options.saveWeights))
         return error(llvm::toString(std::move(e)));
-    reports.push_back(reportJson(*report, epochSeconds));
+    reports.push_back(reportJson(*report));
   }
 
   if (!options.reportFile.empty()) {
@@ -154,19 +148,19 @@ int gnnc::runProgram(const DriverOptions &driver, const RunOptions &options) {
 
 int gnnc::compileProgram(const DriverOptions &driver, const std::string &output,
                          bool verbose) {
-  std::string diags;
-  llvm::raw_string_ostream diagOS(diags);
-  Compilation compilation(driver, llvm::errs());
-  if (!compilation.runFrontend())
+  jit::CompileOptions options;
+  options.dataDirs = driver.dataDirs;
+  options.only = driver.only;
+  auto cpp = jit::generateCpp(driver.inputFile, nullptr, options);
+  if (!cpp) {
+    // Front-end diagnostics already name file:line:col; print them as is.
+    llvm::errs() << llvm::toString(cpp.takeError()) << "\n";
     return 1;
-  std::string cpp;
-  llvm::raw_string_ostream os(cpp);
-  if (!compilation.emit(Stage::Cpp, os))
-    return 1;
+  }
   auto toolchain = jit::findToolchain();
   if (!toolchain)
     return error(llvm::toString(toolchain.takeError()));
-  if (llvm::Error e = jit::buildExecutable(*toolchain, cpp, output, verbose))
+  if (llvm::Error e = jit::buildExecutable(*toolchain, *cpp, output, verbose))
     return error(llvm::toString(std::move(e)));
   return 0;
 }

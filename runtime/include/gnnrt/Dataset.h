@@ -14,8 +14,8 @@
 #ifndef GNNRT_DATASET_H
 #define GNNRT_DATASET_H
 
-#include "gnnrt/Graph.h"
 #include "gnnrt/DatasetMeta.h"
+#include "gnnrt/Graph.h"
 
 #include <cstdint>
 #include <string>
@@ -40,6 +40,9 @@ struct SparseMatrix {
   /// cannot allocate gigabytes for a large graph by accident.
   bool toDense(std::vector<float> &out, int64_t maxBytes = int64_t(1)
                                                            << 30) const;
+  /// Writes the dense matrix to \p out (numRows * numCols floats, which
+  /// the caller provides; the runtime's arena, say).
+  void writeDense(float *out) const;
 };
 
 /// Where a dataset's features came from.

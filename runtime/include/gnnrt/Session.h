@@ -71,9 +71,10 @@ struct TrainReport {
   int64_t seed = 0;
   int threads = 0;
   std::vector<double> losses;
-  double totalSeconds = 0;       ///< Steps only.
-  double medianEpochSeconds = 0; ///< Steps only, epoch 1 (warm-up) excluded.
-  double evalSeconds = 0;        ///< Validation passes.
+  std::vector<double> epochSeconds; ///< Each step's time.
+  double totalSeconds = 0;          ///< Steps only.
+  double medianEpochSeconds = 0;    ///< Steps only, epoch 1 (warm-up) excluded.
+  double evalSeconds = 0;           ///< Validation passes.
   gnnrt_metrics train{}, val{}, test{};
   uint32_t metrics = GNNRT_METRIC_ACCURACY; ///< Which ones to show.
   uint64_t budgetBytes = 0;
@@ -138,6 +139,13 @@ private:
   /// The argument list of \p fn from the bound inputs and state copy \p k.
   bool arguments(const gnnrt_function_desc &fn, int k,
                  std::vector<void *> &args, std::string &error);
+  /// Resolves every function's arguments and results once, at bind time,
+  /// so that a step is one indirect call.
+  bool buildCalls(std::string &error);
+  /// predict into the logits buffer.
+  bool forward(std::string &error);
+  /// Metrics of the logits buffer on \p split.
+  bool metricsOf(Split split, gnnrt_metrics &out, std::string &error);
   int slotOf(const gnnrt_value_desc &v) const;
 
   const gnnrt_model_desc &desc;
@@ -150,6 +158,8 @@ private:
   uint8_t *maskData[3] = {nullptr, nullptr, nullptr};
   char *workspace = nullptr;
   std::vector<Slot> slots;
+  std::vector<void *> initArgs, initResults, predictArgs[2];
+  std::vector<void *> stepArgs[2], stepResults[2]; ///< By state copy read.
   int current = 0; ///< The state copy holding the latest values.
   int64_t seed = 0, step = 0;
   bool ready = false;
