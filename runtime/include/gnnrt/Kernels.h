@@ -224,6 +224,99 @@ int gnnrt_cpu_edge_softmax_grad(const gnnrt_graph *g, const float *y,
 int gnnrt_cpu_edge_norm(const gnnrt_graph *g, int kind, float *w);
 
 /*===----------------------------------------------------------------------===//
+// Sparse matrices: input features stored as CSR
+//===----------------------------------------------------------------------===*/
+
+/* A `tensor<R x C x f32, #gnn.csr<nnz = Z>>` (the gnn-sparse-features pass
+   gives input features this type when they are mostly zeros): one buffer of
+   gnnrt_csr_matrix_bytes(R, C, Z) bytes holding, each section starting at a
+   multiple of 64 bytes from the 64-byte aligned base, in this order:
+     indptr  int32[R + 1]  row offsets, indptr[0] = 0, indptr[R] = Z
+     indices int32[Z]      column of each slot, strictly increasing in a row
+     colptr  int32[C + 1]  the same matrix by column (CSC) ...
+     rowidx  int32[Z]      ... row of each CSC slot, increasing in a column
+     perm    int32[Z]      the CSR slot of each CSC slot
+     values  float[Z]      by CSR slot
+   The CSC sections (the "pattern" is everything but values) let `A^T B` run
+   over output rows with no atomics and in a fixed order. Explicit zeros are
+   allowed: dropout keeps the pattern and zeroes values. Dense semantics are
+   unchanged: element (i, j) is values[s] for the slot s of (i, j), else 0. */
+typedef struct gnnrt_csr_matrix {
+  int64_t rows, cols, nnz;
+  int32_t *indptr, *indices, *colptr, *rowidx, *perm;
+  float *values;
+} gnnrt_csr_matrix;
+
+static inline int64_t gnnrt_csr_align64(int64_t bytes) {
+  return (bytes + 63) / 64 * 64;
+}
+
+/* The buffer size of a CSR matrix; compilers size arena slots with it. */
+static inline int64_t gnnrt_csr_matrix_bytes(int64_t rows, int64_t cols,
+                                             int64_t nnz) {
+  return gnnrt_csr_align64(4 * (rows + 1)) + gnnrt_csr_align64(4 * (cols + 1)) +
+         4 * gnnrt_csr_align64(4 * nnz);
+}
+
+/* The sections of the buffer at \p base (no checks, no reads). */
+static inline gnnrt_csr_matrix
+gnnrt_csr_matrix_view(void *base, int64_t rows, int64_t cols, int64_t nnz) {
+  char *p = (char *)base;
+  gnnrt_csr_matrix m;
+  m.rows = rows;
+  m.cols = cols;
+  m.nnz = nnz;
+  m.indptr = (int32_t *)p;
+  p += gnnrt_csr_align64(4 * (rows + 1));
+  m.indices = (int32_t *)p;
+  p += gnnrt_csr_align64(4 * nnz);
+  m.colptr = (int32_t *)p;
+  p += gnnrt_csr_align64(4 * (cols + 1));
+  m.rowidx = (int32_t *)p;
+  p += gnnrt_csr_align64(4 * nnz);
+  m.perm = (int32_t *)p;
+  p += gnnrt_csr_align64(4 * nnz);
+  m.values = (float *)p;
+  return m;
+}
+
+/* Fills the buffer at \p base (gnnrt_csr_matrix_bytes, 64-byte aligned)
+   from a CSR given as arrays: copies them and builds the CSC sections. The
+   arrays are checked (indptr from 0 to nnz and non-decreasing, columns in
+   range and strictly increasing within a row): GNNRT_ERR_BAD_SIZE when the
+   sizes exceed int32 indices or nnz > rows * cols, GNNRT_ERR_BAD_ARGUMENT
+   when the arrays are malformed. \p indptr and \p base are never optional
+   (R + 1 >= 1 offsets); \p indices and \p values may be null when nnz = 0.
+   Called once per bound dataset, not per step.
+
+   The kernels below take such a buffer and the same (R, C, Z), with the
+   size checks above. They check only the ends of the offsets in O(1)
+   (indptr[0] = colptr[0] = 0, indptr[R] = colptr[C] = Z, else
+   GNNRT_ERR_BAD_ARGUMENT) and trust the rest, as gnnrt_graph_check's
+   graphs are trusted: the build checked it. */
+int gnnrt_cpu_csr_matrix_build(const int32_t *indptr, const int32_t *indices,
+                               const float *values, int64_t rows, int64_t cols,
+                               int64_t nnz, void *base);
+
+/* gnn.dropout of a CSR matrix: \p y gets \p x's pattern and, for each slot
+   of element (i, j), exactly what gnnrt_cpu_dropout writes for element
+   `i * cols + j` of the dense matrix (same Philox word, same quotient), so
+   the sparse and dense forms of a program compute the same values. Not in
+   place; p in [0, 1), else GNNRT_ERR_BAD_ARGUMENT. */
+int gnnrt_cpu_csr_dropout(const void *x, int64_t rows, int64_t cols,
+                          int64_t nnz, uint64_t seed, uint64_t step,
+                          uint64_t stream, double p, void *y);
+
+/* gnn.matmul with a CSR left operand `a` (R x C, nnz Z): `c[R, n] = a b`
+   with `b[C, n]`, or, when transpose_a, `c[C, n] = a^T b` with `b[R, n]`
+   (through the CSC sections). Each output element starts at +0.0 and adds
+   its products in slot order (CSR slots of row i; CSC slots, rows
+   increasing, of column j) in fp32, whatever the thread count. Any nonzero
+   transpose_a transposes, as for gnnrt_cpu_matmul. */
+int gnnrt_cpu_csr_matmul(const void *a, int64_t rows, int64_t cols, int64_t nnz,
+                         int transpose_a, const float *b, int64_t n, float *c);
+
+/*===----------------------------------------------------------------------===//
 // Dense primitives
 //===----------------------------------------------------------------------===*/
 

@@ -1,0 +1,303 @@
+//===- CsrMatrix.cpp - Input features stored as CSR matrices --------------===//
+//
+// The kernels of `#gnn.csr` tensors: building the buffer (CSR arrays plus
+// their CSC transpose) once per dataset, dropout, and the products `A B` and
+// `A^T B` with a dense B. Every loop runs over output rows, which belong to
+// one thread each and are accumulated in slot order, so the bits do not
+// depend on the thread count. `A^T B` goes through the CSC sections for the
+// same reason: scattering CSR rows into the output would need atomics or
+// per-thread copies summed in some order. Rows are dealt out dynamically in
+// chunks of 64 because the nonzeros of feature rows and columns are uneven.
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+
+#include "gnnrt/Philox.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+using namespace gnnrt::cpu;
+
+namespace {
+
+constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();
+
+/// Sizes the int32 sections can describe: rows and columns are stored in
+/// rowidx and indices, offsets up to nnz in indptr and colptr. A matrix has
+/// at most one slot per element, which also keeps the dense index
+/// `i * cols + j` of dropout far from overflowing.
+int checkShape(int64_t rows, int64_t cols, int64_t nnz) {
+  GNNRT_CHECK(rows >= 0 && cols >= 0 && nnz >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(rows <= kMaxIndex && cols <= kMaxIndex && nnz <= kMaxIndex,
+              GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(nnz <= rows * cols, GNNRT_ERR_BAD_SIZE);
+  return GNNRT_OK;
+}
+
+/// The O(1) checks of a built matrix: both offset arrays span exactly nnz
+/// slots. Like a graph's indices, the rest is trusted: a malformed buffer
+/// could only come from skipping gnnrt_cpu_csr_matrix_build.
+int checkOffsets(const gnnrt_csr_matrix &m) {
+  GNNRT_CHECK(m.indptr[0] == 0 && m.indptr[m.rows] == m.nnz &&
+                  m.colptr[0] == 0 && m.colptr[m.cols] == m.nnz,
+              GNNRT_ERR_BAD_ARGUMENT);
+  return GNNRT_OK;
+}
+
+/// A read-only view; the sections are not written through it.
+gnnrt_csr_matrix constView(const void *base, int64_t rows, int64_t cols,
+                           int64_t nnz) {
+  return gnnrt_csr_matrix_view(const_cast<void *>(base), rows, cols, nnz);
+}
+
+void copyInts(int32_t *to, const int32_t *from, int64_t count) {
+  if (count > 0)
+    std::memcpy(to, from, static_cast<size_t>(count) * sizeof(int32_t));
+}
+
+/// A kept element: the quotient in double, rounded once, as
+/// gnnrt_cpu_dropout computes it.
+inline float keepElement(float x, double keep) {
+  return static_cast<float>(static_cast<double>(x) / keep);
+}
+
+/// `c[0, len) += v * b[0, len)`, len being \p Fixed when it is not 0, else
+/// \p n. The common widths are template arguments so that the loop compiles
+/// to whole vectors with no remainder and no run-time alias check. Products
+/// and sums are separate roundings (the library builds with
+/// -ffp-contract=off), so the vector code gives the scalar code's bits.
+template <int64_t Fixed>
+inline void addScaled(float *__restrict c, const float *__restrict b, float v,
+                      int64_t n) {
+  const int64_t len = Fixed > 0 ? Fixed : n;
+  for (int64_t k = 0; k < len; ++k)
+    c[k] += v * b[k];
+}
+
+/// `c[rows, n] = A b`: row i sums its slots in CSR order.
+template <int64_t Fixed>
+void csrTimesDense(const gnnrt_csr_matrix &a, const float *b, int64_t n,
+                   float *c, [[maybe_unused]] bool par) {
+  const int32_t *indptr = a.indptr, *indices = a.indices;
+  const float *values = a.values;
+#pragma omp parallel for schedule(dynamic, 64) if (par)
+  for (int64_t i = 0; i < a.rows; ++i) {
+    float *ci = c + i * n;
+    std::fill(ci, ci + n, 0.0f);
+    for (int64_t s = indptr[i], end = indptr[i + 1]; s < end; ++s)
+      addScaled<Fixed>(ci, b + static_cast<int64_t>(indices[s]) * n, values[s],
+                       n);
+  }
+}
+
+/// `c[cols, n] = A^T b`: row j of the output is column j of A, whose slots
+/// the CSC sections list in increasing row order.
+template <int64_t Fixed>
+void csrTransposeTimesDense(const gnnrt_csr_matrix &a, const float *b,
+                            int64_t n, float *c, [[maybe_unused]] bool par) {
+  const int32_t *colptr = a.colptr, *rowidx = a.rowidx, *perm = a.perm;
+  const float *values = a.values;
+#pragma omp parallel for schedule(dynamic, 64) if (par)
+  for (int64_t j = 0; j < a.cols; ++j) {
+    float *cj = c + j * n;
+    std::fill(cj, cj + n, 0.0f);
+    for (int64_t s = colptr[j], end = colptr[j + 1]; s < end; ++s)
+      addScaled<Fixed>(cj, b + static_cast<int64_t>(rowidx[s]) * n,
+                       values[perm[s]], n);
+  }
+}
+
+template <int64_t Fixed>
+void csrMatmul(const gnnrt_csr_matrix &a, bool transpose, const float *b,
+               int64_t n, float *c, bool par) {
+  if (transpose)
+    csrTransposeTimesDense<Fixed>(a, b, n, c, par);
+  else
+    csrTimesDense<Fixed>(a, b, n, c, par);
+}
+
+} // namespace
+
+extern "C" {
+
+int gnnrt_cpu_csr_matrix_build(const int32_t *indptr, const int32_t *indices,
+                               const float *values, int64_t rows, int64_t cols,
+                               int64_t nnz, void *base) {
+  if (int status = checkShape(rows, cols, nnz))
+    return status;
+  GNNRT_CHECK(indptr && present(indices, nnz) && present(values, nnz) && base,
+              GNNRT_ERR_NULL_POINTER);
+
+  // Check everything before writing anything. The offsets first: the
+  // column check reads the rows they delimit.
+  GNNRT_CHECK(indptr[0] == 0 && indptr[rows] == nnz, GNNRT_ERR_BAD_ARGUMENT);
+  for (int64_t i = 0; i < rows; ++i)
+    GNNRT_CHECK(indptr[i] <= indptr[i + 1], GNNRT_ERR_BAD_ARGUMENT);
+  // Strictly increasing columns in [0, cols): no duplicates, so each
+  // element has at most one slot, and the CSC rows below come out sorted.
+  bool sorted = true;
+  [[maybe_unused]] const bool par = worthThreads(rows + nnz);
+#pragma omp parallel for schedule(dynamic, 64) reduction(&& : sorted) if (par)
+  for (int64_t i = 0; i < rows; ++i) {
+    int64_t previous = -1;
+    for (int64_t s = indptr[i], end = indptr[i + 1]; s < end; ++s) {
+      const int64_t j = indices[s];
+      if (j <= previous || j >= cols) {
+        sorted = false;
+        break;
+      }
+      previous = j;
+    }
+  }
+  GNNRT_CHECK(sorted, GNNRT_ERR_BAD_ARGUMENT);
+
+  const gnnrt_csr_matrix m = gnnrt_csr_matrix_view(base, rows, cols, nnz);
+  copyInts(m.indptr, indptr, rows + 1);
+  copyInts(m.indices, indices, nnz);
+  if (nnz > 0)
+    std::memcpy(m.values, values, static_cast<size_t>(nnz) * sizeof(float));
+
+  // The CSC sections by a counting sort, serial: this runs once per bound
+  // dataset, and the placement loop's cursors are shared by all rows.
+  // colptr[j] first counts column j, then becomes its start, then its
+  // cursor, which ends at the start of column j + 1; shifting by one gives
+  // the offsets without scratch memory.
+  int32_t *colptr = m.colptr;
+  std::fill(colptr, colptr + cols + 1, 0);
+  for (int64_t s = 0; s < nnz; ++s)
+    ++colptr[indices[s]];
+  int32_t start = 0;
+  for (int64_t j = 0; j < cols; ++j) {
+    const int32_t count = colptr[j];
+    colptr[j] = start;
+    start += count;
+  }
+  colptr[cols] = start;
+  // Rows in increasing order, so each column lists its rows increasing.
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t s = indptr[i], end = indptr[i + 1]; s < end; ++s) {
+      const int32_t slot = colptr[indices[s]]++;
+      m.rowidx[slot] = static_cast<int32_t>(i);
+      m.perm[slot] = static_cast<int32_t>(s);
+    }
+  for (int64_t j = cols; j > 0; --j)
+    colptr[j] = colptr[j - 1];
+  colptr[0] = 0;
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_csr_dropout(const void *x, int64_t rows, int64_t cols,
+                          int64_t nnz, uint64_t seed, uint64_t step,
+                          uint64_t stream, double p, void *y) {
+  if (int status = checkShape(rows, cols, nnz))
+    return status;
+  GNNRT_CHECK(p >= 0 && p < 1, GNNRT_ERR_BAD_ARGUMENT); // also rejects NaN
+  GNNRT_CHECK(x && y, GNNRT_ERR_NULL_POINTER);
+  const gnnrt_csr_matrix a = constView(x, rows, cols, nnz);
+  const gnnrt_csr_matrix out = gnnrt_csr_matrix_view(y, rows, cols, nnz);
+  if (int status = checkOffsets(a))
+    return status;
+
+  // The pattern is the input's: dropout zeroes values and keeps the slots,
+  // so that every dropout of one input has the same pattern and the
+  // products after it the same summation order.
+  copyInts(out.indptr, a.indptr, rows + 1);
+  copyInts(out.indices, a.indices, nnz);
+  copyInts(out.colptr, a.colptr, cols + 1);
+  copyInts(out.rowidx, a.rowidx, nnz);
+  copyInts(out.perm, a.perm, nnz);
+
+  // As in gnnrt_cpu_dropout: comparing the raw bits with the threshold is
+  // exactly `u >= p`.
+  const uint64_t threshold = gnnrt::dropoutThreshold(p);
+  const double keep = 1.0 - p;
+  const float *xv = a.values;
+  float *yv = out.values;
+  // A slot costs about what a block of four elements costs the dense
+  // kernel, which counts blocks against the grain.
+  [[maybe_unused]] const bool par = worthThreads(rows + nnz);
+  if (threshold == 0) {
+    // p = 0 keeps every element whatever its bits; still the quotient, as
+    // the dense kernel writes it (it quiets a signalling NaN, for one).
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t s = 0; s < nnz; ++s)
+      yv[s] = keepElement(xv[s], keep);
+    return GNNRT_OK;
+  }
+  if (threshold > UINT32_MAX) {
+    // p > 1 - 2^-32 drops every element whatever its bits.
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t s = 0; s < nnz; ++s)
+      yv[s] = 0.0f;
+    return GNNRT_OK;
+  }
+
+  const uint32_t key[2] = {static_cast<uint32_t>(seed),
+                           static_cast<uint32_t>(seed >> 32)};
+  const uint32_t bound = static_cast<uint32_t>(threshold);
+  const int32_t *indptr = a.indptr, *indices = a.indices;
+#pragma omp parallel for schedule(dynamic, 64) if (par)
+  for (int64_t i = 0; i < rows; ++i) {
+    // Element (i, j) is dense element i * cols + j: word e % 4 of Philox
+    // block e / 4 (gnnrt::dropoutBits). Columns increase along a row, so
+    // slots that share a block are adjacent and the block is generated
+    // once for them.
+    const uint64_t rowStart =
+        static_cast<uint64_t>(i) * static_cast<uint64_t>(cols);
+    uint64_t block = UINT64_MAX; // none yet: no element has this block
+    uint32_t words[4] = {0, 0, 0, 0};
+    for (int64_t s = indptr[i], end = indptr[i + 1]; s < end; ++s) {
+      uint32_t valueBits;
+      std::memcpy(&valueBits, &xv[s], sizeof(valueBits));
+      if (valueBits == 0) {
+        // +0.0 is +0.0 kept (+0.0 / keep) or dropped: no bits needed.
+        // Explicit zeros are what a dropout leaves, so a dropout of a
+        // dropout is mostly these.
+        yv[s] = 0.0f;
+        continue;
+      }
+      const uint64_t e = rowStart + static_cast<uint64_t>(indices[s]);
+      if (e / 4 != block) {
+        block = e / 4;
+        const uint32_t counter[4] = {
+            static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
+            static_cast<uint32_t>(stream), static_cast<uint32_t>(step)};
+        gnnrt::philox4x32(counter, key, words);
+      }
+      yv[s] = words[e % 4] >= bound ? keepElement(xv[s], keep) : 0.0f;
+    }
+  }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_csr_matmul(const void *a, int64_t rows, int64_t cols, int64_t nnz,
+                         int transpose_a, const float *b, int64_t n, float *c) {
+  if (int status = checkShape(rows, cols, nnz))
+    return status;
+  const int64_t inner = transpose_a ? rows : cols;
+  const int64_t outer = transpose_a ? cols : rows;
+  int64_t bSize, cSize;
+  GNNRT_CHECK(mulSize(inner, n, bSize) && mulSize(outer, n, cSize),
+              GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(a && present(b, bSize) && present(c, cSize),
+              GNNRT_ERR_NULL_POINTER);
+  const gnnrt_csr_matrix m = constView(a, rows, cols, nnz);
+  if (int status = checkOffsets(m))
+    return status;
+  if (cSize == 0)
+    return GNNRT_OK;
+
+  [[maybe_unused]] const bool par = worthThreads(outer + nnz, n);
+  const bool transpose = transpose_a != 0;
+  if (n == 16)
+    csrMatmul<16>(m, transpose, b, n, c, par);
+  else if (n == 64)
+    csrMatmul<64>(m, transpose, b, n, c, par);
+  else
+    csrMatmul<0>(m, transpose, b, n, c, par);
+  return GNNRT_OK;
+}
+
+} // extern "C"
