@@ -207,6 +207,8 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage) {
   mlir::PassManager pm(context.get());
   mlir::gnn::PipelineOptions pipelineOptions;
   pipelineOptions.stage = stageName(stage).str();
+  if (options.denseFeatures)
+    pipelineOptions.sparseFeatures = 0.0;
   if (failed(mlir::gnn::buildGnncPipeline(pm, pipelineOptions)) ||
       failed(pm.run(*module)))
     return nullptr;

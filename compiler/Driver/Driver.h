@@ -46,6 +46,9 @@ struct DriverOptions {
   bool showColors = false;
   /// --mlir-print-debuginfo: IR stages print each op's location.
   bool printDebugInfo = false;
+  /// --dense-features: never store input features as CSR
+  /// (gnn-sparse-features off), to compare with or to debug the sparse form.
+  bool denseFeatures = false;
 };
 
 /// The stages `gnnc emit --stage=` can print, in pipeline order.

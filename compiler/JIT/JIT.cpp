@@ -29,6 +29,7 @@ gnnc::jit::generateCpp(const std::string &path, const std::string *source,
   driverOptions.inputFile = path;
   driverOptions.dataDirs = options.dataDirs;
   driverOptions.only = options.only;
+  driverOptions.denseFeatures = options.denseFeatures;
   std::string diags;
   llvm::raw_string_ostream diagOS(diags);
   Compilation compilation(driverOptions, diagOS);

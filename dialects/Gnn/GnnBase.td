@@ -10,6 +10,7 @@
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
+include "mlir/IR/TensorEncoding.td"
 
 def Gnn_Dialect : Dialect {
   let name = "gnn";
@@ -84,6 +85,33 @@ def Gnn_RngKeyType : Gnn_Type<"RngKey", "rng_key"> {
     %key = gnn.rng_key %seed, %step
     ```
   }];
+}
+
+def Gnn_CsrEncodingAttr : AttrDef<Gnn_Dialect, "CsrEncoding",
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let mnemonic = "csr";
+  let summary = "tensor encoding: a matrix stored as CSR with nnz slots";
+  let description = [{
+    Marks a rank-2 tensor as stored in compressed sparse rows with exactly
+    `nnz` stored slots (explicit zeros allowed). It changes how a value is
+    stored, never what it means: every op computes on the dense matrix the
+    slots describe (element (i, j) is the slot's value, 0 where there is no
+    slot), so the reference interpreter ignores it and a CSR program gives
+    the values of its dense form.
+
+    `gnn-sparse-features` gives it to input features that are mostly zeros,
+    and to what is derived from them while the zeros stay zeros (dropout).
+    Back ends implement it where that pass may put it: `gnn.dropout` (the
+    result keeps the operand's slots) and the left operand of `gnn.matmul`.
+    The CPU runtime's layout is `gnnrt_csr_matrix` in gnnrt/Kernels.h.
+
+    Example:
+    ```mlir
+    tensor<2708x1433xf32, #gnn.csr<nnz = 49216>>   // Cora's features
+    ```
+  }];
+  let parameters = (ins "int64_t":$nnz);
+  let assemblyFormat = "`<` `nnz` `=` $nnz `>`";
 }
 
 def Gnn_Aggregation : I32EnumAttr<"Aggregation", "neighbourhood aggregation", [

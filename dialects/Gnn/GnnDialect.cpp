@@ -75,3 +75,29 @@ void GraphType::print(AsmPrinter &printer) const {
   dim(getEdges());
   printer << '>';
 }
+
+//===----------------------------------------------------------------------===//
+// CsrEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult CsrEncodingAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (shape.size() != 2 || ShapedType::isDynamicShape(shape))
+    return emitError() << "#gnn.csr needs a static rank-2 shape";
+  if (!elementType.isF32() && !elementType.isF64())
+    return emitError() << "#gnn.csr needs f32 or f64 elements, got "
+                       << elementType;
+  // rows * cols cannot overflow for shapes the rest of the IR accepts, but
+  // compare in double to be safe.
+  if (getNnz() < 0 || double(getNnz()) > double(shape[0]) * double(shape[1]))
+    return emitError() << "#gnn.csr<nnz = " << getNnz() << "> does not fit a "
+                       << shape[0] << "x" << shape[1] << " matrix";
+  return success();
+}
+
+CsrEncodingAttr mlir::gnn::getCsrEncoding(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? dyn_cast_or_null<CsrEncodingAttr>(tensor.getEncoding())
+                : CsrEncodingAttr();
+}

@@ -294,6 +294,10 @@ LogicalResult EdgeSoftmaxGradOp::verify() {
 LogicalResult MatmulOp::verify() {
   if (failed(sameElementTypes(*this)))
     return failure();
+  // A CSR product's result is dense, and no back end multiplies by a sparse
+  // right operand (#gnn.csr).
+  if (isCsr(getRhs().getType()) || isCsr(getResult().getType()))
+    return emitOpError("only the left operand may be #gnn.csr");
   unsigned am = getTransposeA() ? 1 : 0, ak = 1 - am;
   unsigned bk = getTransposeB() ? 1 : 0, bn = 1 - bk;
   if (failed(expectDim(*this, getRhs(), bk, dim(getLhs(), ak),

@@ -436,6 +436,9 @@ func::FuncOp ModelGen::build(ModuleOp module, StringRef funcName) {
 
   func.setArgAttr(0, "gnn.input", builder.getStringAttr("graph"));
   func.setArgAttr(1, "gnn.input", builder.getStringAttr("features"));
+  // How many of the features are stored: gnn-sparse-features' evidence.
+  if (data.featureNnz >= 0)
+    func.setArgAttr(1, "gnn.nnz", builder.getI64IntegerAttr(data.featureNnz));
   if (needsKey)
     func.setArgAttr(2, "gnn.input", builder.getStringAttr("rng_key"));
   for (auto [i, p] : llvm::enumerate(params)) {

@@ -133,6 +133,9 @@ struct DataSource {
   int64_t features = 0;
   int64_t classes = 0;
   bool hasFeatures = true;
+  /// Stored feature values (meta.json's feature_nnz, or what synthetic()
+  /// makes); -1 when unknown (a dataset without features gets stand-ins).
+  int64_t featureNnz = -1;
   double avgDegree = 0; ///< Synthetic only.
   int64_t seed = 0;     ///< Synthetic only.
   Location loc;

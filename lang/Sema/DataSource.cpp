@@ -1,10 +1,10 @@
 //===- DataSource.cpp - Finding datasets at compile time ------------------===//
 #include "lang/Sema/DataSource.h"
 
+#include "gnnrt/DatasetMeta.h"
 #include "lang/Basic/Diagnostics.h"
 #include "lang/Basic/Suggest.h"
 #include "lang/Sema/Sema.h"
-#include "gnnrt/DatasetMeta.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -87,6 +87,7 @@ void gnnc::resolveDataset(DataSource &data, Location loc,
     data.features = meta.numFeatures;
     data.classes = meta.numClasses;
     data.hasFeatures = meta.hasFeatures;
+    data.featureNnz = meta.hasFeatures ? meta.featureNnz : -1;
     data.resolved = true;
     return;
   }

@@ -16,6 +16,8 @@
 #include "lang/Sema/DataSource.h"
 #include "lang/Sema/Value.h"
 
+#include "gnnrt/Dataset.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
@@ -374,6 +376,7 @@ DataSource SemaImpl::checkData(const ast::Expr &expr) {
     return data;
   }
   data.edges = static_cast<int64_t>(edges);
+  data.featureNnz = gnnrt::syntheticFeatureNnz(data.nodes, data.features);
   data.resolved = true;
   return data;
 }

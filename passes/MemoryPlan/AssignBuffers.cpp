@@ -13,6 +13,7 @@
 #include "passes/Passes.h"
 
 #include "dialects/Gnn/GnnOps.h"
+#include "gnnrt/Kernels.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -57,6 +58,10 @@ std::optional<int64_t> storageBytes(Value value) {
     std::optional<int64_t> element = elementBytes(tensor.getElementType());
     if (!element || !tensor.hasStaticShape())
       return -1;
+    // The pattern and the values, as the runtime lays them out.
+    if (auto csr = getCsrEncoding(tensor))
+      return gnnrt_csr_matrix_bytes(tensor.getDimSize(0), tensor.getDimSize(1),
+                                    csr.getNnz());
     return tensor.getNumElements() * *element;
   }
   if (isa<TensorType>(value.getType()))

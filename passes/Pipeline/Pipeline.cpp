@@ -30,8 +30,11 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   if (stage == "train")
     return success();
-  // cpp: the training step with every buffer placed, what the CPU emitter
-  // prints.
+  // cpp: the training step with its storage decided and every buffer
+  // placed, what the CPU emitter prints.
+  GnnSparseFeaturesOptions sparse;
+  sparse.maxDensity = options.sparseFeatures;
+  pm.addPass(createGnnSparseFeatures(sparse));
   pm.addPass(createGnnAssignBuffers());
   return success();
 }

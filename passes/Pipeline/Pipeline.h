@@ -26,6 +26,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "runs), decomposed, train, cpp (train with "
                      "its buffers assigned)"),
       llvm::cl::init("train")};
+  Option<double> sparseFeatures{
+      *this, "sparse-features",
+      llvm::cl::desc("cpp: input features with at most this fraction of "
+                     "non-zeros are stored as CSR (gnn-sparse-features' "
+                     "max-density; 0 keeps them dense)"),
+      llvm::cl::init(0.1)};
 };
 
 /// Appends the passes that take MLIRGen's output to `options.stage`.

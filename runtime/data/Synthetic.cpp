@@ -108,6 +108,15 @@ struct Generator {
 };
 } // namespace
 
+/// Non-zeros per feature row: ~10% of the width, at most 64.
+static int64_t featuresPerRow(int64_t features) {
+  return std::min<int64_t>(64, (features + 9) / 10);
+}
+
+int64_t gnnrt::syntheticFeatureNnz(int64_t nodes, int64_t features) {
+  return nodes * featuresPerRow(features);
+}
+
 int64_t gnnrt::syntheticEdgeCount(int64_t nodes, double avgDegree) {
   // The front end's formula (lang/Sema), so the graph type it binds matches.
   double edges = std::round(static_cast<double>(nodes) * avgDegree);
@@ -255,7 +264,7 @@ void Generator::buildGraph(const std::vector<uint64_t> &pairs,
 }
 
 void Generator::makeFeatures(SparseMatrix &m) const {
-  int64_t perRow = std::min<int64_t>(64, (f + 9) / 10);
+  int64_t perRow = featuresPerRow(f);
   m.numRows = n;
   m.numCols = f;
   m.indptr.resize(static_cast<size_t>(n) + 1);
@@ -345,8 +354,7 @@ bool gnnrt::generateSynthetic(const SyntheticSpec &spec, Dataset &out,
     return fail("avg_degree", "the graph would have " + std::to_string(edges) +
                                   " edges; the limit is 2147483647 (int32 "
                                   "edge ids)");
-  int64_t perRow = std::min<int64_t>(64, (spec.features + 9) / 10);
-  if (spec.nodes * perRow > kMaxEdges)
+  if (syntheticFeatureNnz(spec.nodes, spec.features) > kMaxEdges)
     return fail("features", "the features would have more than 2147483647 "
                             "non-zeros (int32 offsets)");
 

@@ -158,7 +158,9 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     if (role == "graph")
       return expect({nodes, edges});
     if (role == "features")
-      return expect({nodes, features});
+      return v.dtype == GNNRT_DTYPE_CSR_F32
+                 ? expect({nodes, features, data.features.nnz()})
+                 : expect({nodes, features});
     if (role == "labels" || role == "train_mask" || role == "val_mask" ||
         role == "test_mask")
       return expect({nodes});
@@ -218,8 +220,22 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   }
   const uint64_t graphBytes =
       2 * (align64(4 * (nodes + 1)) + 2 * align64(4 * edges));
+  // Features as each function takes them: dense, or the CSR buffer of
+  // gnn-sparse-features (often both: step and predict decide separately).
+  bool denseFeatures = false, csrFeatures = false;
+  for (const gnnrt_function_desc *fn : {&stepFn, &predictFn})
+    for (int32_t i = 0; i < fn->num_args; ++i)
+      if (std::string(fn->args[i].role) == "features")
+        (fn->args[i].dtype == GNNRT_DTYPE_CSR_F32 ? csrFeatures
+                                                  : denseFeatures) = true;
+  const int64_t featureNnz = data.features.nnz();
+  const uint64_t csrBytes =
+      csrFeatures ? align64(static_cast<uint64_t>(
+                        gnnrt_csr_matrix_bytes(nodes, features, featureNnz)))
+                  : 0;
   const uint64_t inputBytes =
-      align64(4 * nodes * features) + align64(4 * nodes) + 3 * align64(nodes);
+      (denseFeatures ? align64(4 * nodes * features) : 0) + csrBytes +
+      align64(4 * nodes) + 3 * align64(nodes);
   uint64_t stateBytes = 0;
   for (const Slot &s : slots)
     stateBytes += 2 * align64(4 * s.count);
@@ -282,12 +298,25 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     return false;
   }
 
-  // Dense features from the CSR rows.
-  featureData = static_cast<float *>(
-      alloc(4 * static_cast<uint64_t>(nodes * features), "features"));
-  if (!featureData)
-    return false;
-  data.features.writeDense(featureData);
+  if (denseFeatures) {
+    featureData = static_cast<float *>(
+        alloc(4 * static_cast<uint64_t>(nodes * features), "features"));
+    if (!featureData)
+      return false;
+    data.features.writeDense(featureData);
+  }
+  if (csrFeatures) {
+    featureCsr = alloc(csrBytes, "features");
+    if (!featureCsr)
+      return false;
+    if (gnnrt_cpu_csr_matrix_build(data.features.indptr.data(),
+                                   data.features.indices.data(),
+                                   data.features.values.data(), nodes, features,
+                                   featureNnz, featureCsr) != GNNRT_OK) {
+      error = where + "the feature matrix is not a valid CSR matrix";
+      return false;
+    }
+  }
 
   labelData = copyInts(data.labels, "labels");
   if (!labelData)
@@ -327,7 +356,7 @@ bool Session::arguments(const gnnrt_function_desc &fn, int k,
     if (role == "graph")
       args.push_back(&graph);
     else if (role == "features")
-      args.push_back(featureData);
+      args.push_back(v.dtype == GNNRT_DTYPE_CSR_F32 ? featureCsr : featureData);
     else if (role == "labels")
       args.push_back(labelData);
     else if (role == "train_mask")

@@ -69,3 +69,21 @@ func.func @graph(%g: !gnn.graph<3x2>, %x: tensor<3x2xf32>, %s: i64)
   %y = gnn.spmm sum %t, %x2, %w : (!gnn.graph<3x5>, tensor<3x2xf32>, tensor<5xf32>) -> tensor<3x2xf32>
   return %x, %y, %y, %m : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3xi1>
 }
+
+// -----
+
+// A #gnn.csr matrix takes gnnrt_csr_matrix_bytes(8, 10, 5): indptr (36 B)
+// and colptr (44 B) in 64 each, indices, CSC rows, perm and values (20 B)
+// in 64 each: 384 bytes. The product after it starts at 384.
+// CHECK-LABEL: func.func @csr
+// CHECK-SAME: gnn.arena_bytes = 512 : i64
+// CHECK: gnn.dropout {{.*}} {gnn.offsets = array<i64: 0>, p = 5.000000e-01 : f64, stream = 0 : i64}
+// CHECK: gnn.matmul {{.*}} {gnn.offsets = array<i64: 384>}
+func.func @csr(%x: tensor<8x10xf32, #gnn.csr<nnz = 5>>, %w: tensor<10x4xf32>,
+               %s: i64) -> tensor<8x4xf32> {
+  %k = gnn.rng_key %s, %s
+  %d = gnn.dropout %x, %k {p = 5.000000e-01 : f64, stream = 0 : i64} : tensor<8x10xf32, #gnn.csr<nnz = 5>>
+  %y = gnn.matmul %d, %w : (tensor<8x10xf32, #gnn.csr<nnz = 5>>, tensor<10x4xf32>) -> tensor<8x4xf32>
+  %z = gnn.activation relu %y : tensor<8x4xf32>
+  return %z : tensor<8x4xf32>
+}

@@ -98,6 +98,8 @@ private:
   }
   /// Every tensor the op touches is fp32 (or i32 labels, i1 masks).
   LogicalResult checkTypes(Operation *op);
+  /// #gnn.csr values only where the CSR kernels take them.
+  LogicalResult checkCsr(Operation *op);
 
   LogicalResult emitOp(Operation *op);
   LogicalResult emitReturn(func::ReturnOp op);
@@ -124,6 +126,24 @@ LogicalResult FunctionEmitter::checkTypes(Operation *op) {
   return success();
 }
 
+LogicalResult FunctionEmitter::checkCsr(Operation *op) {
+  auto csrAt = [](ValueRange values) {
+    return llvm::find_if(values, [](Value v) { return isCsr(v.getType()); }) !=
+           values.end();
+  };
+  if (!csrAt(op->getOperands()) && !csrAt(op->getResults()))
+    return success();
+  if (isa<DropoutOp>(op))
+    return success();
+  if (auto matmul = dyn_cast<MatmulOp>(op); matmul && !matmul.getTransposeB() &&
+                                            !csrAt(op->getResults()) &&
+                                            !isCsr(matmul.getRhs().getType()))
+    return success();
+  return op->emitError() << "'" << op->getName()
+                         << "' with a #gnn.csr operand or result is not "
+                            "supported yet by the CPU target";
+}
+
 LogicalResult FunctionEmitter::define(Operation *op, unsigned index) {
   Value result = op->getResult(index);
   std::string var = "v" + std::to_string(counter++);
@@ -136,6 +156,10 @@ LogicalResult FunctionEmitter::define(Operation *op, unsigned index) {
   if (!tensor)
     return op->emitError("the CPU target cannot place a ") << result.getType();
   StringRef ctype = *elementCType(tensor.getElementType());
+  // A CSR matrix is one opaque buffer (gnnrt_csr_matrix): only the CSR
+  // kernels take it, and a dense kernel given one would not compile.
+  if (isCsr(tensor))
+    ctype = "void";
   if (offset >= 0) {
     os << "  " << ctype << " *" << var << " = (" << ctype << " *)(arena + "
        << offset << ");\n";
@@ -204,7 +228,7 @@ LogicalResult FunctionEmitter::emitReturn(func::ReturnOp op) {
         continue;
     }
     auto tensor = dyn_cast<RankedTensorType>(operand.getType());
-    if (!tensor || !elementCType(tensor.getElementType()))
+    if (!tensor || !elementCType(tensor.getElementType()) || isCsr(tensor))
       return op.emitError("returning ")
              << operand.getType() << " is not supported yet by the CPU target";
     int64_t bytes = tensor.getNumElements() *
@@ -222,6 +246,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (auto constant = dyn_cast<arith::ConstantOp>(op))
     return emitConstant(constant);
   if (failed(checkTypes(op)))
+    return failure();
+  if (failed(checkCsr(op)))
     return failure();
   auto n = [](Value v) { return std::to_string(numElements(v)); };
   auto d = [](Value v, unsigned i) { return std::to_string(dim(v, i)); };
@@ -339,6 +365,13 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       // Dense.
       .Case([&](MatmulOp o) {
         Value result = o.getResult();
+        if (auto csr = getCsrEncoding(o.getLhs().getType())) {
+          call("gnnrt_cpu_csr_matmul",
+               {name(o.getLhs()), d(o.getLhs(), 0), d(o.getLhs(), 1),
+                i64(csr.getNnz()), o.getTransposeA() ? "1" : "0",
+                name(o.getRhs()), d(result, 1), out()});
+          return success();
+        }
         std::string k = d(o.getLhs(), o.getTransposeA() ? 0 : 1);
         call("gnnrt_cpu_matmul",
              {name(o.getLhs()), name(o.getRhs()), d(result, 0), d(result, 1), k,
@@ -432,6 +465,14 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return success();
       })
       .Case([&](DropoutOp o) {
+        if (auto csr = getCsrEncoding(o.getInput().getType())) {
+          call("gnnrt_cpu_csr_dropout",
+               {name(o.getInput()), d(o.getInput(), 0), d(o.getInput(), 1),
+                i64(csr.getNnz()), keySeed[o.getKey()], keyStep[o.getKey()],
+                "UINT64_C(" + i64(o.getStream()) + ")",
+                f64(o.getPAttr().getValue()), out()});
+          return success();
+        }
         call("gnnrt_cpu_dropout",
              {name(o.getInput()), n(o.getInput()), keySeed[o.getKey()],
               keyStep[o.getKey()], "UINT64_C(" + i64(o.getStream()) + ")",
@@ -513,6 +554,8 @@ LogicalResult FunctionEmitter::emit() {
                tensor && tensor.hasStaticShape() &&
                elementCType(tensor.getElementType())) {
       StringRef ctype = *elementCType(tensor.getElementType());
+      if (isCsr(tensor))
+        ctype = "void";
       os << "  const " << ctype << " *" << var << " = (const " << ctype
          << " *)args[" << i << "];\n";
     } else {
@@ -616,6 +659,10 @@ std::string DescriptorEmitter::values(StringRef id, func::FuncOp f,
     if (auto g = dyn_cast<GraphType>(type)) {
       dtype = "GNNRT_DTYPE_GRAPH";
       shape = {g.getNodes(), g.getEdges()};
+    } else if (auto csr = getCsrEncoding(type)) {
+      dtype = "GNNRT_DTYPE_CSR_F32";
+      auto t = cast<RankedTensorType>(type);
+      shape = {t.getDimSize(0), t.getDimSize(1), csr.getNnz()};
     } else if (auto t = dyn_cast<RankedTensorType>(type)) {
       llvm::append_range(shape, t.getShape());
       dtype = t.getElementType().isInteger(32)  ? "GNNRT_DTYPE_I32"

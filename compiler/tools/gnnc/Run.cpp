@@ -86,6 +86,7 @@ int gnnc::runProgram(const DriverOptions &driver, const RunOptions &options) {
   jit::CompileOptions compileOptions;
   compileOptions.dataDirs = driver.dataDirs;
   compileOptions.only = driver.only;
+  compileOptions.denseFeatures = driver.denseFeatures;
   compileOptions.useCache = options.useCache;
   compileOptions.verbose = options.verboseBuild;
   bool progress = !options.quiet && gnnrt::Progress::stderrIsTerminal();
@@ -151,6 +152,7 @@ int gnnc::compileProgram(const DriverOptions &driver, const std::string &output,
   jit::CompileOptions options;
   options.dataDirs = driver.dataDirs;
   options.only = driver.only;
+  options.denseFeatures = driver.denseFeatures;
   auto cpp = jit::generateCpp(driver.inputFile, nullptr, options);
   if (!cpp) {
     // Front-end diagnostics already name file:line:col; print them as is.

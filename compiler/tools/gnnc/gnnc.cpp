@@ -51,6 +51,13 @@ static cl::opt<std::string>
           cl::value_desc("STAGE"), cl::init("ast"), cl::sub(emitCmd),
           cl::cat(gnncCategory));
 
+static cl::opt<bool> denseFeatures(
+    "dense-features",
+    cl::desc("Keep input features dense even when they are mostly zeros "
+             "(by default they are stored as CSR; values are the same)"),
+    cl::sub(emitCmd), cl::sub(runCmd), cl::sub(compileCmd),
+    cl::cat(gnncCategory));
+
 static cl::opt<bool> printDebugInfo(
     "mlir-print-debuginfo",
     cl::desc("IR stages: print each op's location (the .gnn line and column "
@@ -154,6 +161,7 @@ int main(int argc, char **argv) {
   options.dataDirs = dataDirs;
   options.only = only;
   options.printDebugInfo = printDebugInfo;
+  options.denseFeatures = denseFeatures;
   options.showColors = llvm::WithColor(llvm::errs()).colorsEnabled();
   Compilation compilation(options, llvm::errs());
   if (!compilation.runFrontend())

@@ -171,6 +171,11 @@ struct SyntheticSpec {
 /// avg_degree), as the front end computes it for the graph type.
 int64_t syntheticEdgeCount(int64_t nodes, double avgDegree);
 
+/// The number of stored feature values synthetic() makes: every node has
+/// min(64, ceil(features / 10)) non-zeros, so the front end can type the
+/// features before any data exists.
+int64_t syntheticFeatureNnz(int64_t nodes, int64_t features);
+
 /// Generates `synthetic(nodes, avg_degree, features, classes, seed)`:
 ///
 /// * Graph: exactly E = syntheticEdgeCount() directed edges, no self loops,

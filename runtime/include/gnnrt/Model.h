@@ -28,14 +28,15 @@ extern "C" {
 
 /* Bumped whenever a struct below changes; the runtime refuses a table of
    another version (a program compiled by another gnnc). */
-#define GNNRT_MODEL_ABI_VERSION 1
+#define GNNRT_MODEL_ABI_VERSION 2
 
 typedef enum gnnrt_dtype {
-  GNNRT_DTYPE_F32 = 0,  /* float */
-  GNNRT_DTYPE_I32 = 1,  /* int32_t (labels) */
-  GNNRT_DTYPE_BOOL = 2, /* uint8_t per element (masks) */
-  GNNRT_DTYPE_I64 = 3,  /* one int64_t scalar (seed, step) */
-  GNNRT_DTYPE_GRAPH = 4 /* a gnnrt_graph (Kernels.h) with both CSR views */
+  GNNRT_DTYPE_F32 = 0,    /* float */
+  GNNRT_DTYPE_I32 = 1,    /* int32_t (labels) */
+  GNNRT_DTYPE_BOOL = 2,   /* uint8_t per element (masks) */
+  GNNRT_DTYPE_I64 = 3,    /* one int64_t scalar (seed, step) */
+  GNNRT_DTYPE_GRAPH = 4,  /* a gnnrt_graph (Kernels.h) with both CSR views */
+  GNNRT_DTYPE_CSR_F32 = 5 /* a gnnrt_csr_matrix buffer (Kernels.h) */
 } gnnrt_dtype;
 
 /* One argument or result. `role` is the `gnn.input` of an input ("graph",
@@ -43,7 +44,8 @@ typedef enum gnnrt_dtype {
    of a state value ("param", "adam.m", "adam.v", "sgd.momentum", "grad"),
    "loss" for the step's first result and "logits" for predict's. `param`
    names the parameter a state value belongs to ("gcn_conv_0.weight"), else
-   "". For graphs, shape is {num_nodes, num_edges}. */
+   "". For graphs, shape is {num_nodes, num_edges}; for CSR matrices (input
+   features stored sparse, ABI version 2), {rows, cols, nnz}. */
 typedef struct gnnrt_value_desc {
   const char *role;
   const char *param;

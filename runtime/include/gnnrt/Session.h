@@ -154,6 +154,7 @@ private:
   std::string datasetName;
   gnnrt_graph graph{};
   float *featureData = nullptr, *lossData = nullptr, *logitsData = nullptr;
+  void *featureCsr = nullptr; ///< A gnnrt_csr_matrix buffer, when used.
   int32_t *labelData = nullptr;
   uint8_t *maskData[3] = {nullptr, nullptr, nullptr};
   char *workspace = nullptr;

@@ -335,3 +335,27 @@ func.func @layer_norm_type(%x: tensor<?x8xf32>, %s: tensor<8xf32>) {
   %0 = gnn.layer_norm %x, %s, %s : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x4xf32>
   return
 }
+
+// -----
+
+// #gnn.csr: a static matrix with at most rows * cols slots, and only as
+// the left operand of a product.
+// expected-error @+1 {{#gnn.csr<nnz = 13> does not fit a 3x4 matrix}}
+func.func @csr_too_many(%x: tensor<3x4xf32, #gnn.csr<nnz = 13>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#gnn.csr needs a static rank-2 shape}}
+func.func @csr_rank(%x: tensor<12xf32, #gnn.csr<nnz = 3>>) {
+  return
+}
+
+// -----
+
+func.func @csr_rhs(%a: tensor<2x3xf32>, %x: tensor<3x4xf32, #gnn.csr<nnz = 2>>) {
+  // expected-error @+1 {{only the left operand may be #gnn.csr}}
+  %0 = gnn.matmul %a, %x : (tensor<2x3xf32>, tensor<3x4xf32, #gnn.csr<nnz = 2>>) -> tensor<2x4xf32>
+  return
+}

@@ -71,3 +71,31 @@ func.func @layer(%x: tensor<2x3xf32>, %w: tensor<3x2xf32>) -> tensor<2x2xf32> {
   %y = gnn.linear %x, %w : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
 }
+
+// -----
+
+// CSR features (#gnn.csr) are one opaque buffer: `void *`, passed to the
+// CSR kernels with their shape and slot count; the products are dense.
+// CHECK-LABEL: // @csr
+// CHECK: const void *a0 = (const void *)args[0];
+// CHECK: void *v0 = (void *)(arena + 0);
+// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_csr_dropout(a0, 8, 10, 5, (uint64_t)a2, (uint64_t)a2, UINT64_C(3), 0.5, v0));
+// CHECK: GNNC_CALL(gnnrt_cpu_csr_matmul(v0, 8, 10, 5, 0, a1, 4, v1));
+// CHECK: GNNC_CALL(gnnrt_cpu_csr_matmul(v0, 8, 10, 5, 1, v1, 4, v2));
+func.func @csr(%x: tensor<8x10xf32, #gnn.csr<nnz = 5>>, %w: tensor<10x4xf32>,
+               %s: i64) -> (tensor<8x4xf32>, tensor<10x4xf32>) {
+  %k = gnn.rng_key %s, %s
+  %d = gnn.dropout %x, %k {p = 5.000000e-01 : f64, stream = 3 : i64} : tensor<8x10xf32, #gnn.csr<nnz = 5>>
+  %y = gnn.matmul %d, %w : (tensor<8x10xf32, #gnn.csr<nnz = 5>>, tensor<10x4xf32>) -> tensor<8x4xf32>
+  %dw = gnn.matmul %d, %y {transpose_a} : (tensor<8x10xf32, #gnn.csr<nnz = 5>>, tensor<8x4xf32>) -> tensor<10x4xf32>
+  return %y, %dw : tensor<8x4xf32>, tensor<10x4xf32>
+}
+
+// -----
+
+// Other ops have no CSR kernel (gnn-sparse-features never gives them one).
+func.func @csr_relu(%x: tensor<2x3xf32, #gnn.csr<nnz = 2>>) -> tensor<2x3xf32, #gnn.csr<nnz = 2>> {
+  // expected-error @+1 {{'gnn.activation' with a #gnn.csr operand or result is not supported yet by the CPU target}}
+  %y = gnn.activation relu %x : tensor<2x3xf32, #gnn.csr<nnz = 2>>
+  return %y : tensor<2x3xf32, #gnn.csr<nnz = 2>>
+}

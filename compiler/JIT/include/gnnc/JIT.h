@@ -46,6 +46,9 @@ struct CompileOptions {
   std::string cacheDir;
   /// Print the C++ compiler's command line to stderr.
   bool verbose = false;
+  /// Keep input features dense even when they are mostly zeros (by default
+  /// they are stored as CSR, which changes no value: docs/Passes.md).
+  bool denseFeatures = false;
 };
 
 class Model;
