@@ -271,6 +271,8 @@ DictionaryAttr ModelGen::buildConfig() {
   string("dataset", train.data.kind == DataSource::Kind::Synthetic
                         ? StringRef("synthetic")
                         : StringRef(train.data.name));
+  if (train.data.normalizeFeatures)
+    cfg.append("normalize_features", b.getBoolAttr(true));
   if (train.data.kind == DataSource::Kind::Synthetic) {
     // What the runtime needs to generate the same graph again.
     NamedAttrList spec;

@@ -294,12 +294,13 @@ const std::vector<CallSpec> &sema::samplingSpecs() {
 const std::vector<CallSpec> &sema::dataSpecs() {
   static const std::vector<CallSpec> specs = {
       {"dataset",
-       {stringReq("name")},
-       "a dataset directory in the gnnc format: a name or a path"},
+       {stringReq("name"), boolean("normalize_features", false)},
+       "a dataset directory in the gnnc format: a name or a path; "
+       "normalize_features divides each feature row by its sum"},
       {"synthetic",
        {intReq("nodes", 2, 2147483647.0), real("avg_degree", 10, 0, 1e6, true),
         intOpt("features", 64, 1, kMaxWidth), intOpt("classes", 8, 2, 1 << 20),
-        intOpt("seed", 0, 0)},
+        intOpt("seed", 0, 0), boolean("normalize_features", false)},
        "a generated power-law graph with planted classes"},
   };
   return specs;

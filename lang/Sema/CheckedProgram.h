@@ -136,6 +136,9 @@ struct DataSource {
   /// Stored feature values (meta.json's feature_nnz, or what synthetic()
   /// makes); -1 when unknown (a dataset without features gets stand-ins).
   int64_t featureNnz = -1;
+  /// normalize_features = true: the runtime divides each feature row by its
+  /// sum before training (PyG's NormalizeFeatures).
+  bool normalizeFeatures = false;
   double avgDegree = 0; ///< Synthetic only.
   int64_t seed = 0;     ///< Synthetic only.
   Location loc;

@@ -17,6 +17,7 @@
 #include "lang/Sema/Value.h"
 
 #include "gnnrt/Dataset.h"
+#include "gnnrt/Kernels.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -341,6 +342,7 @@ DataSource SemaImpl::checkData(const ast::Expr &expr) {
     data.kind = DataSource::Kind::Dataset;
     const Value &name = b.values[0];
     data.name = name.s;
+    data.normalizeFeatures = b.values[1].b;
     if (name.s.empty()) {
       diags.error(name.loc, "dataset name is empty");
       return data;
@@ -362,6 +364,7 @@ DataSource SemaImpl::checkData(const ast::Expr &expr) {
   data.features = b.values[2].i;
   data.classes = b.values[3].i;
   data.seed = b.values[4].i;
+  data.normalizeFeatures = b.values[5].b;
   if (data.avgDegree > double(data.nodes - 1)) {
     diags.error(b.values[1].loc, "avg_degree = " + formatReal(data.avgDegree) +
                                      " is larger than nodes - 1 = " +
@@ -704,6 +707,20 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
   const uint64_t n = static_cast<uint64_t>(bt.data.nodes);
   const uint64_t graphBytes =
       4 * (n + 1 + static_cast<uint64_t>(bt.data.edges));
+  // The bytes of a value: dropout over the input features may be kept
+  // as CSR (gnn-sparse-features decides later), so a bound counts the
+  // smaller of its two layouts.
+  auto valueBytes = [&](const LayerOp &in) -> uint64_t {
+    uint64_t dense = n * uint64_t(*in.width) * elt;
+    const LayerOp *chain = &in;
+    while (chain->kind == OpKind::Dropout && !chain->operands.empty())
+      chain = &bt.model.ops[chain->operands[0]];
+    if (chain->kind != OpKind::Input || bt.data.featureNnz < 0)
+      return dense;
+    auto csr = static_cast<uint64_t>(gnnrt_csr_matrix_bytes(
+        bt.data.nodes, bt.data.features, bt.data.featureNnz));
+    return std::min(dense, csr);
+  };
   uint64_t worst = 0;
   const LayerOp *worstOp = nullptr;
   for (const LayerOp &op : bt.model.ops) {
@@ -714,11 +731,11 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     // assemble its result around its operands, so only the output counts;
     // layers need input and output at once.
     bool inPlace = !isGraphOp(op.kind) && op.kind != OpKind::Linear;
-    uint64_t bytes = n * uint64_t(*op.width) * elt;
+    uint64_t bytes = valueBytes(op);
     for (size_t k = inPlace ? 1 : 0; k < op.operands.size(); ++k) {
       const LayerOp &in = bt.model.ops[op.operands[k]];
       if (in.kind != OpKind::Input && in.width)
-        bytes += n * uint64_t(*in.width) * elt;
+        bytes += valueBytes(in);
     }
     if (op.kind == OpKind::Concat)
       bytes = n * uint64_t(*op.width) * elt;

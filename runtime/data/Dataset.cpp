@@ -42,6 +42,18 @@ void SparseMatrix::writeDense(float *out) const {
   }
 }
 
+void SparseMatrix::normalizeRows() {
+  for (int64_t r = 0; r < numRows; ++r) {
+    double sum = 0;
+    for (int32_t k = indptr[r]; k < indptr[r + 1]; ++k)
+      sum += values[k];
+    if (sum == 0)
+      continue;
+    for (int32_t k = indptr[r]; k < indptr[r + 1]; ++k)
+      values[k] = static_cast<float>(static_cast<double>(values[k]) / sum);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Reading files
 //===----------------------------------------------------------------------===//

@@ -210,6 +210,16 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     return false;
   }
 
+  // The program may ask for row-normalised features: a copy of the pattern
+  // and values (kilobytes to a few MiB), never the dense matrix.
+  SparseMatrix normalized;
+  if (desc.data.normalize_features) {
+    normalized = data.features;
+    normalized.normalizeRows();
+  }
+  const SparseMatrix &featureMatrix =
+      desc.data.normalize_features ? normalized : data.features;
+
   // The footprint, summed before allocating so that a budget too small is
   // one message with every part, not a failure halfway.
   CompressedEdges inCsr, outCsr;
@@ -303,15 +313,15 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
         alloc(4 * static_cast<uint64_t>(nodes * features), "features"));
     if (!featureData)
       return false;
-    data.features.writeDense(featureData);
+    featureMatrix.writeDense(featureData);
   }
   if (csrFeatures) {
     featureCsr = alloc(csrBytes, "features");
     if (!featureCsr)
       return false;
-    if (gnnrt_cpu_csr_matrix_build(data.features.indptr.data(),
-                                   data.features.indices.data(),
-                                   data.features.values.data(), nodes, features,
+    if (gnnrt_cpu_csr_matrix_build(featureMatrix.indptr.data(),
+                                   featureMatrix.indices.data(),
+                                   featureMatrix.values.data(), nodes, features,
                                    featureNnz, featureCsr) != GNNRT_OK) {
       error = where + "the feature matrix is not a valid CSR matrix";
       return false;

@@ -778,7 +778,8 @@ DescriptorEmitter::emit(StringRef base,
      << "    {" << (synthetic ? 1 : 0) << ", " << cString(dataset) << ", "
      << cString(dir) << ", INT64_C(" << nodes << "), INT64_C(" << features
      << "), INT64_C(" << classes << "), INT64_C(" << seed << "), "
-     << literal(avgDegree) << "},\n"
+     << literal(avgDegree) << ", " << (config.get("normalize_features") ? 1 : 0)
+     << "},\n"
      << "    INT64_C(" << integer("epochs", 1) << "), INT64_C("
      << integer("seed", 0) << "), INT64_C(" << integer("eval_every", 1)
      << "), INT64_C(" << integer("memory", -1) << "), " << metricBits << "u,\n"

@@ -43,6 +43,11 @@ struct SparseMatrix {
   /// Writes the dense matrix to \p out (numRows * numCols floats, which
   /// the caller provides; the runtime's arena, say).
   void writeDense(float *out) const;
+  /// Divides every row by the sum of its values (in double, each quotient
+  /// rounded once), as PyTorch Geometric's NormalizeFeatures and the GCN
+  /// reference code do; rows that sum to 0 stay as they are. What
+  /// `dataset(..., normalize_features = true)` asks of the runtime.
+  void normalizeRows();
 };
 
 /// Where a dataset's features came from.

@@ -89,6 +89,9 @@ typedef struct gnnrt_data_desc {
   const char *dir;   /* resolved directory, "" for synthetic */
   int64_t nodes, features, classes, seed;
   double avg_degree;
+  /* 1: divide each feature row by its sum after loading, whatever data is
+     bound (`normalize_features = true`); 0: the features as stored. */
+  int32_t normalize_features;
 } gnnrt_data_desc;
 
 typedef struct gnnrt_model_desc {

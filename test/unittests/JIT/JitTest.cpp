@@ -300,6 +300,76 @@ train M on synthetic(nodes = 300, avg_degree = 5, features = 200, classes = 4,
         << "logit " << i;
 }
 
+TEST(Jit, NormalizedFeaturesAreTheRowNormalizedData) {
+  // The generator's features with and without normalize_features, and the
+  // host's own row-normalised copy bound to the program without it: the
+  // flag must train exactly as that copy does, and differently from the
+  // raw features.
+  const std::string model = R"(
+model M(hidden = 8) {
+  h = dropout(x, p = 0.5);
+  h = relu(gcn_conv(h, out = hidden));
+  return gcn_conv(h, out = classes);
+}
+)";
+  const std::string raw =
+      model + "train M on synthetic(nodes = 200, avg_degree = 4, features = "
+              "16, classes = 3, seed = 2) {\n"
+              "  loss = cross_entropy(); optimizer = adam(lr = 0.01); epochs "
+              "= 5;\n}\n";
+  std::string normalizedSource = raw;
+  normalizedSource.replace(normalizedSource.find("seed = 2)"), 9,
+                           "seed = 2, normalize_features = true)");
+  auto plain = compile(raw);
+  auto normalized = compile(normalizedSource);
+  ASSERT_TRUE(plain && normalized);
+  EXPECT_EQ(plain->train(0).data.normalize_features, 0);
+  EXPECT_EQ(normalized->train(0).data.normalize_features, 1);
+
+  gnnrt::Dataset d;
+  gnnrt::DatasetError err;
+  gnnrt::SyntheticSpec spec;
+  spec.nodes = 200;
+  spec.avgDegree = 4;
+  spec.features = 16;
+  spec.classes = 3;
+  spec.seed = 2;
+  ASSERT_TRUE(gnnrt::generateSynthetic(spec, d, err)) << err.str();
+  gnnrt::HostDataset host;
+  host.numNodes = d.numNodes();
+  host.numFeatures = d.numFeatures;
+  host.numClasses = d.numClasses;
+  host.src = d.graph.src;
+  host.dst = d.graph.dst;
+  host.featIndptr = d.features.indptr;
+  host.featIndices = d.features.indices;
+  // By hand: each value over its row's sum, in double, rounded once.
+  std::vector<float> values = d.features.values;
+  for (int64_t r = 0; r < d.numNodes(); ++r) {
+    double sum = 0;
+    for (int32_t k = d.features.indptr[r]; k < d.features.indptr[r + 1]; ++k)
+      sum += values[k];
+    for (int32_t k = d.features.indptr[r]; k < d.features.indptr[r + 1]; ++k)
+      values[k] = static_cast<float>(values[k] / sum);
+  }
+  host.featValues = values;
+  host.labels = d.labels;
+  host.trainIdx = d.trainIdx;
+  host.valIdx = d.valIdx;
+  host.testIdx = d.testIdx;
+
+  auto byFlag = normalized->bind();
+  auto byHost = plain->bindHost(0, host);
+  auto asStored = plain->bind();
+  ASSERT_TRUE(!!byFlag) << llvm::toString(byFlag.takeError());
+  ASSERT_TRUE(!!byHost) << llvm::toString(byHost.takeError());
+  ASSERT_TRUE(!!asStored) << llvm::toString(asStored.takeError());
+  std::vector<double> flagLoss = losses(**byFlag, 4, 5);
+  ASSERT_EQ(flagLoss.size(), 5u);
+  EXPECT_TRUE(bitsEqual(flagLoss, losses(**byHost, 4, 5)));
+  EXPECT_FALSE(bitsEqual(flagLoss, losses(**asStored, 4, 5)));
+}
+
 TEST(Jit, GcnOnCoraReachesPublishedAccuracy) {
   std::string example = GNNC_SOURCE_DIR "/examples/cora_gcn.gnn";
   CompileOptions o = options();

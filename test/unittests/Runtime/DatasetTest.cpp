@@ -25,6 +25,27 @@ using namespace gnnrt::test;
 
 namespace {
 
+TEST(DatasetTest, NormalizeRowsDividesEachRowByItsSum) {
+  // Rows {1, 3}, {} (empty), {0, 0} (sums to 0: unchanged), {0.1, 0.2, 0.3}.
+  gnnrt::SparseMatrix m;
+  m.numRows = 4;
+  m.numCols = 5;
+  m.indptr = {0, 2, 2, 4, 7};
+  m.indices = {0, 4, 1, 2, 0, 1, 3};
+  m.values = {1.0f, 3.0f, 0.0f, -0.0f, 0.1f, 0.2f, 0.3f};
+  m.normalizeRows();
+  EXPECT_EQ(m.values[0], 0.25f);
+  EXPECT_EQ(m.values[1], 0.75f);
+  EXPECT_EQ(m.values[2], 0.0f);
+  EXPECT_TRUE(std::signbit(m.values[3]));
+  // The sum in double of the float inputs, each quotient rounded once.
+  double sum = double(0.1f) + double(0.2f) + double(0.3f);
+  EXPECT_EQ(m.values[4], static_cast<float>(double(0.1f) / sum));
+  EXPECT_EQ(m.values[5], static_cast<float>(double(0.2f) / sum));
+  EXPECT_EQ(m.values[6], static_cast<float>(double(0.3f) / sum));
+  EXPECT_EQ(m.indices.size(), 7u); // The pattern is kept.
+}
+
 TEST(DatasetTest, TestMachineIsLittleEndian) {
   // The independent readers below memcpy the files' bytes.
   uint32_t one = 1;
