@@ -530,6 +530,14 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
       auto evalStart = std::chrono::steady_clock::now();
       if (!evaluate(Split::Val, stats.val, error))
         return false;
+      if (report.bestValEpoch == 0 ||
+          stats.val.accuracy > report.bestVal.accuracy) {
+        // The same forward pass gives the test split's logits.
+        if (!metricsOf(Split::Test, report.testAtBestVal, error))
+          return false;
+        report.bestValEpoch = epoch;
+        report.bestVal = stats.val;
+      }
       report.evalSeconds += seconds(evalStart);
       stats.evaluated = true;
       for (auto &[name, value] : metricValues(report.metrics, stats.val))
@@ -695,6 +703,13 @@ void gnnrt::printReport(std::FILE *out, const TrainReport &r) {
     for (auto &[name, value] : metricValues(r.metrics, *m))
       std::fprintf(out, "%s %.4f  ", name.c_str(), value);
     std::fprintf(out, "(%lld nodes)\n", static_cast<long long>(m->count));
+  }
+  if (r.bestValEpoch > 0) {
+    std::fprintf(out, "  test @ best val ");
+    for (auto &[name, value] : metricValues(r.metrics, r.testAtBestVal))
+      std::fprintf(out, "%s %.4f  ", name.c_str(), value);
+    std::fprintf(out, "(epoch %lld, val accuracy %.4f)\n",
+                 static_cast<long long>(r.bestValEpoch), r.bestVal.accuracy);
   }
   std::fprintf(out,
                "  time/epoch     %.3f ms (median, epoch 1 excluded); "

@@ -75,7 +75,13 @@ struct TrainReport {
   double totalSeconds = 0;          ///< Steps only.
   double medianEpochSeconds = 0;    ///< Steps only, epoch 1 (warm-up) excluded.
   double evalSeconds = 0;           ///< Validation passes.
-  gnnrt_metrics train{}, val{}, test{};
+  gnnrt_metrics train{}, val{}, test{}; ///< After the last epoch.
+  /// Model selection on validation, as PyTorch Geometric's examples and the
+  /// GCN and GAT papers report: the validation pass with the highest
+  /// accuracy (the earliest on ties), and the test metrics of the same
+  /// weights. Reported only; training keeps the last epoch's weights.
+  int64_t bestValEpoch = 0;
+  gnnrt_metrics bestVal{}, testAtBestVal{};
   uint32_t metrics = GNNRT_METRIC_ACCURACY; ///< Which ones to show.
   uint64_t budgetBytes = 0;
   uint64_t arenaPeakBytes = 0;     ///< Arena high-water mark (live bytes).

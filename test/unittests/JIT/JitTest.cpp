@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -368,6 +369,40 @@ model M(hidden = 8) {
   ASSERT_EQ(flagLoss.size(), 5u);
   EXPECT_TRUE(bitsEqual(flagLoss, losses(**byHost, 4, 5)));
   EXPECT_FALSE(bitsEqual(flagLoss, losses(**asStored, 4, 5)));
+}
+
+TEST(Jit, ReportsTheTestMetricsOfTheBestValidationEpoch) {
+  auto program = compile(kProgram);
+  ASSERT_TRUE(!!program);
+  auto model = program->bind();
+  ASSERT_TRUE(!!model) << llvm::toString(model.takeError());
+  gnnrt::TrainOptions options;
+  options.epochs = 40;
+  options.seed = 3;
+  std::vector<double> valAccuracy;
+  options.onEpoch = [&](const gnnrt::EpochStats &e) {
+    valAccuracy.push_back(e.evaluated ? e.val.accuracy : -1);
+    return true;
+  };
+  auto report = (*model)->train(options);
+  ASSERT_TRUE(!!report) << llvm::toString(report.takeError());
+  ASSERT_EQ(valAccuracy.size(), 40u);
+  // The earliest epoch of the highest validation accuracy.
+  auto best = std::max_element(valAccuracy.begin(), valAccuracy.end());
+  EXPECT_EQ(report->bestValEpoch, best - valAccuracy.begin() + 1);
+  EXPECT_EQ(report->bestVal.accuracy, *best);
+  // Its test metrics are those of the weights of that epoch: training
+  // again, deterministically, for just that many epochs gives them.
+  auto again = program->bind();
+  ASSERT_TRUE(!!again);
+  gnnrt::TrainOptions shorter;
+  shorter.epochs = report->bestValEpoch;
+  shorter.seed = 3;
+  auto truncated = (*again)->train(shorter);
+  ASSERT_TRUE(!!truncated) << llvm::toString(truncated.takeError());
+  EXPECT_EQ(truncated->test.accuracy, report->testAtBestVal.accuracy);
+  EXPECT_EQ(truncated->test.f1, report->testAtBestVal.f1);
+  EXPECT_EQ(truncated->test.count, report->testAtBestVal.count);
 }
 
 TEST(Jit, GcnOnCoraReachesPublishedAccuracy) {
