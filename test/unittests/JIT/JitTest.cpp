@@ -65,6 +65,37 @@ std::vector<double> losses(Model &model, int64_t seed, int steps) {
   return out;
 }
 
+/// What kProgram's synthetic(...) makes with the generator's \p seed.
+bool generate(uint64_t seed, gnnrt::Dataset &d, std::string &error) {
+  gnnrt::SyntheticSpec spec;
+  spec.nodes = 200;
+  spec.avgDegree = 4;
+  spec.features = 16;
+  spec.classes = 3;
+  spec.seed = seed;
+  gnnrt::DatasetError err;
+  if (gnnrt::generateSynthetic(spec, d, err))
+    return true;
+  error = err.str();
+  return false;
+}
+
+/// Host arrays viewing \p d's graph, labels and split, no features: each
+/// test gives them in the form it checks. \p d must outlive the result.
+gnnrt::HostDataset hostArrays(const gnnrt::Dataset &d) {
+  gnnrt::HostDataset host;
+  host.numNodes = d.numNodes();
+  host.numFeatures = d.numFeatures;
+  host.numClasses = d.numClasses;
+  host.src = d.graph.src;
+  host.dst = d.graph.dst;
+  host.labels = d.labels;
+  host.trainIdx = d.trainIdx;
+  host.valIdx = d.valIdx;
+  host.testIdx = d.testIdx;
+  return host;
+}
+
 bool bitsEqual(const std::vector<double> &a, const std::vector<double> &b) {
   return a.size() == b.size() &&
          std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
@@ -128,27 +159,12 @@ TEST(Jit, HostArraysTrainPredictSaveLoad) {
   ASSERT_TRUE(!!program);
   // The host's data: the same shapes as the program's, from the generator.
   gnnrt::Dataset d;
-  gnnrt::DatasetError err;
-  gnnrt::SyntheticSpec spec;
-  spec.nodes = 200;
-  spec.avgDegree = 4;
-  spec.features = 16;
-  spec.classes = 3;
-  spec.seed = 9;
-  ASSERT_TRUE(gnnrt::generateSynthetic(spec, d, err)) << err.str();
+  std::string err;
+  ASSERT_TRUE(generate(9, d, err)) << err;
   std::vector<float> dense;
   ASSERT_TRUE(d.features.toDense(dense));
-  gnnrt::HostDataset host;
-  host.numNodes = d.numNodes();
-  host.numFeatures = d.numFeatures;
-  host.numClasses = d.numClasses;
-  host.src = d.graph.src;
-  host.dst = d.graph.dst;
+  gnnrt::HostDataset host = hostArrays(d);
   host.denseFeatures = dense;
-  host.labels = d.labels;
-  host.trainIdx = d.trainIdx;
-  host.valIdx = d.valIdx;
-  host.testIdx = d.testIdx;
   if (d.numEdges() != 800)
     GTEST_SKIP() << "the generator gave " << d.numEdges()
                  << " edges for this seed, not the program's 800";
@@ -328,20 +344,9 @@ model M(hidden = 8) {
   EXPECT_EQ(normalized->train(0).data.normalize_features, 1);
 
   gnnrt::Dataset d;
-  gnnrt::DatasetError err;
-  gnnrt::SyntheticSpec spec;
-  spec.nodes = 200;
-  spec.avgDegree = 4;
-  spec.features = 16;
-  spec.classes = 3;
-  spec.seed = 2;
-  ASSERT_TRUE(gnnrt::generateSynthetic(spec, d, err)) << err.str();
-  gnnrt::HostDataset host;
-  host.numNodes = d.numNodes();
-  host.numFeatures = d.numFeatures;
-  host.numClasses = d.numClasses;
-  host.src = d.graph.src;
-  host.dst = d.graph.dst;
+  std::string err;
+  ASSERT_TRUE(generate(2, d, err)) << err;
+  gnnrt::HostDataset host = hostArrays(d);
   host.featIndptr = d.features.indptr;
   host.featIndices = d.features.indices;
   // By hand: each value over its row's sum, in double, rounded once.
@@ -354,10 +359,6 @@ model M(hidden = 8) {
       values[k] = static_cast<float>(values[k] / sum);
   }
   host.featValues = values;
-  host.labels = d.labels;
-  host.trainIdx = d.trainIdx;
-  host.valIdx = d.valIdx;
-  host.testIdx = d.testIdx;
 
   auto byFlag = normalized->bind();
   auto byHost = plain->bindHost(0, host);

@@ -13,6 +13,8 @@
 #include "gnnrt/Kernels.h"
 #include "gnnrt/Philox.h"
 
+#include "FloatBits.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -25,25 +27,9 @@
 
 namespace {
 
-uint32_t bitsOf(float v) {
-  uint32_t b;
-  std::memcpy(&b, &v, sizeof(b));
-  return b;
-}
-
-float fromBits(uint32_t b) {
-  float v;
-  std::memcpy(&v, &b, sizeof(v));
-  return v;
-}
-
-/// splitmix64, so the inputs do not depend on the C++ library.
-uint64_t nextRandom(uint64_t &state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+using gnnrt::cpu::test::bitsOf;
+using gnnrt::cpu::test::fromBits;
+using gnnrt::cpu::test::nextRandom;
 
 /// Uniform in [-1, 1), a multiple of 2^-20.
 float uniform(uint64_t &state) {
