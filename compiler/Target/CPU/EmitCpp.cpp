@@ -65,6 +65,16 @@ std::optional<StringRef> elementCType(Type type) {
   return std::nullopt;
 }
 
+/// The C type a tensor's buffer is declared with. A CSR matrix is one
+/// opaque buffer (gnnrt_csr_matrix): only the CSR kernels take it, and a
+/// dense kernel given one would not compile.
+std::optional<StringRef> bufferCType(RankedTensorType tensor) {
+  std::optional<StringRef> element = elementCType(tensor.getElementType());
+  if (element && isCsr(tensor))
+    return StringRef("void");
+  return element;
+}
+
 int64_t dim(Value v, unsigned i) {
   return cast<RankedTensorType>(v.getType()).getDimSize(i);
 }
@@ -155,11 +165,7 @@ LogicalResult FunctionEmitter::define(Operation *op, unsigned index) {
   auto tensor = dyn_cast<RankedTensorType>(result.getType());
   if (!tensor)
     return op->emitError("the CPU target cannot place a ") << result.getType();
-  StringRef ctype = *elementCType(tensor.getElementType());
-  // A CSR matrix is one opaque buffer (gnnrt_csr_matrix): only the CSR
-  // kernels take it, and a dense kernel given one would not compile.
-  if (isCsr(tensor))
-    ctype = "void";
+  StringRef ctype = *bufferCType(tensor);
   if (offset >= 0) {
     os << "  " << ctype << " *" << var << " = (" << ctype << " *)(arena + "
        << offset << ");\n";
@@ -553,9 +559,7 @@ LogicalResult FunctionEmitter::emit() {
     } else if (auto tensor = dyn_cast<RankedTensorType>(type);
                tensor && tensor.hasStaticShape() &&
                elementCType(tensor.getElementType())) {
-      StringRef ctype = *elementCType(tensor.getElementType());
-      if (isCsr(tensor))
-        ctype = "void";
+      StringRef ctype = *bufferCType(tensor);
       os << "  const " << ctype << " *" << var << " = (const " << ctype
          << " *)args[" << i << "];\n";
     } else {
