@@ -51,6 +51,19 @@ inline bool worthThreads(int64_t a, int64_t b = 1) {
   return !mulSize(a, b, work) || work >= kParallelGrain;
 }
 
+/// `c[0, len) += v * b[0, len)`, len being \p Fixed when it is not 0, else
+/// \p n. The common widths are template arguments so that the loop compiles
+/// to whole vectors with no remainder and no run-time alias check. Products
+/// and sums are separate roundings (the library builds with
+/// -ffp-contract=off), so the vector code gives the scalar code's bits.
+template <int64_t Fixed>
+inline void addScaled(float *__restrict c, const float *__restrict b, float v,
+                      int64_t n) {
+  const int64_t len = Fixed > 0 ? Fixed : n;
+  for (int64_t k = 0; k < len; ++k)
+    c[k] += v * b[k];
+}
+
 /// The O(1) checks every graph kernel makes: a view with offsets that span
 /// exactly E slots. Index contents are gnnrt_graph_check's job.
 inline int checkView(const gnnrt_graph *g, const gnnrt_csr &csr) {

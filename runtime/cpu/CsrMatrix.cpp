@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "PhiloxLanes.h"
 
 #include "gnnrt/Philox.h"
 
@@ -57,24 +58,35 @@ void copyInts(int32_t *to, const int32_t *from, int64_t count) {
     std::memcpy(to, from, static_cast<size_t>(count) * sizeof(int32_t));
 }
 
-/// A kept element: the quotient in double, rounded once, as
-/// gnnrt_cpu_dropout computes it.
-inline float keepElement(float x, double keep) {
-  return static_cast<float>(static_cast<double>(x) / keep);
-}
+/// Stored values whose random bits wait for a kLanes batch of Philox
+/// blocks: up to four per block, since the slots of a row that share a block
+/// are adjacent.
+struct PendingSlots {
+  uint32_t lo[kLanes], hi[kLanes]; // the batch's block counters
+  int blocks = 0;
+  int64_t slot[4 * kLanes];
+  uint8_t lane[4 * kLanes], word[4 * kLanes];
+  int slots = 0;
 
-/// `c[0, len) += v * b[0, len)`, len being \p Fixed when it is not 0, else
-/// \p n. The common widths are template arguments so that the loop compiles
-/// to whole vectors with no remainder and no run-time alias check. Products
-/// and sums are separate roundings (the library builds with
-/// -ffp-contract=off), so the vector code gives the scalar code's bits.
-template <int64_t Fixed>
-inline void addScaled(float *__restrict c, const float *__restrict b, float v,
-                      int64_t n) {
-  const int64_t len = Fixed > 0 ? Fixed : n;
-  for (int64_t k = 0; k < len; ++k)
-    c[k] += v * b[k];
-}
+  /// Generates the batch's bits and writes its slots' outputs.
+  void flush(const float *xv, float *yv, const DropoutKey &key) {
+    if (blocks == 0)
+      return;
+    for (int l = blocks; l < kLanes; ++l) { // unused lanes: any counter
+      lo[l] = lo[0];
+      hi[l] = hi[0];
+    }
+    uint32_t bits[4][kLanes];
+    philoxLanes(lo, hi, key, bits);
+    for (int k = 0; k < slots; ++k) {
+      const int64_t s = slot[k];
+      yv[s] = bits[word[k]][lane[k]] >= key.threshold
+                  ? keepElement(xv[s], key.keep)
+                  : 0.0f;
+    }
+    blocks = slots = 0;
+  }
+};
 
 /// `c[rows, n] = A b`: row i sums its slots in CSR order.
 template <int64_t Fixed>
@@ -234,40 +246,48 @@ int gnnrt_cpu_csr_dropout(const void *x, int64_t rows, int64_t cols,
     return GNNRT_OK;
   }
 
-  const uint32_t key[2] = {static_cast<uint32_t>(seed),
-                           static_cast<uint32_t>(seed >> 32)};
-  const uint32_t bound = static_cast<uint32_t>(threshold);
+  const DropoutKey key = dropoutKey(seed, step, stream, threshold, keep);
   const int32_t *indptr = a.indptr, *indices = a.indices;
-#pragma omp parallel for schedule(dynamic, 64) if (par)
-  for (int64_t i = 0; i < rows; ++i) {
-    // Element (i, j) is dense element i * cols + j: word e % 4 of Philox
-    // block e / 4 (gnnrt::dropoutBits). Columns increase along a row, so
-    // slots that share a block are adjacent and the block is generated
-    // once for them.
-    const uint64_t rowStart =
-        static_cast<uint64_t>(i) * static_cast<uint64_t>(cols);
-    uint64_t block = UINT64_MAX; // none yet: no element has this block
-    uint32_t words[4] = {0, 0, 0, 0};
-    for (int64_t s = indptr[i], end = indptr[i + 1]; s < end; ++s) {
-      uint32_t valueBits;
-      std::memcpy(&valueBits, &xv[s], sizeof(valueBits));
-      if (valueBits == 0) {
-        // +0.0 is +0.0 kept (+0.0 / keep) or dropped: no bits needed.
-        // Explicit zeros are what a dropout leaves, so a dropout of a
-        // dropout is mostly these.
-        yv[s] = 0.0f;
-        continue;
+  constexpr int64_t kRowChunk = 64;
+  const int64_t chunks = (rows + kRowChunk - 1) / kRowChunk;
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+  for (int64_t c = 0; c < chunks; ++c) {
+    // Element (i, j) is dense element e = i * cols + j: word e % 4 of
+    // Philox block e / 4 (gnnrt::dropoutBits). Columns increase along a
+    // row, so slots that share a block are adjacent and the block is
+    // generated once for them; the blocks are generated kLanes at a time.
+    PendingSlots pending;
+    uint64_t block = UINT64_MAX; // the batch's last block; none yet
+    const int64_t rowEnd = std::min(rows, (c + 1) * kRowChunk);
+    for (int64_t i = c * kRowChunk; i < rowEnd; ++i) {
+      const uint64_t rowStart =
+          static_cast<uint64_t>(i) * static_cast<uint64_t>(cols);
+      for (int64_t s = indptr[i], end = indptr[i + 1]; s < end; ++s) {
+        uint32_t valueBits;
+        std::memcpy(&valueBits, &xv[s], sizeof(valueBits));
+        if (valueBits == 0) {
+          // +0.0 is +0.0 kept (+0.0 / keep) or dropped: no bits needed.
+          // Explicit zeros are what a dropout leaves, so a dropout of a
+          // dropout is mostly these.
+          yv[s] = 0.0f;
+          continue;
+        }
+        const uint64_t e = rowStart + static_cast<uint64_t>(indices[s]);
+        if (e / 4 != block) {
+          if (pending.blocks == kLanes)
+            pending.flush(xv, yv, key);
+          block = e / 4;
+          pending.lo[pending.blocks] = static_cast<uint32_t>(block);
+          pending.hi[pending.blocks] = static_cast<uint32_t>(block >> 32);
+          ++pending.blocks;
+        }
+        pending.slot[pending.slots] = s;
+        pending.lane[pending.slots] = static_cast<uint8_t>(pending.blocks - 1);
+        pending.word[pending.slots] = static_cast<uint8_t>(e % 4);
+        ++pending.slots;
       }
-      const uint64_t e = rowStart + static_cast<uint64_t>(indices[s]);
-      if (e / 4 != block) {
-        block = e / 4;
-        const uint32_t counter[4] = {
-            static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32),
-            static_cast<uint32_t>(stream), static_cast<uint32_t>(step)};
-        gnnrt::philox4x32(counter, key, words);
-      }
-      yv[s] = words[e % 4] >= bound ? keepElement(xv[s], keep) : 0.0f;
     }
+    pending.flush(xv, yv, key);
   }
   return GNNRT_OK;
 }

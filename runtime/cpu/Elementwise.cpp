@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "PhiloxLanes.h"
 
 #include "gnnrt/Philox.h"
 
@@ -109,42 +110,11 @@ void activateGrad(const float *x, const float *dy, int64_t n, float s,
 //   divpd and cvtpd2ps round, and treat NaN and subnormals, exactly as their
 //   scalar forms do, so the quotient is the scalar code's.
 
-/// Philox blocks generated together: enough independent products to hide
-/// the multiplier's latency, few enough for the state to stay in registers.
-constexpr int kLanes = 16;
-
 /// Blocks of four elements per tile of the parallel loop: enough for the
 /// blocks that need bits to fill whole kLanes batches on sparse inputs.
 constexpr int64_t kTileBlocks = 256;
 
-/// What every element of one dropout call shares.
-struct DropoutKey {
-  uint32_t k0, k1;       // the key: seed lo, seed hi
-  uint32_t stream, step; // counter words 2 and 3
-  uint32_t threshold;    // in [1, 2^32 - 1]: kept iff bits >= threshold
-  double keep;           // 1 - p, the divisor of a kept element
-};
-
-/// A kept element: the quotient in double, rounded once.
-inline float keepElement(float x, double keep) {
-  return static_cast<float>(static_cast<double>(x) / keep);
-}
-
-inline float dropElement(float x, uint32_t bits, const DropoutKey &key) {
-  return bits >= key.threshold ? keepElement(x, key.keep) : 0.0f;
-}
-
 #if defined(__SSE2__)
-/// The products a * m of four lanes, split in high and low words: pmuludq
-/// multiplies the even lanes, so the odd ones go through it shifted down.
-inline void mulHiLo4(__m128i a, __m128i m, __m128i &hi, __m128i &lo) {
-  const __m128i even = _mm_mul_epu32(a, m);
-  const __m128i odd = _mm_mul_epu32(_mm_srli_epi64(a, 32), m);
-  const __m128i lowWords = _mm_set_epi32(0, -1, 0, -1);
-  hi = _mm_or_si128(_mm_srli_epi64(even, 32), _mm_andnot_si128(lowWords, odd));
-  lo = _mm_or_si128(_mm_and_si128(even, lowWords), _mm_slli_epi64(odd, 32));
-}
-
 /// The dropout of the four elements \p x of one block into \p y, given the
 /// block's four words \p bits. \p bias flips the sign bit so that a signed
 /// compare with \p below, `(threshold - 1) ^ bias`, is the unsigned
@@ -159,57 +129,6 @@ inline void dropBlock(const float *x, float *y, __m128i bits, __m128i bias,
   _mm_storeu_ps(y, _mm_and_ps(q, _mm_castsi128_ps(kept)));
 }
 #endif
-
-/// gnnrt::philox4x32 of the counters (lo[l], hi[l], stream, step) for every
-/// lane l under the call's key; word j of lane l in out[j][l].
-inline void philoxLanes(const uint32_t lo[kLanes], const uint32_t hi[kLanes],
-                        const DropoutKey &key, uint32_t out[4][kLanes]) {
-#if defined(__SSE2__)
-  using namespace gnnrt::philox_detail;
-  constexpr int kVecs = kLanes / 4;
-  __m128i c0[kVecs], c1[kVecs], c2[kVecs], c3[kVecs];
-  for (int v = 0; v < kVecs; ++v) {
-    c0[v] = _mm_loadu_si128(reinterpret_cast<const __m128i *>(lo + 4 * v));
-    c1[v] = _mm_loadu_si128(reinterpret_cast<const __m128i *>(hi + 4 * v));
-    c2[v] = _mm_set1_epi32(static_cast<int>(key.stream));
-    c3[v] = _mm_set1_epi32(static_cast<int>(key.step));
-  }
-  const __m128i m0 = _mm_set1_epi32(static_cast<int>(kMul0));
-  const __m128i m1 = _mm_set1_epi32(static_cast<int>(kMul1));
-  uint32_t k0 = key.k0, k1 = key.k1;
-  for (int r = 0; r < 10; ++r) {
-    const __m128i key0 = _mm_set1_epi32(static_cast<int>(k0));
-    const __m128i key1 = _mm_set1_epi32(static_cast<int>(k1));
-    // philoxRound on every lane.
-    for (int v = 0; v < kVecs; ++v) {
-      __m128i hi0, lo0, hi1, lo1;
-      mulHiLo4(c0[v], m0, hi0, lo0);
-      mulHiLo4(c2[v], m1, hi1, lo1);
-      c0[v] = _mm_xor_si128(_mm_xor_si128(hi1, c1[v]), key0);
-      c1[v] = lo1;
-      c2[v] = _mm_xor_si128(_mm_xor_si128(hi0, c3[v]), key1);
-      c3[v] = lo0;
-    }
-    k0 += kWeyl0;
-    k1 += kWeyl1;
-  }
-  for (int v = 0; v < kVecs; ++v) {
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(out[0] + 4 * v), c0[v]);
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(out[1] + 4 * v), c1[v]);
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(out[2] + 4 * v), c2[v]);
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(out[3] + 4 * v), c3[v]);
-  }
-#else
-  for (int l = 0; l < kLanes; ++l) {
-    const uint32_t ctr[4] = {lo[l], hi[l], key.stream, key.step};
-    const uint32_t k[2] = {key.k0, key.k1};
-    uint32_t bits[4];
-    gnnrt::philox4x32(ctr, k, bits);
-    for (int j = 0; j < 4; ++j)
-      out[j][l] = bits[j];
-  }
-#endif
-}
 
 /// The dropout of the blocks `first + need[l]`, l < \p lanes <= kLanes,
 /// whose words philoxLanes left in \p bits.
@@ -389,10 +308,7 @@ int gnnrt_cpu_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
       y[i] = 0.0f;
     return GNNRT_OK;
   }
-  const DropoutKey key = {
-      static_cast<uint32_t>(seed),      static_cast<uint32_t>(seed >> 32),
-      static_cast<uint32_t>(stream),    static_cast<uint32_t>(step),
-      static_cast<uint32_t>(threshold), keep};
+  const DropoutKey key = dropoutKey(seed, step, stream, threshold, keep);
   // Whole blocks of four elements go by tiles; each tile's output is a pure
   // function of its inputs, so the bits do not depend on the schedule.
   const int64_t fullBlocks = n / 4;

@@ -55,6 +55,44 @@ inline float dot(const float *a, const float *b, int64_t f) {
          ((lane[2] + lane[6]) + (lane[3] + lane[7]));
 }
 
+/// `c[0, len) += b[0, len)`, len as in addScaled.
+template <int64_t Fixed>
+inline void addRow(float *__restrict c, const float *__restrict b, int64_t n) {
+  const int64_t len = Fixed > 0 ? Fixed : n;
+  for (int64_t k = 0; k < len; ++k)
+    c[k] += b[k];
+}
+
+/// The sum or mean aggregation with at most one weight per edge, rows of
+/// width \p Fixed (0: \p d): the common GCN and SAGE case, which the width
+/// lets compile to whole vectors.
+template <int64_t Fixed>
+void sumRows(const gnnrt_graph *g, const float *x, int64_t d,
+             const float *weights, bool mean, float *y,
+             [[maybe_unused]] bool par) {
+  const int32_t *indptr = g->in.indptr, *src = g->in.src, *eid = g->in.edge_id;
+  const int64_t n = g->num_nodes;
+#pragma omp parallel for schedule(dynamic, 64) if (par)
+  for (int64_t i = 0; i < n; ++i) {
+    float *yi = y + i * d;
+    const int64_t begin = indptr[i], end = indptr[i + 1];
+    std::fill(yi, yi + d, 0.0f);
+    if (weights) {
+      for (int64_t s = begin; s < end; ++s)
+        addScaled<Fixed>(yi, x + static_cast<int64_t>(src[s]) * d,
+                         weights[eid[s]], d);
+    } else {
+      for (int64_t s = begin; s < end; ++s)
+        addRow<Fixed>(yi, x + static_cast<int64_t>(src[s]) * d, d);
+    }
+    if (mean && end > begin) {
+      const float deg = static_cast<float>(end - begin);
+      for (int64_t c = 0; c < d; ++c)
+        yi[c] /= deg;
+    }
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -78,6 +116,23 @@ int gnnrt_cpu_spmm(const gnnrt_graph *g, int aggr, const float *x, int64_t d,
   const int32_t *indptr = g->in.indptr, *src = g->in.src, *eid = g->in.edge_id;
   const int64_t n = g->num_nodes, heads = weight_heads;
   [[maybe_unused]] const bool par = worthThreads(g->num_edges + n, d);
+  if (aggr != GNNRT_AGGR_MAX && (!weights || heads == 1)) {
+    const bool mean = aggr == GNNRT_AGGR_MEAN;
+    switch (d) {
+    case 16:
+      sumRows<16>(g, x, d, weights, mean, y, par);
+      break;
+    case 32:
+      sumRows<32>(g, x, d, weights, mean, y, par);
+      break;
+    case 64:
+      sumRows<64>(g, x, d, weights, mean, y, par);
+      break;
+    default:
+      sumRows<0>(g, x, d, weights, mean, y, par);
+    }
+    return GNNRT_OK;
+  }
 #pragma omp parallel for schedule(dynamic, 64) if (par)
   for (int64_t i = 0; i < n; ++i) {
     float *yi = y + i * d;
@@ -96,31 +151,18 @@ int gnnrt_cpu_spmm(const gnnrt_graph *g, int aggr, const float *x, int64_t d,
       continue;
     }
     std::fill(yi, yi + d, 0.0f);
-    if (!weights) {
-      for (int64_t s = begin; s < end; ++s) {
-        const float *xs = x + static_cast<int64_t>(src[s]) * d;
-        for (int64_t c = 0; c < d; ++c)
-          yi[c] += xs[c];
-      }
-    } else if (heads == 1) {
-      for (int64_t s = begin; s < end; ++s) {
-        const float *xs = x + static_cast<int64_t>(src[s]) * d;
-        const float w = weights[eid[s]];
-        for (int64_t c = 0; c < d; ++c)
-          yi[c] += w * xs[c];
-      }
-    } else {
-      // Head k owns the contiguous columns [k f, (k + 1) f).
+    {
+      // Several weights per edge (GAT): head k owns the contiguous columns
+      // [k f, (k + 1) f).
       const int64_t f = d / heads;
       for (int64_t s = begin; s < end; ++s) {
         const float *xs = x + static_cast<int64_t>(src[s]) * d;
         const float *we = weights + static_cast<int64_t>(eid[s]) * heads;
         for (int64_t k = 0; k < heads; ++k) {
-          const float w = we[k];
-          float *yk = yi + k * f;
-          const float *xk = xs + k * f;
-          for (int64_t c = 0; c < f; ++c)
-            yk[c] += w * xk[c];
+          if (f == 8) // GAT's usual 8 features per head
+            addScaled<8>(yi + k * f, xs + k * f, we[k], f);
+          else
+            addScaled<0>(yi + k * f, xs + k * f, we[k], f);
         }
       }
     }
