@@ -44,6 +44,32 @@ def GnnAutodiff : Pass<"gnn-autodiff", "::mlir::ModuleOp"> {
   ];
 }
 
+def GnnHoistGraphPrep : Pass<"gnn-hoist-graph-prep", "::mlir::ModuleOp"> {
+  let summary = "Compute graph-derived values once per bound graph";
+  let description = [{
+    `gnn.add_self_loops`, `gnn.edge_norm` and `gnn.transpose` of the input
+    graph depend on the graph alone (ops with the `GraphDerived` trait), yet
+    the step and predict functions rebuilt them on every call: 10% of a
+    Cora epoch on the CPU. For each train block `M`, the pass moves every
+    op with that trait whose operands are the `gnn.input = "graph"`
+    argument or results of such ops into a new function
+    `@M.prepare(%graph) -> (...)`, one op for equal ops of different
+    functions (same name, attributes, operands). Each prepare result used
+    by an op that stays behind becomes a result carrying
+    `gnn.prepared = k`, and every function that used it takes it as a new
+    last argument `{gnn.input = "prepared", gnn.prepared = k}`.
+
+    The runtime calls `@M.prepare` once when it binds a graph and keeps its
+    results (and its arena, which holds the new graphs' arrays) for the
+    session; the values are those the functions computed, bit for bit. A
+    block without graph-derived ops gets no prepare function.
+  }];
+  let statistics = [
+    Statistic<"numPrepared", "prepared-values",
+              "Graph-derived values computed once per graph">,
+  ];
+}
+
 def GnnSparseFeatures : Pass<"gnn-sparse-features", "::mlir::ModuleOp"> {
   let summary = "Store mostly-zero input features as CSR (#gnn.csr)";
   let description = [{
@@ -110,7 +136,10 @@ def GnnAssignBuffers : Pass<"gnn-assign-buffers", "::mlir::ModuleOp"> {
       `gnn.result_slots = array<i64: ...>` giving, per result, the index of
       the function result it is written to (the first, when a value is
       returned several times; -1 for results that are not returned).
-    Function arguments and results are caller-owned and never in the arena.
+    Function arguments and tensor results are caller-owned and never in
+    the arena. A returned graph is a struct the caller receives (the
+    results of `@M.prepare`): the arrays of a returned `gnn.add_self_loops`
+    stay in the arena, which that function's caller keeps.
     Each function gets `gnn.arena_bytes = <i64>`, the arena's size (a
     multiple of 64, 0 when nothing needs storage).
 

@@ -143,10 +143,13 @@ struct AssignBuffersPass
       for (Value result : op.getResults()) {
         std::optional<int64_t> bytes = storageBytes(result);
         auto slot = slotOf.find(result);
-        if (slot != slotOf.end()) {
+        // A returned graph is a struct the caller receives; its arrays
+        // stay in the arena (live to the return), which the caller of
+        // @M.prepare keeps.
+        if (slot != slotOf.end() && !isa<GraphType>(result.getType())) {
           if (!isa<TensorType>(result.getType()))
-            return op.emitError("gnn-assign-buffers: only tensors can be "
-                                "returned to the caller");
+            return op.emitError("gnn-assign-buffers: only tensors and graphs "
+                                "can be returned to the caller");
           offsets.push_back(kResultSlot);
           slots.push_back(slot->second);
           anySlot = true;

@@ -32,6 +32,7 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
     return success();
   // cpp: the training step with its storage decided and every buffer
   // placed, what the CPU emitter prints.
+  pm.addPass(createGnnHoistGraphPrep());
   GnnSparseFeaturesOptions sparse;
   sparse.maxDensity = options.sparseFeatures;
   pm.addPass(createGnnSparseFeatures(sparse));

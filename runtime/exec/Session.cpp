@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <unistd.h>
 
@@ -166,6 +167,25 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
       return expect({nodes});
     if (role == "seed" || role == "step")
       return true;
+    if (role == "prepared") {
+      // Result k of @M.prepare, as that function's table describes it.
+      const gnnrt_function_desc *prep = desc.prepare;
+      char *end = nullptr;
+      long k = std::strtol(v.param, &end, 10);
+      if (!prep || end == v.param || *end || k < 0 || k >= prep->num_results ||
+          (&fn == prep && (!result || k != index))) {
+        error = what + ": '" + v.param +
+                "' names no result of the model's prepare function";
+        return false;
+      }
+      const gnnrt_value_desc &r = prep->results[k];
+      if (r.dtype != v.dtype) {
+        error = what + " has another type than " + prep->name + " result " +
+                v.param;
+        return false;
+      }
+      return expect(std::vector<int64_t>(r.shape, r.shape + r.rank));
+    }
     if (role == "loss")
       return expect({});
     if (role == "logits")
@@ -183,7 +203,10 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
                    "from a newer gnnc?)";
     return false;
   };
-  for (const gnnrt_function_desc *fn : {&init, &stepFn, &predictFn}) {
+  for (const gnnrt_function_desc *fn :
+       {&init, &stepFn, &predictFn, desc.prepare}) {
+    if (!fn)
+      continue;
     for (int32_t i = 0; i < fn->num_args; ++i)
       if (!checkValue(*fn, fn->args[i], false, i))
         return false;
@@ -249,12 +272,22 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   uint64_t stateBytes = 0;
   for (const Slot &s : slots)
     stateBytes += 2 * align64(4 * s.count);
+  // @M.prepare's arena (holding the graphs it builds) and its tensors stay
+  // for the session.
+  uint64_t preparedBytes = 0;
+  if (const gnnrt_function_desc *prep = desc.prepare) {
+    preparedBytes += align64(static_cast<uint64_t>(prep->arena_bytes));
+    for (int32_t k = 0; k < prep->num_results; ++k)
+      if (prep->results[k].dtype != GNNRT_DTYPE_GRAPH)
+        preparedBytes +=
+            align64(4 * static_cast<uint64_t>(elementCount(prep->results[k])));
+  }
   const uint64_t outputBytes = align64(4) + align64(4 * nodes * classes);
   const uint64_t workspaceBytes = align64(
       static_cast<uint64_t>(std::max({init.arena_bytes, stepFn.arena_bytes,
                                       predictFn.arena_bytes, int64_t(1)})));
-  const uint64_t needed =
-      graphBytes + inputBytes + stateBytes + outputBytes + workspaceBytes;
+  const uint64_t needed = graphBytes + preparedBytes + inputBytes + stateBytes +
+                          outputBytes + workspaceBytes;
   uint64_t budget = options.budgetBytes;
   if (budget == 0)
     budget = desc.memory > 0 ? static_cast<uint64_t>(desc.memory)
@@ -263,6 +296,7 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     error = where + "the memory budget of " + formatBytes(budget) +
             " is below the smallest plan this CPU runtime can run: " +
             formatBytes(needed) + " (graph " + formatBytes(graphBytes) +
+            ", graph-derived values " + formatBytes(preparedBytes) +
             ", features/labels/masks " + formatBytes(inputBytes) +
             ", parameters and optimizer state x2 " + formatBytes(stateBytes) +
             ", loss and logits " + formatBytes(outputBytes) +
@@ -306,6 +340,31 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   if (gnnrt_graph_check(&graph) != GNNRT_OK) {
     error = where + "the graph failed the runtime's structural check";
     return false;
+  }
+
+  // The graph-derived values, once for this graph.
+  if (const gnnrt_function_desc *prep = desc.prepare) {
+    prepareArena = static_cast<char *>(
+        alloc(static_cast<uint64_t>(prep->arena_bytes), "graph-derived"));
+    if (!prepareArena)
+      return false;
+    preparedGraphs.assign(prep->num_results, gnnrt_graph{});
+    prepared.clear();
+    for (int32_t k = 0; k < prep->num_results; ++k) {
+      const gnnrt_value_desc &r = prep->results[k];
+      void *p = r.dtype == GNNRT_DTYPE_GRAPH
+                    ? static_cast<void *>(&preparedGraphs[k])
+                    : alloc(4 * static_cast<uint64_t>(elementCount(r)),
+                            "graph-derived");
+      if (!p)
+        return false;
+      prepared.push_back(p);
+    }
+    std::vector<void *> args = {&graph};
+    if (!call(*prep, args, prepared, error, prepareArena)) {
+      error = where + error;
+      return false;
+    }
   }
 
   if (denseFeatures) {
@@ -379,6 +438,8 @@ bool Session::arguments(const gnnrt_function_desc &fn, int k,
       args.push_back(&seed);
     else if (role == "step")
       args.push_back(&step);
+    else if (role == "prepared")
+      args.push_back(prepared[std::strtol(v.param, nullptr, 10)]);
     else if (int s = slotOf(v); s >= 0)
       args.push_back(slots[s].copy[k]);
     else {
@@ -413,8 +474,9 @@ bool Session::buildCalls(std::string &error) {
 
 bool Session::call(const gnnrt_function_desc &fn,
                    const std::vector<void *> &args,
-                   const std::vector<void *> &results, std::string &error) {
-  int status = fn.entry(args.data(), results.data(), workspace);
+                   const std::vector<void *> &results, std::string &error,
+                   char *arena) {
+  int status = fn.entry(args.data(), results.data(), arena ? arena : workspace);
   if (status == GNNRT_OK)
     return true;
   error = std::string(fn.name) +

@@ -87,3 +87,22 @@ func.func @csr(%x: tensor<8x10xf32, #gnn.csr<nnz = 5>>, %w: tensor<10x4xf32>,
   %z = gnn.activation relu %y : tensor<8x4xf32>
   return %z : tensor<8x4xf32>
 }
+
+// -----
+
+// A returned graph (@M.prepare's results) is a struct the caller receives;
+// its arrays stay in the arena, live to the return: 4 * 2 * (3 + 1 + 2 * 5)
+// = 112 bytes, 128 aligned. Tensors still go to their result slots; the
+// view takes nothing.
+// CHECK-LABEL: func.func @prepare
+// CHECK-SAME: gnn.arena_bytes = 128 : i64
+// CHECK: gnn.add_self_loops {{.*}} {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.edge_norm {{.*}} {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 1>}
+// CHECK: gnn.transpose {{.*}} {gnn.offsets = array<i64: -1>}
+func.func @prepare(%g: !gnn.graph<3x2>)
+    -> (!gnn.graph<3x5>, tensor<5xf32>, !gnn.graph<3x5>) {
+  %g1 = gnn.add_self_loops %g : <3x2> -> <3x5>
+  %w = gnn.edge_norm symmetric %g1 : <3x5> -> tensor<5xf32>
+  %t = gnn.transpose %g1 : <3x5>
+  return %g1, %w, %t : !gnn.graph<3x5>, tensor<5xf32>, !gnn.graph<3x5>
+}

@@ -233,6 +233,13 @@ LogicalResult FunctionEmitter::emitReturn(func::ReturnOp op) {
           slots[index] == static_cast<int64_t>(k))
         continue;
     }
+    if (isa<GraphType>(operand.getType())) {
+      // The struct; its arrays stay where they are (for @M.prepare, in an
+      // arena the caller keeps).
+      os << "  *(gnnrt_graph *)results[" << k << "] = *" << names[operand]
+         << ";\n";
+      continue;
+    }
     auto tensor = dyn_cast<RankedTensorType>(operand.getType());
     if (!tensor || !elementCType(tensor.getElementType()) || isCsr(tensor))
       return op.emitError("returning ")
@@ -656,6 +663,15 @@ std::string DescriptorEmitter::values(StringRef id, func::FuncOp f,
       role = attr("train.role");
     StringAttr param = attr("gnn.param");
     std::string roleName = role ? role.str() : "";
+    std::string paramName = param ? param.str() : "";
+    // gnn-hoist-graph-prep's values: the index of @M.prepare's result.
+    auto prepared = results
+                        ? f.getResultAttrOfType<IntegerAttr>(i, "gnn.prepared")
+                        : f.getArgAttrOfType<IntegerAttr>(i, "gnn.prepared");
+    if (prepared) {
+      roleName = "prepared";
+      paramName = std::to_string(prepared.getInt());
+    }
     if (roleName.empty() && results && f.getSymName().ends_with(".predict"))
       roleName = "logits";
     SmallVector<int64_t> shape;
@@ -682,9 +698,8 @@ std::string DescriptorEmitter::values(StringRef id, func::FuncOp f,
       llvm::interleaveComma(shape, os);
       os << "};\n";
     }
-    e << "    {" << cString(roleName) << ", "
-      << cString(param ? param.getValue() : "") << ", " << dtype << ", "
-      << shape.size() << ", " << shapeName << "},\n";
+    e << "    {" << cString(roleName) << ", " << cString(paramName) << ", "
+      << dtype << ", " << shape.size() << ", " << shapeName << "},\n";
   }
   if (count == 0)
     return "nullptr";
@@ -717,9 +732,9 @@ DescriptorEmitter::emit(StringRef base,
   if (!config || !model)
     return any.emitError("no gnn.model and train.config: the CPU target "
                          "needs functions made by gnn-autodiff");
-  std::string fns[3];
-  const char *suffixes[3] = {"init", "step", "predict"};
-  for (int k = 0; k < 3; ++k) {
+  std::string fns[4];
+  const char *suffixes[4] = {"init", "step", "predict", "prepare"};
+  for (int k = 0; k < 4; ++k) {
     auto it = funcs.find(suffixes[k]);
     if (it == funcs.end()) {
       fns[k] = "nullptr";
@@ -788,7 +803,8 @@ DescriptorEmitter::emit(StringRef base,
      << integer("seed", 0) << "), INT64_C(" << integer("eval_every", 1)
      << "), INT64_C(" << integer("memory", -1) << "), " << metricBits << "u,\n"
      << "    " << cString(settings) << ",\n"
-     << "    " << fns[0] << ", " << fns[1] << ", " << fns[2] << "};\n\n";
+     << "    " << fns[0] << ", " << fns[1] << ", " << fns[2] << ", " << fns[3]
+     << "};\n\n";
   return id;
 }
 

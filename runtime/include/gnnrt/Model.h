@@ -28,7 +28,7 @@ extern "C" {
 
 /* Bumped whenever a struct below changes; the runtime refuses a table of
    another version (a program compiled by another gnnc). */
-#define GNNRT_MODEL_ABI_VERSION 2
+#define GNNRT_MODEL_ABI_VERSION 3
 
 typedef enum gnnrt_dtype {
   GNNRT_DTYPE_F32 = 0,    /* float */
@@ -108,6 +108,14 @@ typedef struct gnnrt_model_desc {
   const gnnrt_function_desc *step;    /* (inputs, state) -> (loss, state) */
   const gnnrt_function_desc *predict; /* (graph, features, params) ->
                                          logits */
+  /* (graph) -> prepared values, or NULL: the graph-derived values of
+     gnn-hoist-graph-prep (the graph with self loops, edge weights, ...),
+     computed once per bound graph (ABI version 3). Results with dtype
+     GRAPH are written as gnnrt_graph structs whose arrays point into the
+     arena of this call, which the caller keeps as long as it uses them.
+     The other functions take result k as an argument with role "prepared"
+     and param "k". */
+  const gnnrt_function_desc *prepare;
 } gnnrt_model_desc;
 
 typedef const gnnrt_model_desc *const *(*gnnrt_models_fn)(int64_t *count);

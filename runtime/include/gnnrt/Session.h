@@ -141,7 +141,8 @@ private:
   bool bind(const Dataset &data, const SessionOptions &options,
             std::string &error);
   bool call(const gnnrt_function_desc &fn, const std::vector<void *> &args,
-            const std::vector<void *> &results, std::string &error);
+            const std::vector<void *> &results, std::string &error,
+            char *arena = nullptr);
   /// The argument list of \p fn from the bound inputs and state copy \p k.
   bool arguments(const gnnrt_function_desc &fn, int k,
                  std::vector<void *> &args, std::string &error);
@@ -164,6 +165,12 @@ private:
   int32_t *labelData = nullptr;
   uint8_t *maskData[3] = {nullptr, nullptr, nullptr};
   char *workspace = nullptr;
+  /// @M.prepare's results (gnn-hoist-graph-prep), computed once at bind:
+  /// pointers to the graphs below or to float buffers in the arena. The
+  /// graphs' arrays live in prepareArena, resident like the inputs.
+  std::vector<void *> prepared;
+  std::vector<gnnrt_graph> preparedGraphs;
+  char *prepareArena = nullptr;
   std::vector<Slot> slots;
   std::vector<void *> initArgs, initResults, predictArgs[2];
   std::vector<void *> stepArgs[2], stepResults[2]; ///< By state copy read.

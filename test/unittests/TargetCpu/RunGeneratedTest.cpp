@@ -162,6 +162,14 @@ protected:
       } else if (r == "train_mask") {
         args.push_back(mask.data());
         refArgs.push_back(maskRef);
+      } else if (r == "prepared") {
+        auto k = f.getArgAttrOfType<mlir::IntegerAttr>(i, "gnn.prepared");
+        EXPECT_TRUE(k && k.getInt() < static_cast<int64_t>(preparedRef.size()))
+            << "argument " << i;
+        if (!k || k.getInt() >= static_cast<int64_t>(preparedRef.size()))
+          return {};
+        args.push_back(preparedArgs[k.getInt()]);
+        refArgs.push_back(preparedRef[k.getInt()]);
       } else if (r == "seed" || r == "step") {
         scalars[i] = r == "seed" ? kSeed : step;
         args.push_back(&scalars[i]);
@@ -209,8 +217,72 @@ protected:
     return results;
   }
 
-  /// init, three steps, predict.
+  /// @M.prepare (gnn-hoist-graph-prep), when there is one, from the shared
+  /// object and the interpreter: the other functions then take the
+  /// generated code's values and the interpreter its own. Graphs are
+  /// compared by their arrays, edge weights within kRtol.
+  void prepare() {
+    mlir::func::FuncOp f = func(name + ".prepare");
+    if (!f)
+      return;
+    auto entry = reinterpret_cast<EntryFn>(
+        dlsym(handle, ("gnnc_" + name + "_prepare").c_str()));
+    auto arenaBytes = reinterpret_cast<ArenaFn>(
+        dlsym(handle, ("gnnc_" + name + "_prepare_arena_bytes").c_str()));
+    ASSERT_TRUE(entry && arenaBytes);
+    // Kept: the prepared graphs' arrays live in this arena.
+    prepareArena.assign(arenaBytes() + 64, static_cast<char>(0xff));
+    char *aligned =
+        prepareArena.data() +
+        (64 - reinterpret_cast<uintptr_t>(prepareArena.data()) % 64) % 64;
+    preparedGraphs.assign(f.getNumResults(), gnnrt_graph{});
+    preparedTensors.assign(f.getNumResults(), Buffer());
+    std::vector<void *> results;
+    for (unsigned k = 0; k < f.getNumResults(); ++k) {
+      mlir::Type t = f.getResultTypes()[k];
+      if (mlir::isa<mlir::gnn::GraphType>(t)) {
+        results.push_back(&preparedGraphs[k]);
+        continue;
+      }
+      Buffer &b = preparedTensors[k];
+      b.shape = shapeOf(t);
+      int64_t n = 1;
+      for (int64_t d : b.shape)
+        n *= d;
+      b.data.assign(n, std::nanf(""));
+      results.push_back(b.data.data());
+    }
+    void *args[] = {const_cast<gnnrt_graph *>(&view)};
+    ASSERT_EQ(entry(args, results.data(), aligned), GNNRT_OK);
+    preparedArgs = results;
+    llvm::Expected<std::vector<ref::Value>> want = ref::run(f, {graph});
+    ASSERT_TRUE(!!want) << llvm::toString(want.takeError());
+    ASSERT_EQ(want->size(), results.size());
+    preparedRef = *want;
+    for (unsigned k = 0; k < results.size(); ++k) {
+      SCOPED_TRACE("prepared " + std::to_string(k));
+      if (auto *g = std::get_if<ref::Graph>(&(*want)[k])) {
+        // Same edges by id: edge e of the generated graph is src -> dst.
+        const gnnrt_graph &got = preparedGraphs[k];
+        ASSERT_EQ(got.num_nodes, g->nodes);
+        ASSERT_EQ(got.num_edges, g->numEdges());
+        ASSERT_EQ(gnnrt_graph_check(&got), GNNRT_OK);
+        for (int64_t i = 0; i < got.num_nodes; ++i)
+          for (int32_t s = got.in.indptr[i]; s < got.in.indptr[i + 1]; ++s) {
+            int32_t e = got.in.edge_id[s];
+            EXPECT_EQ(g->dst[e], i) << "edge " << e;
+            EXPECT_EQ(g->src[e], got.in.src[s]) << "edge " << e;
+          }
+      } else {
+        EXPECT_TRUE(closeTo(preparedTensors[k].data, (*want)[k], kRtol, atol));
+      }
+    }
+  }
+
+  /// prepare, init, three steps, predict.
   void trainAndPredict() {
+    prepare();
+    ASSERT_FALSE(HasFatalFailure());
     std::vector<Buffer> state = call(name + ".init", {}, 0, /*exact=*/true);
     ASSERT_FALSE(state.empty());
     for (int64_t step = 1; step <= 3; ++step) {
@@ -258,6 +330,11 @@ protected:
   std::vector<int32_t> labels;
   std::vector<uint8_t> mask;
   ref::IntTensor labelsRef, maskRef;
+  std::vector<char> prepareArena;
+  std::vector<gnnrt_graph> preparedGraphs;
+  std::vector<Buffer> preparedTensors;
+  std::vector<void *> preparedArgs;
+  std::vector<ref::Value> preparedRef;
 };
 
 std::string program(const std::string &body, const std::string &optimizer) {
