@@ -6,5 +6,5 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${GNNC_BUILD_DIR:-$root/build}"
 cmake --build "$build" --target mlir-doc
 cp "$build/docs/Dialects/GnnDialect.md" "$build/docs/Dialects/TrainDialect.md" \
-  "$root/docs/Dialects/"
+  "$build/docs/Dialects/MemDialect.md" "$root/docs/Dialects/"
 cp "$build/docs/GnncPasses.md" "$root/docs/GnncPasses.md"

@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - The one named gnnc pipeline -------------------------===//
 #include "passes/Pipeline/Pipeline.h"
 
+#include "dialects/Mem/MemOps.h"
 #include "passes/Autodiff/Adjoints.h"
 #include "passes/Passes.h"
 
@@ -54,8 +55,9 @@ void mlir::gnn::registerGnncPassesAndPipeline() {
 }
 
 void mlir::gnn::registerGnncDialects(DialectRegistry &registry) {
-  registry.insert<GnnDialect, train::TrainDialect, func::FuncDialect,
-                  arith::ArithDialect, tensor::TensorDialect>();
+  registry
+      .insert<GnnDialect, train::TrainDialect, mem::MemDialect,
+              func::FuncDialect, arith::ArithDialect, tensor::TensorDialect>();
   registerDifferentiableOpInterfaceExternalModels(registry);
 }
 

@@ -1,0 +1,256 @@
+//===- MemOps.cpp - mem dialect -------------------------------------------===//
+//
+// Verifiers check local invariants only (types agree, a released value is
+// not used later in its block); whether a plan fits its budget is a layer
+// contract, checked by a verifier pass, not here.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Mem/MemOps.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::mem;
+
+MLIR_DEFINE_EXPLICIT_TYPE_ID(mlir::mem::PlanResource)
+
+#include "dialects/Mem/MemDialect.cpp.inc"
+#include "dialects/Mem/MemEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Mem/MemAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/Mem/MemTypes.cpp.inc"
+
+void MemDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/Mem/MemOps.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/Mem/MemTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/Mem/MemAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// custom<Tier>: a bare keyword (`to host`), where the attribute's own syntax
+// would read `to <host>`.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseTier(OpAsmParser &parser, TierAttr &tier) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<Tier> value = symbolizeTier(keyword);
+  if (!value)
+    return parser.emitError(loc, "expected a storage tier (host, disk), got '")
+           << keyword << "'";
+  tier = TierAttr::get(parser.getContext(), *value);
+  return success();
+}
+
+static void printTier(OpAsmPrinter &printer, Operation *, TierAttr tier) {
+  printer << stringifyTier(tier.getValue());
+}
+
+#define GET_OP_CLASSES
+#include "dialects/Mem/MemOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Types and attributes
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+OffloadedType::verify(function_ref<InFlightDiagnostic()> emitError, Tier tier,
+                      RankedTensorType tensorType) {
+  // An offloaded tensor is by definition not on the device; a device
+  // "handle" would be a tensor the planner forgot to account for.
+  if (tier == Tier::device)
+    return emitError() << "an offloaded tensor lives on host or disk, not on "
+                          "the device";
+  return success();
+}
+
+LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               int64_t budget, int64_t peakDevice,
+                               int64_t peakHost, int64_t peakDisk,
+                               APFloat predictedSeconds, APFloat keepAllSeconds,
+                               StringRef policy) {
+  std::pair<StringRef, int64_t> sizes[] = {{"budget", budget},
+                                           {"peak_device", peakDevice},
+                                           {"peak_host", peakHost},
+                                           {"peak_disk", peakDisk}};
+  for (auto [name, bytes] : sizes)
+    if (bytes < 0)
+      return emitError() << name << " must be a non-negative number of bytes, "
+                         << "got " << bytes;
+  std::pair<StringRef, APFloat> times[] = {
+      {"predicted_seconds", predictedSeconds},
+      {"keep_all_seconds", keepAllSeconds}};
+  for (const auto &[name, seconds] : times) {
+    if (&seconds.getSemantics() != &APFloat::IEEEdouble())
+      return emitError() << name << " must be a double";
+    // Reports divide and compare these; NaN or infinity would poison them.
+    if (!seconds.isFinite() || (seconds.isNegative() && !seconds.isZero()))
+      return emitError() << name
+                         << " must be a finite, non-negative double, got "
+                         << seconds.convertToDouble();
+  }
+  if (policy.empty())
+    return emitError() << "policy must name how the plan was chosen";
+  return success();
+}
+
+LogicalResult MemDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  // Every discardable `mem.*` attribute is the dialect's; rejecting unknown
+  // names catches a misspelt `mem.plan` that reports would silently miss.
+  if (name != PlanAttrHelper::getNameStr())
+    return op->emitError() << "unknown mem attribute '" << name << "'";
+  if (!isa<PlanAttr>(attr.getValue()))
+    return op->emitError() << "'" << name
+                           << "' must be a #mem.plan attribute, got "
+                           << attr.getValue();
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitError() << "'" << name << "' belongs on a function, not on '"
+                           << op->getName() << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+/// The user of \p value whose ancestor in \p op's block comes first after
+/// \p op, or null. Users nested in a later op's regions count: for the
+/// release point, using a value inside an `scf.if` after it is no different
+/// from using it directly.
+static Operation *findUseAfter(Operation *op, Value value) {
+  Block *block = op->getBlock();
+  if (!block)
+    return nullptr;
+  Operation *first = nullptr, *firstAncestor = nullptr;
+  for (Operation *user : value.getUsers()) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (!ancestor || ancestor == op || !op->isBeforeInBlock(ancestor))
+      continue;
+    if (!firstAncestor || ancestor->isBeforeInBlock(firstAncestor)) {
+      first = user;
+      firstAncestor = ancestor;
+    }
+  }
+  return first;
+}
+
+/// Fails when \p value is used after \p op, which ended its lifetime.
+static LogicalResult verifyNoUseAfter(Operation *op, Value value,
+                                      StringRef why) {
+  Operation *user = findUseAfter(op, value);
+  if (!user)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "operand is used after it " << why;
+  diag.attachNote(user->getLoc()) << "used here";
+  return diag;
+}
+
+LogicalResult OffloadOp::verify() {
+  if (getTier() == Tier::device)
+    return emitOpError("can only offload to host or disk");
+  OffloadedType handle = getResult().getType();
+  if (handle.getTier() != getTier())
+    return emitOpError("result tier '")
+           << stringifyTier(handle.getTier()) << "' must be the op's tier '"
+           << stringifyTier(getTier()) << "'";
+  if (handle.getTensorType() != getInput().getType())
+    return emitOpError("result must hold the operand's type ")
+           << getInput().getType() << ", got " << handle.getTensorType();
+  return verifyNoUseAfter(*this, getInput(),
+                          "was offloaded (use the mem.prefetch result)");
+}
+
+LogicalResult PrefetchOp::verify() {
+  RankedTensorType expected = getHandle().getType().getTensorType();
+  if (getResult().getType() != expected)
+    return emitOpError("result type must be the offloaded type ")
+           << expected << ", got " << getResult().getType();
+  return success();
+}
+
+LogicalResult RecomputeOp::verify() {
+  if (getNumResults() == 0)
+    return emitOpError("must re-derive at least one value");
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("region needs one argument per input: expected ")
+           << getInputs().size() << ", got " << body.getNumArguments();
+  for (auto [i, input, arg] : llvm::enumerate(getInputs(), body.getArguments()))
+    if (input.getType() != arg.getType())
+      return emitOpError("region argument #")
+             << i << " has type " << arg.getType() << ", but input #" << i
+             << " has type " << input.getType();
+  return success();
+}
+
+LogicalResult RecomputeOp::verifyRegions() {
+  // SingleBlock checks neither that the block ends in our terminator nor
+  // that it yields what we return.
+  auto yield = dyn_cast<YieldOp>(getBody().front().getTerminator());
+  if (!yield)
+    return emitOpError("region must end in mem.yield");
+  if (yield.getValues().getTypes() != getResultTypes())
+    return yield.emitOpError("yields ")
+           << yield.getValues().getTypes() << ", but the mem.recompute "
+           << "returns " << getResultTypes();
+  return success();
+}
+
+/// store_as (\p narrow) and load_as change only the element type, and in
+/// the direction their names promise.
+static LogicalResult verifyPrecisionChange(Operation *op, Value input,
+                                           Value result, bool narrow) {
+  auto from = cast<RankedTensorType>(input.getType());
+  auto to = cast<RankedTensorType>(result.getType());
+  if (from.clone(to.getElementType()) != to)
+    return op->emitOpError("result must have the operand's shape and "
+                           "encoding, got ")
+           << from << " -> " << to;
+  unsigned fromBits = from.getElementTypeBitWidth();
+  unsigned toBits = to.getElementTypeBitWidth();
+  if (narrow ? toBits >= fromBits : toBits <= fromBits)
+    return op->emitOpError("result element type ")
+           << to.getElementType() << " must be "
+           << (narrow ? "narrower" : "wider") << " than the operand's "
+           << from.getElementType();
+  return success();
+}
+
+LogicalResult StoreAsOp::verify() {
+  if (failed(verifyPrecisionChange(*this, getInput(), getResult(),
+                                   /*narrow=*/true)))
+    return failure();
+  // Like an offload, storing narrow replaces the wide buffer; a later use
+  // of the wide value would keep it alive and void the saving.
+  return verifyNoUseAfter(*this, getInput(),
+                          "was stored narrow (use the mem.load_as result)");
+}
+
+LogicalResult LoadAsOp::verify() {
+  return verifyPrecisionChange(*this, getInput(), getResult(),
+                               /*narrow=*/false);
+}
+
+LogicalResult FreeOp::verify() {
+  return verifyNoUseAfter(*this, getValue(), "was freed");
+}

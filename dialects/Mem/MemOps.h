@@ -1,0 +1,44 @@
+//===- MemOps.h - mem dialect -----------------------------------*- C++ -*-===//
+//
+// The mem dialect: the planner's memory decisions as ops, the offloaded
+// tensor type, storage tiers and the `mem.plan` function attribute.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_DIALECTS_MEM_MEMOPS_H
+#define GNNC_DIALECTS_MEM_MEMOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/APFloat.h"
+
+namespace mlir::mem {
+/// The storage the plan manages (device arena, host pool, spill files). Every
+/// mem op but mem.yield reads and writes it, which keeps the planned order.
+struct PlanResource : public SideEffects::Resource::Base<PlanResource> {
+  StringRef getName() final { return "mem::PlanResource"; }
+};
+} // namespace mlir::mem
+MLIR_DECLARE_EXPLICIT_TYPE_ID(mlir::mem::PlanResource)
+
+#include "dialects/Mem/MemEnums.h.inc"
+
+// Attributes and types come before the dialect: its generated
+// PlanAttrHelper returns a PlanAttr by value.
+#define GET_ATTRDEF_CLASSES
+#include "dialects/Mem/MemAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/Mem/MemTypes.h.inc"
+
+#include "dialects/Mem/MemDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/Mem/MemOps.h.inc"
+
+#endif // GNNC_DIALECTS_MEM_MEMOPS_H

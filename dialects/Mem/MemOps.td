@@ -1,0 +1,206 @@
+//===- MemOps.td - mem dialect operations ------------------*- tablegen -*-===//
+//
+// One op per memory decision of the planner. Every op but the terminator
+// reads and writes the plan's resource, so no generic pass erases, merges or
+// reorders a decision the predicted peak depends on.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_MEM_OPS
+#define GNNC_MEM_OPS
+
+include "dialects/Mem/MemBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// The storage the plan manages (device arena, host pool, spill files), as
+// one side-effect resource. A resource of its own rather than the default
+// one: the decisions order among themselves, but an analysis of ordinary
+// memory (memref loads and stores) need not assume they alias it.
+def Mem_PlanResource : Resource<"::mlir::mem::PlanResource">;
+
+// Reading and writing the plan's storage: not trivially dead (canonicalize
+// keeps an unused one), not CSE-able (two identical ones stay two), and
+// ordered with respect to each other.
+def Mem_PlanEffects : MemoryEffects<[MemRead<Mem_PlanResource>,
+                                     MemWrite<Mem_PlanResource>]>;
+
+class Mem_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Mem_Dialect, mnemonic, traits>;
+
+def Mem_Stream : DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>,
+                                   "1">;
+def Mem_FloatTensor : RankedTensorOf<[AnyFloat]>;
+
+def Mem_OffloadOp : Mem_Op<"offload", [Mem_PlanEffects]> {
+  let summary = "start copying a device tensor to host memory or disk";
+  let description = [{
+    Starts an asynchronous copy of `input` from the device to tier `tier`
+    (`host`: pinned host memory; `disk`: a spill file) on copy stream
+    `stream` (default 1; stream 0 is the compute stream) and returns a
+    handle to the copy. The offload ends the device lifetime of `input`: its
+    device buffer is released once the copy has completed, without a
+    separate `mem.free`. Therefore no op after the offload in the same block
+    may use `input`; later users take the value `mem.prefetch` returns.
+
+    The tier is spelled in the op and in the handle's type: the op says what
+    is done, the type what a later `mem.prefetch` or `mem.free` receives.
+
+    Example:
+    ```mlir
+    %h = mem.offload %x to host {stream = 1} : tensor<2708x16xf32> -> !mem.offloaded<host, tensor<2708x16xf32>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Mem_TierAttr:$tier,
+                       Mem_Stream:$stream);
+  let results = (outs Mem_OffloadedType:$result);
+  let assemblyFormat = [{
+    $input `to` custom<Tier>($tier) attr-dict `:` type($input) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Mem_PrefetchOp : Mem_Op<"prefetch", [Mem_PlanEffects]> {
+  let summary = "bring an offloaded tensor back to the device";
+  let description = [{
+    Copies the bytes behind `handle` back into a fresh device buffer on copy
+    stream `stream` (default 1) and returns them as a tensor; the compute
+    stream waits for the copy before the first user of the result. The
+    planner places the prefetch early enough that the copy hides behind
+    compute, and late enough that the buffer does not raise the device peak.
+
+    The handle stays valid: a tensor offloaded once (a parameter, say) may be
+    prefetched more than once; `mem.free` of the handle releases the host or
+    disk copy.
+
+    Example:
+    ```mlir
+    %y = mem.prefetch %h {stream = 1} : !mem.offloaded<host, tensor<2708x16xf32>> -> tensor<2708x16xf32>
+    ```
+  }];
+  let arguments = (ins Mem_OffloadedType:$handle, Mem_Stream:$stream);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $handle attr-dict `:` qualified(type($handle)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Mem_RecomputeOp : Mem_Op<"recompute", [Mem_PlanEffects,
+                                           IsolatedFromAbove, SingleBlock]> {
+  let summary = "re-derive values from explicitly kept inputs";
+  let description = [{
+    Runs its single-block region on `inputs` and returns what the region's
+    `mem.yield` yields. The region is isolated from above, so everything it
+    reads is listed as an operand: the kept tensors (and keys, seeds) the
+    recomputation starts from are visible in the IR, and the planner's
+    liveness sees exactly which inputs a recomputation keeps alive. The
+    entry block's arguments stand for the inputs, one for one, with the same
+    types.
+
+    The region holds a copy of the forward ops that produced the values;
+    since dropout masks are functions of their counter-based key, the
+    recomputed values equal the originals bit for bit. A recompute runs where
+    it stands: it is neither hoisted, merged with an identical one nor
+    erased when unused, because its position is the planner's decision.
+
+    Example:
+    ```mlir
+    %h = mem.recompute (%x, %w) : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32> {
+    ^bb0(%x0: tensor<8x4xf32>, %w0: tensor<4x4xf32>):
+      %m = gnn.matmul %x0, %w0 : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+      mem.yield %m : tensor<8x4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, results) $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Mem_YieldOp : Mem_Op<"yield", [Pure, Terminator,
+                                   HasParent<"RecomputeOp">]> {
+  let summary = "the values a mem.recompute region re-derives";
+  let description = [{
+    Terminates the region of `mem.recompute`; its operands become the
+    recompute's results, in order and with the same types. It has no effect
+    of its own: the enclosing recompute carries the ordering.
+
+    Example:
+    ```mlir
+    mem.yield %a, %b : tensor<8x4xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+def Mem_StoreAsOp : Mem_Op<"store_as", [Mem_PlanEffects]> {
+  let summary = "keep a tensor in a narrower float type until it is needed";
+  let description = [{
+    Converts `input` to the narrower float element type of the result (same
+    shape and encoding; the result's element bit width strictly smaller,
+    e.g. f32 to bf16 or f16) and releases the wide buffer, so the tensor
+    occupies fewer device bytes while it waits for its backward-pass users.
+    Like `mem.offload`, it ends the lifetime of `input`: no op after it in
+    the same block may use `input`; later users take the value `mem.load_as`
+    returns.
+    gnn-plan-memory chooses this fate only where the program's
+    `saved_precision` allows it; `mem.load_as` converts back. Rounding is to
+    nearest even.
+
+    Example:
+    ```mlir
+    %s = mem.store_as %x : tensor<2708x16xf32> -> tensor<2708x16xbf16>
+    ```
+  }];
+  let arguments = (ins Mem_FloatTensor:$input);
+  let results = (outs Mem_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Mem_LoadAsOp : Mem_Op<"load_as", [Mem_PlanEffects]> {
+  let summary = "widen a tensor stored by mem.store_as for its users";
+  let description = [{
+    Converts a narrow stored tensor back to the wider float element type of
+    the result (same shape and encoding; the result's element bit width
+    strictly larger) in a fresh buffer; the users compute at the wide type.
+    The conversion is exact, so the value equals the stored one.
+
+    Example:
+    ```mlir
+    %y = mem.load_as %s : tensor<2708x16xbf16> -> tensor<2708x16xf32>
+    ```
+  }];
+  let arguments = (ins Mem_FloatTensor:$input);
+  let results = (outs Mem_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Mem_FreeOp : Mem_Op<"free", [Mem_PlanEffects]> {
+  let summary = "release the storage of a value at this point";
+  let description = [{
+    Marks where the storage of `value` is released: the device buffer of a
+    tensor, or the host or disk copy behind an offloaded handle. It ends the
+    value's lifetime, so no op after it in the same block may use the value.
+    An explicit free pins the release point the planner's peak assumes,
+    instead of leaving it to a later buffer analysis.
+
+    Example:
+    ```mlir
+    mem.free %x : tensor<2708x16xf32>
+    mem.free %h : !mem.offloaded<host, tensor<2708x16xf32>>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[AnyRankedTensor, Mem_OffloadedType]>:$value);
+  let assemblyFormat = "$value attr-dict `:` qualified(type($value))";
+  let hasVerifier = 1;
+}
+
+#endif // GNNC_MEM_OPS

@@ -1,0 +1,255 @@
+// Op, type and attribute verifiers of the mem dialect, one case each.
+// RUN: gnnc-opt %s -split-input-file -allow-unregistered-dialect -verify-diagnostics
+
+// expected-error @+1 {{an offloaded tensor lives on host or disk, not on the device}}
+func.func @device_handle(%h: !mem.offloaded<device, tensor<4xf32>>) {
+  return
+}
+
+// -----
+
+func.func @offload_to_device(%x: tensor<4xf32>) {
+  // expected-error @+1 {{can only offload to host or disk}}
+  %h = mem.offload %x to device : tensor<4xf32> -> !mem.offloaded<host, tensor<4xf32>>
+  return
+}
+
+// -----
+
+func.func @offload_unknown_tier(%x: tensor<4xf32>) {
+  // expected-error @+1 {{expected a storage tier (host, disk), got 'gpu'}}
+  %h = mem.offload %x to gpu : tensor<4xf32> -> !mem.offloaded<host, tensor<4xf32>>
+  return
+}
+
+// -----
+
+func.func @offload_tier_mismatch(%x: tensor<4xf32>) {
+  // expected-error @+1 {{result tier 'host' must be the op's tier 'disk'}}
+  %h = mem.offload %x to disk : tensor<4xf32> -> !mem.offloaded<host, tensor<4xf32>>
+  return
+}
+
+// -----
+
+func.func @offload_type_mismatch(%x: tensor<4xf32>) {
+  // expected-error @+1 {{result must hold the operand's type 'tensor<4xf32>', got 'tensor<4xf16>'}}
+  %h = mem.offload %x to host : tensor<4xf32> -> !mem.offloaded<host, tensor<4xf16>>
+  return
+}
+
+// -----
+
+func.func @offload_negative_stream(%x: tensor<4xf32>) {
+  // expected-error @+1 {{attribute 'stream' failed to satisfy constraint}}
+  %h = mem.offload %x to host {stream = -1} : tensor<4xf32> -> !mem.offloaded<host, tensor<4xf32>>
+  return
+}
+
+// -----
+
+func.func @use_after_offload(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand is used after it was offloaded (use the mem.prefetch result)}}
+  %h = mem.offload %x to host : tensor<4xf32> -> !mem.offloaded<host, tensor<4xf32>>
+  // expected-note @+1 {{used here}}
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+// A use nested in a later op's region counts as a use after the offload.
+func.func @nested_use_after_offload(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand is used after it was offloaded}}
+  %h = mem.offload %x to host : tensor<4xf32> -> !mem.offloaded<host, tensor<4xf32>>
+  %y = tensor.generate {
+  ^bb0(%i: index):
+    // expected-note @+1 {{used here}}
+    %e = tensor.extract %x[%i] : tensor<4xf32>
+    tensor.yield %e : f32
+  } : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @prefetch_type_mismatch(%h: !mem.offloaded<host, tensor<4xf32>>) {
+  // expected-error @+1 {{result type must be the offloaded type 'tensor<4xf32>', got 'tensor<8xf32>'}}
+  %y = mem.prefetch %h : !mem.offloaded<host, tensor<4xf32>> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @recompute_nothing(%x: tensor<4xf32>) {
+  // expected-error @+1 {{must re-derive at least one value}}
+  mem.recompute (%x) : (tensor<4xf32>) -> () {
+  ^bb0(%x0: tensor<4xf32>):
+    mem.yield
+  }
+  return
+}
+
+// -----
+
+func.func @recompute_arg_count(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{region needs one argument per input: expected 2, got 1}}
+  %r = mem.recompute (%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x0: tensor<4xf32>):
+    mem.yield %x0 : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @recompute_arg_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{region argument #0 has type 'tensor<4xf16>', but input #0 has type 'tensor<4xf32>'}}
+  %r = mem.recompute (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x0: tensor<4xf16>):
+    %c = arith.constant dense<0.0> : tensor<4xf32>
+    mem.yield %c : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @recompute_yield_types(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %r = mem.recompute (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x0: tensor<4xf32>):
+    // expected-error @+1 {{yields 'tensor<4xf32>', 'tensor<4xf32>', but the mem.recompute returns 'tensor<4xf32>'}}
+    mem.yield %x0, %x0 : tensor<4xf32>, tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @recompute_terminator(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{region must end in mem.yield}}
+  %r = mem.recompute (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x0: tensor<4xf32>):
+    "test.terminator"(%x0) : (tensor<4xf32>) -> ()
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// The region sees only what the recompute lists as inputs.
+func.func @recompute_captures(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %r = mem.recompute () : () -> tensor<4xf32> {
+    // expected-error @+1 {{using value defined outside the region}}
+    mem.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+func.func @yield_outside(%x: tensor<4xf32>) {
+  // expected-error @+1 {{expects parent op 'mem.recompute'}}
+  mem.yield %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @store_as_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result must have the operand's shape and encoding, got 'tensor<4x8xf32>' -> 'tensor<8x4xbf16>'}}
+  %s = mem.store_as %x : tensor<4x8xf32> -> tensor<8x4xbf16>
+  return
+}
+
+// -----
+
+func.func @store_as_not_narrower(%x: tensor<4xbf16>) {
+  // expected-error @+1 {{result element type 'f16' must be narrower than the operand's 'bf16'}}
+  %s = mem.store_as %x : tensor<4xbf16> -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @store_as_integer(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of floating-point values}}
+  %s = mem.store_as %x : tensor<4xi32> -> tensor<4xi16>
+  return
+}
+
+// -----
+
+func.func @use_after_store_as(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand is used after it was stored narrow (use the mem.load_as result)}}
+  %s = mem.store_as %x : tensor<4xf32> -> tensor<4xbf16>
+  // expected-note @+1 {{used here}}
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @load_as_not_wider(%x: tensor<4xf32>) {
+  // expected-error @+1 {{result element type 'bf16' must be wider than the operand's 'f32'}}
+  %s = mem.load_as %x : tensor<4xf32> -> tensor<4xbf16>
+  return
+}
+
+// -----
+
+func.func @load_as_shape(%x: tensor<4xbf16>) {
+  // expected-error @+1 {{result must have the operand's shape and encoding}}
+  %s = mem.load_as %x : tensor<4xbf16> -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @use_after_free(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand is used after it was freed}}
+  mem.free %x : tensor<4xf32>
+  // expected-note @+1 {{used here}}
+  %y = mem.store_as %x : tensor<4xf32> -> tensor<4xbf16>
+  %z = mem.load_as %y : tensor<4xbf16> -> tensor<4xf32>
+  return %z : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{peak_host must be a non-negative number of bytes, got -1}}
+func.func @plan_bytes() attributes {mem.plan = #mem.plan<budget = 1024, peak_device = 512, peak_host = -1, peak_disk = 0, predicted_seconds = 1.0, keep_all_seconds = 1.0, policy = "auto">} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{predicted_seconds must be a finite, non-negative double, got -1.000000e+00}}
+func.func @plan_seconds() attributes {mem.plan = #mem.plan<budget = 1024, peak_device = 512, peak_host = 0, peak_disk = 0, predicted_seconds = -1.0, keep_all_seconds = 1.0, policy = "auto">} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{policy must name how the plan was chosen}}
+func.func @plan_policy() attributes {mem.plan = #mem.plan<budget = 1024, peak_device = 512, peak_host = 0, peak_disk = 0, predicted_seconds = 1.0, keep_all_seconds = 1.0, policy = "">} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mem.plan' must be a #mem.plan attribute, got 1024 : i64}}
+func.func @plan_not_a_plan() attributes {mem.plan = 1024} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mem.plan' belongs on a function, not on 'builtin.module'}}
+module attributes {mem.plan = #mem.plan<budget = 1024, peak_device = 512, peak_host = 0, peak_disk = 0, predicted_seconds = 1.0, keep_all_seconds = 1.0, policy = "auto">} {
+}
+
+// -----
+
+// expected-error @+1 {{unknown mem attribute 'mem.plna'}}
+func.func @plan_misspelt() attributes {mem.plna = 1} {
+  return
+}

@@ -1,0 +1,150 @@
+// Every mem op, type and attribute parses, verifies, prints and parses again.
+// RUN: gnnc-opt %s | gnnc-opt | FileCheck %s
+// RUN: gnnc-opt %s --mlir-print-op-generic | gnnc-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @offload_prefetch
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x8xf32>)
+func.func @offload_prefetch(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  // The default stream (1) is elided when printed.
+  // CHECK: %[[H:.*]] = mem.offload %[[X]] to host : tensor<4x8xf32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  %h = mem.offload %x to host {stream = 1} : tensor<4x8xf32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  // CHECK: %[[D:.*]] = mem.offload %[[Y]] to disk {stream = 2 : i64} : tensor<4x8xf32> -> !mem.offloaded<disk, tensor<4x8xf32>>
+  %d = mem.offload %y to disk {stream = 2} : tensor<4x8xf32> -> !mem.offloaded<disk, tensor<4x8xf32>>
+  // CHECK: %[[X1:.*]] = mem.prefetch %[[H]] : !mem.offloaded<host, tensor<4x8xf32>> -> tensor<4x8xf32>
+  %x1 = mem.prefetch %h : !mem.offloaded<host, tensor<4x8xf32>> -> tensor<4x8xf32>
+  // CHECK: %[[Y1:.*]] = mem.prefetch %[[D]] {stream = 0 : i64} : !mem.offloaded<disk, tensor<4x8xf32>> -> tensor<4x8xf32>
+  %y1 = mem.prefetch %d {stream = 0} : !mem.offloaded<disk, tensor<4x8xf32>> -> tensor<4x8xf32>
+  // CHECK: mem.free %[[H]] : !mem.offloaded<host, tensor<4x8xf32>>
+  mem.free %h : !mem.offloaded<host, tensor<4x8xf32>>
+  // CHECK: mem.free %[[D]] : !mem.offloaded<disk, tensor<4x8xf32>>
+  mem.free %d : !mem.offloaded<disk, tensor<4x8xf32>>
+  // CHECK: return %[[X1]], %[[Y1]]
+  return %x1, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @recompute
+// CHECK-SAME: (%[[A:.*]]: tensor<8x4xf32>, %[[W:.*]]: tensor<4x4xf32>)
+func.func @recompute(%a: tensor<8x4xf32>, %w: tensor<4x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  // CHECK: %[[R:.*]]:2 = mem.recompute(%[[A]], %[[W]]) : (tensor<8x4xf32>, tensor<4x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  // CHECK-NEXT: ^bb0(%[[A0:.*]]: tensor<8x4xf32>, %[[W0:.*]]: tensor<4x4xf32>):
+  // CHECK-NEXT: %[[M:.*]] = gnn.matmul %[[A0]], %[[W0]]
+  // CHECK-NEXT: %[[S:.*]] = gnn.activation relu %[[M]]
+  // CHECK-NEXT: mem.yield %[[M]], %[[S]] : tensor<8x4xf32>, tensor<8x4xf32>
+  // CHECK-NEXT: }
+  %r:2 = mem.recompute (%a, %w) : (tensor<8x4xf32>, tensor<4x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  ^bb0(%a0: tensor<8x4xf32>, %w0: tensor<4x4xf32>):
+    %m = gnn.matmul %a0, %w0 : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+    %s = gnn.activation relu %m : tensor<8x4xf32>
+    mem.yield %m, %s : tensor<8x4xf32>, tensor<8x4xf32>
+  }
+  // CHECK: return %[[R]]#0, %[[R]]#1
+  return %r#0, %r#1 : tensor<8x4xf32>, tensor<8x4xf32>
+}
+
+// A recompute with no inputs (a constant re-materialised) prints no block
+// header.
+// CHECK-LABEL: func.func @recompute_no_inputs
+func.func @recompute_no_inputs() -> tensor<2xf32> {
+  // CHECK: mem.recompute() : () -> tensor<2xf32> {
+  // CHECK-NEXT: arith.constant
+  // CHECK-NEXT: mem.yield %{{.*}} : tensor<2xf32>
+  %r = mem.recompute () : () -> tensor<2xf32> {
+    %c = arith.constant dense<1.0> : tensor<2xf32>
+    mem.yield %c : tensor<2xf32>
+  }
+  return %r : tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @precision
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Z:.*]]: tensor<3xf64>)
+func.func @precision(%x: tensor<4x8xf32>, %z: tensor<3xf64>) -> (tensor<4x8xf32>, tensor<3xf64>) {
+  // CHECK: %[[S:.*]] = mem.store_as %[[X]] : tensor<4x8xf32> -> tensor<4x8xbf16>
+  %s = mem.store_as %x : tensor<4x8xf32> -> tensor<4x8xbf16>
+  // CHECK: %[[L:.*]] = mem.load_as %[[S]] : tensor<4x8xbf16> -> tensor<4x8xf32>
+  %l = mem.load_as %s : tensor<4x8xbf16> -> tensor<4x8xf32>
+  // CHECK: %[[S2:.*]] = mem.store_as %[[Z]] : tensor<3xf64> -> tensor<3xf16>
+  %s2 = mem.store_as %z : tensor<3xf64> -> tensor<3xf16>
+  // CHECK: %[[L2:.*]] = mem.load_as %[[S2]] : tensor<3xf16> -> tensor<3xf64>
+  %l2 = mem.load_as %s2 : tensor<3xf16> -> tensor<3xf64>
+  // CHECK: return %[[L]], %[[L2]]
+  return %l, %l2 : tensor<4x8xf32>, tensor<3xf64>
+}
+
+// CHECK-LABEL: func.func @free
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+func.func @free(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK: %[[Y:.*]] = gnn.activation relu %[[X]]
+  %y = gnn.activation relu %x : tensor<4x8xf32>
+  // CHECK-NEXT: mem.free %[[X]] : tensor<4x8xf32>
+  mem.free %x : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// The plan attribute keeps every field; floats print in MLIR's round-trip
+// form.
+// CHECK-LABEL: func.func @planned
+// CHECK-SAME: attributes {mem.plan = #mem.plan<budget = 268435456, peak_device = 201326592, peak_host = 67108864, peak_disk = 0, predicted_seconds = 1.500000e-03, keep_all_seconds = 1.200000e-03, policy = "auto">}
+func.func @planned() attributes {mem.plan = #mem.plan<budget = 268435456, peak_device = 201326592, peak_host = 67108864, peak_disk = 0, predicted_seconds = 1.5e-3, keep_all_seconds = 1.2e-3, policy = "auto">} {
+  return
+}
+
+// Fields parse in any order; a plan with no overhead.
+// CHECK-LABEL: func.func @planned_reordered
+// CHECK-SAME: #mem.plan<budget = 1024, peak_device = 1024, peak_host = 0, peak_disk = 4096, predicted_seconds = 2.000000e+00, keep_all_seconds = 2.000000e+00, policy = "offload_all">
+func.func @planned_reordered() attributes {mem.plan = #mem.plan<policy = "offload_all", peak_disk = 4096, keep_all_seconds = 2.0, budget = 1024, peak_host = 0, predicted_seconds = 2.0, peak_device = 1024>} {
+  return
+}
+
+// Tiers as attributes, on their own (reports and later passes name them).
+// CHECK-LABEL: func.func @tiers
+// CHECK-SAME: tiers = [#mem.tier<device>, #mem.tier<host>, #mem.tier<disk>]
+func.func @tiers() attributes {tiers = [#mem.tier<device>, #mem.tier<host>, #mem.tier<disk>]} {
+  return
+}
+
+// The planned step of docs/Dialects/Mem.md, verbatim: it parses, verifies
+// and keeps its decisions in order.
+// CHECK-LABEL: func.func @step
+// CHECK-SAME: mem.plan = #mem.plan<budget = 16777216
+// CHECK: gnn.matmul
+// CHECK-NEXT: mem.offload
+// CHECK-NEXT: gnn.activation relu
+// CHECK-NEXT: mem.free
+// CHECK-NEXT: gnn.matmul
+// CHECK-NEXT: mem.store_as
+// CHECK-NEXT: mem.load_as
+// CHECK-NEXT: gnn.matmul
+// CHECK-NEXT: gnn.matmul
+// CHECK-NEXT: mem.prefetch
+// CHECK-NEXT: mem.recompute
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: gnn.matmul
+// CHECK-NEXT: mem.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: gnn.activation_grad
+// CHECK-NEXT: gnn.matmul
+// CHECK-NEXT: mem.free
+// CHECK-NEXT: return
+func.func @step(%x: tensor<2708x1433xf32>, %w1: tensor<1433x16xf32>, %w2: tensor<16x7xf32>, %dy: tensor<2708x7xf32>)
+    -> (tensor<2708x7xf32>, tensor<1433x16xf32>, tensor<16x7xf32>)
+    attributes {mem.plan = #mem.plan<budget = 16777216, peak_device = 16286448, peak_host = 15522256, peak_disk = 0, predicted_seconds = 2.1e-3, keep_all_seconds = 1.9e-3, policy = "auto">} {
+  %h = gnn.matmul %x, %w1 : (tensor<2708x1433xf32>, tensor<1433x16xf32>) -> tensor<2708x16xf32>
+  %xh = mem.offload %x to host : tensor<2708x1433xf32> -> !mem.offloaded<host, tensor<2708x1433xf32>>
+  %a = gnn.activation relu %h : tensor<2708x16xf32>
+  mem.free %h : tensor<2708x16xf32>
+  %y = gnn.matmul %a, %w2 : (tensor<2708x16xf32>, tensor<16x7xf32>) -> tensor<2708x7xf32>
+  %as = mem.store_as %a : tensor<2708x16xf32> -> tensor<2708x16xbf16>
+  %al = mem.load_as %as : tensor<2708x16xbf16> -> tensor<2708x16xf32>
+  %dw2 = gnn.matmul %al, %dy {transpose_a} : (tensor<2708x16xf32>, tensor<2708x7xf32>) -> tensor<16x7xf32>
+  %da = gnn.matmul %dy, %w2 {transpose_b} : (tensor<2708x7xf32>, tensor<16x7xf32>) -> tensor<2708x16xf32>
+  %x2 = mem.prefetch %xh : !mem.offloaded<host, tensor<2708x1433xf32>> -> tensor<2708x1433xf32>
+  %h2 = mem.recompute (%x2, %w1) : (tensor<2708x1433xf32>, tensor<1433x16xf32>) -> tensor<2708x16xf32> {
+  ^bb0(%x0: tensor<2708x1433xf32>, %w0: tensor<1433x16xf32>):
+    %m = gnn.matmul %x0, %w0 : (tensor<2708x1433xf32>, tensor<1433x16xf32>) -> tensor<2708x16xf32>
+    mem.yield %m : tensor<2708x16xf32>
+  }
+  %dh = gnn.activation_grad relu %h2, %da : tensor<2708x16xf32>
+  %dw1 = gnn.matmul %x2, %dh {transpose_a} : (tensor<2708x1433xf32>, tensor<2708x16xf32>) -> tensor<1433x16xf32>
+  mem.free %xh : !mem.offloaded<host, tensor<2708x1433xf32>>
+  return %y, %dw1, %dw2 : tensor<2708x7xf32>, tensor<1433x16xf32>, tensor<16x7xf32>
+}
