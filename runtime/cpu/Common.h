@@ -26,6 +26,18 @@ constexpr int64_t kParallelGrain = 1 << 15;
 /// the bits of the result do not depend on how many threads ran the blocks.
 constexpr int64_t kReductionBlocks = 64;
 
+/// On x86-64 with GCC or Clang, a function compiled for baseline x86-64
+/// and for AVX-512, the one the CPU supports picked when the library is
+/// loaded. Only for loops whose every operation rounds the same at any
+/// vector width (no reductions, no contraction), so results do not depend
+/// on the machine.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&        \
+    !defined(__SANITIZE_ADDRESS__)
+#define GNNRT_VECTOR_CLONES __attribute__((target_clones("avx512f", "default")))
+#else
+#define GNNRT_VECTOR_CLONES
+#endif
+
 /// Why a check failed, as the status the kernel returns.
 #define GNNRT_CHECK(cond, status)                                              \
   do {                                                                         \

@@ -119,6 +119,18 @@ int gnnrt_cpu_spmm(const gnnrt_graph *g, int aggr, const float *x, int64_t d,
   if (aggr != GNNRT_AGGR_MAX && (!weights || heads == 1)) {
     const bool mean = aggr == GNNRT_AGGR_MEAN;
     switch (d) {
+    case 4: // narrow outputs: the classes of the last layer
+      sumRows<4>(g, x, d, weights, mean, y, par);
+      break;
+    case 6:
+      sumRows<6>(g, x, d, weights, mean, y, par);
+      break;
+    case 7:
+      sumRows<7>(g, x, d, weights, mean, y, par);
+      break;
+    case 8:
+      sumRows<8>(g, x, d, weights, mean, y, par);
+      break;
     case 16:
       sumRows<16>(g, x, d, weights, mean, y, par);
       break;
