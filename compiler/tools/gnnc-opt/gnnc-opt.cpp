@@ -12,6 +12,7 @@
 
 namespace mlir::gnn::test {
 void registerTestEmitCppPass();
+void registerTestPrintMemoryPlanPass();
 } // namespace mlir::gnn::test
 
 int main(int argc, char **argv) {
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   mlir::gnn::registerGnncPassesAndPipeline();
   mlir::gnn::test::registerTestEmitCppPass();
+  mlir::gnn::test::registerTestPrintMemoryPlanPass();
 
   mlir::DialectRegistry registry;
   mlir::gnn::registerGnncDialects(registry);

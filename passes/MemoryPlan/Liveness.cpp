@@ -1,0 +1,269 @@
+//===- Liveness.cpp - The memory planner's view of one function -----------===//
+//
+// Sizes, live intervals, the forward/backward split and the live-bytes
+// curve of a single-block function (see Liveness.h). Everything is computed
+// in two walks over the block: a backward one for last uses (so that a
+// view's own extended lifetime is known before it extends its source's), and
+// a forward one that classifies and sizes every value.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/MemoryPlan/Liveness.h"
+
+#include "dialects/Gnn/GnnOps.h"
+#include "gnnrt/Kernels.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+/// Bytes of one element as the runtime stores it (i1 masks as bytes).
+static std::optional<int64_t> elementBytes(Type type) {
+  if (type.isInteger(1))
+    return 1;
+  if (type.isIntOrFloat())
+    return (type.getIntOrFloatBitWidth() + 7) / 8;
+  return std::nullopt;
+}
+
+std::optional<int64_t> mlir::gnn::storageBytes(Value value) {
+  if (auto tensor = dyn_cast<RankedTensorType>(value.getType())) {
+    std::optional<int64_t> element = elementBytes(tensor.getElementType());
+    if (!element || !tensor.hasStaticShape())
+      return -1;
+    // The pattern and the values, as the runtime lays them out.
+    if (auto csr = getCsrEncoding(tensor))
+      return gnnrt_csr_matrix_bytes(tensor.getDimSize(0), tensor.getDimSize(1),
+                                    csr.getNnz());
+    return tensor.getNumElements() * *element;
+  }
+  if (isa<TensorType>(value.getType()))
+    return -1;
+  if (auto graph = dyn_cast<GraphType>(value.getType())) {
+    // A view of another graph's arrays, or a caller-bound graph.
+    if (!value.getDefiningOp<AddSelfLoopsOp>())
+      return std::nullopt;
+    if (!graph.hasStaticNodes() || !graph.hasStaticEdges())
+      return -1;
+    // Both CSR views of the result, as gnnrt_cpu_add_self_loops_storage:
+    // indptr [N + 1], src and edge_id [E] each.
+    return 4 * 2 * (graph.getNodes() + 1 + 2 * graph.getEdges());
+  }
+  return std::nullopt;
+}
+
+Value mlir::gnn::getViewSource(Value value) {
+  // gnnrt_graph_transposed swaps the two CSR views of the same arrays.
+  if (auto view = value.getDefiningOp<TransposeOp>())
+    return view.getGraph();
+  return {};
+}
+
+StringRef mlir::gnn::stringifyStorage(Storage storage) {
+  switch (storage) {
+  case Storage::None:
+    return "none";
+  case Storage::Argument:
+    return "argument";
+  case Storage::Arena:
+    return "arena";
+  case Storage::Result:
+    return "result";
+  }
+  llvm_unreachable("unknown storage");
+}
+
+ArgumentRole mlir::gnn::getArgumentRole(func::FuncOp func, unsigned index) {
+  ArgumentRole role;
+  auto param = func.getArgAttrOfType<StringAttr>(index, "gnn.param");
+  if (param)
+    role.detail = param.getValue().str();
+  // train.role first: the step's parameters and state carry both it and
+  // gnn.param, the model function's parameters gnn.param alone.
+  if (auto train = func.getArgAttrOfType<StringAttr>(index, "train.role")) {
+    role.role = train.getValue().str();
+    role.kind =
+        role.role == "param" ? ArgumentKind::Parameter : ArgumentKind::State;
+    return role;
+  }
+  if (auto input = func.getArgAttrOfType<StringAttr>(index, "gnn.input")) {
+    role.role = input.getValue().str();
+    role.kind = ArgumentKind::Input;
+    if (role.role == "prepared") {
+      role.kind = ArgumentKind::Prepared;
+      if (auto k = func.getArgAttrOfType<IntegerAttr>(index, "gnn.prepared"))
+        role.detail = std::to_string(k.getInt());
+    }
+    return role;
+  }
+  if (param) {
+    role.role = "param";
+    role.kind = ArgumentKind::Parameter;
+  }
+  return role;
+}
+
+FailureOr<StepLiveness> StepLiveness::compute(func::FuncOp func,
+                                              StringRef client) {
+  StepLiveness live(func);
+  if (failed(live.run(client)))
+    return failure();
+  return live;
+}
+
+LogicalResult StepLiveness::run(StringRef client) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitError() << client << " needs a single-block function";
+  Block &block = func.getBody().front();
+  auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
+  if (!ret)
+    return func.emitError() << client << " needs a func.return";
+
+  for (Operation &op : block) {
+    index[&op] = static_cast<int64_t>(schedule.size());
+    schedule.push_back(&op);
+  }
+
+  // The forward part is the loss's backward slice: the loss op and every
+  // op it transitively depends on. Everything else (the loss's seed
+  // cotangent, the adjoints, the optimizer update) is the backward part.
+  // A split at the loss's position in the schedule would be simpler but
+  // wrong: canonicalize hoists constants such as the seed cotangent `1.0`
+  // to the entry, ahead of the forward pass, and a scheduler is free to
+  // interleave independent ops; membership in the slice does not depend on
+  // where an op lands, only on what it computes.
+  for (auto [k, operand] : llvm::enumerate(ret.getOperands())) {
+    auto role = func.getResultAttrOfType<StringAttr>(k, "train.role");
+    if (role && role.getValue() == "loss") {
+      lossOp = operand.getDefiningOp();
+      break;
+    }
+  }
+  if (lossOp) {
+    SmallVector<Operation *> worklist = {lossOp};
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      if (!forward.insert(op).second)
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          worklist.push_back(def);
+    }
+  }
+
+  // Last uses and reads by the backward part, with views keeping their
+  // source alive: walk backwards so a view's own extended lifetime is known
+  // before it extends its source's.
+  llvm::DenseMap<Value, int64_t> lastUse;
+  llvm::DenseMap<Value, bool> readByBackward;
+  auto noteUses = [&](Value value, int64_t def) {
+    int64_t last = def;
+    bool backward = false;
+    for (Operation *user : value.getUsers()) {
+      Operation *op = block.findAncestorOpInBlock(*user);
+      last = std::max(last, index[op]);
+      // The return hands values to the caller; it computes nothing.
+      backward |= lossOp && op != ret && !forward.contains(op);
+    }
+    auto it = lastUse.find(value);
+    if (it != lastUse.end())
+      last = std::max(last, it->second);
+    lastUse[value] = last;
+    readByBackward[value] |= backward;
+  };
+  for (Operation &op : llvm::reverse(block)) {
+    if (op.getNumRegions() != 0)
+      return op.emitError() << client << " does not handle regions";
+    for (Value result : op.getResults())
+      noteUses(result, index[&op]);
+    for (Value result : op.getResults())
+      if (Value source = getViewSource(result)) {
+        int64_t &last = lastUse.try_emplace(source, kEntry).first->second;
+        last = std::max(last, lastUse[result]);
+        readByBackward[source] |= readByBackward[result];
+      }
+  }
+  for (BlockArgument arg : block.getArguments())
+    noteUses(arg, kEntry);
+
+  // Arguments are the caller's, whatever their role.
+  for (BlockArgument arg : block.getArguments()) {
+    ValueLiveness info;
+    info.value = arg;
+    info.storage = Storage::Argument;
+    info.bytes = storageBytes(arg).value_or(0);
+    info.def = kEntry;
+    info.lastUse = lastUse[arg];
+    if (info.bytes > 0)
+      argumentBytes += info.bytes;
+    valueIndex[arg] = values.size();
+    values.push_back(info);
+  }
+
+  // The first result slot each returned op result goes to.
+  llvm::DenseMap<Value, int64_t> slotOf;
+  for (auto [k, operand] : llvm::enumerate(ret.getOperands())) {
+    if (operand.getDefiningOp())
+      slotOf.try_emplace(operand, static_cast<int64_t>(k));
+    // One caller buffer per tensor result slot. A returned graph is a
+    // struct whose arrays stay in the arena (the caller of @M.prepare keeps
+    // it), so it is counted there.
+    if (isa<TensorType>(operand.getType()))
+      if (std::optional<int64_t> bytes = storageBytes(operand);
+          bytes && *bytes > 0)
+        resultBytes += *bytes;
+  }
+
+  for (Operation *op : schedule) {
+    for (Value result : op->getResults()) {
+      ValueLiveness info;
+      info.value = result;
+      info.def = index[op];
+      info.lastUse = lastUse[result];
+      std::optional<int64_t> bytes = storageBytes(result);
+      auto slot = slotOf.find(result);
+      if (slot != slotOf.end() && !isa<GraphType>(result.getType())) {
+        if (!isa<TensorType>(result.getType()))
+          return op->emitError()
+                 << client
+                 << ": only tensors and graphs can be returned to the caller";
+        info.storage = Storage::Result;
+        info.resultSlot = slot->second;
+        info.bytes = bytes.value_or(0);
+      } else if (bytes) {
+        if (*bytes < 0)
+          return op->emitError()
+                 << client << " needs a static size for " << result.getType();
+        info.storage = Storage::Arena;
+        info.bytes = *bytes;
+        info.saved = forward.contains(op) && readByBackward[result];
+      }
+      valueIndex[result] = values.size();
+      values.push_back(info);
+    }
+  }
+
+  // Every arena value occupies its aligned slot over [def, lastUse]: a
+  // difference array turns the intervals into the curve in one pass.
+  std::vector<int64_t> delta(schedule.size() + 1, 0);
+  for (const ValueLiveness &info : values) {
+    if (info.storage != Storage::Arena)
+      continue;
+    delta[info.def] += alignToArena(info.bytes);
+    delta[info.lastUse + 1] -= alignToArena(info.bytes);
+  }
+  liveBytes.resize(schedule.size());
+  int64_t live = 0;
+  for (size_t i = 0; i < schedule.size(); ++i) {
+    live += delta[i];
+    liveBytes[i] = live;
+    if (live > peakBytes) {
+      peakBytes = live;
+      peakIndex = static_cast<int64_t>(i);
+    }
+  }
+  return success();
+}

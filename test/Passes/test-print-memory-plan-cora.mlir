@@ -1,0 +1,54 @@
+// REQUIRES: shipped-data
+// The analyses on a real step: Kipf & Welling's GCN on Cora through the
+// named pipeline to stage cpp (what `gnnc emit --stage=cpp` prints as C++),
+// with its buffers placed.
+// RUN: gnnc emit --stage=gnn --data %gnnc_data %gnnc_src/examples/cora_gcn.gnn | gnnc-opt -gnnc-pipeline=stage=cpp -test-print-memory-plan -o /dev/null | FileCheck %s --match-full-lines
+
+// @GCN.prepare keeps the graph with 2708 self loops in its arena,
+// 4 * 2 * (2708 + 1 + 2 * 13264) = 233896 bytes (233920 as a 64-byte slot),
+// for the whole session; its transpose is a view.
+// CHECK-LABEL: memory plan @GCN.prepare: 4 ops, no loss
+// CHECK: gnn.add_self_loops#0 233896 0 3 arena no
+// CHECK: arena peak 233920 bytes at 0 (gnn.add_self_loops), gnn.arena_bytes 233920
+
+// The step: the loss is the 12th op (the seed cotangent constant and the
+// key come first). The features are CSR (gnnrt_csr_matrix_bytes(2708, 1433,
+// 49216) = 804096 bytes), caller-owned like the parameters and the Adam
+// state; the prepared graphs are the session's, 0 bytes here.
+// CHECK-LABEL: memory plan @GCN.step: 27 ops, loss at 11 (train.cross_entropy)
+// CHECK: %arg0:graph 0 - - argument no
+// CHECK-NEXT: %arg1:features 804096 - 2 argument no
+// CHECK: %arg6:param[gcn_conv_0.weight] 91712 - 22 argument no
+// CHECK: %arg10:adam.m[gcn_conv_0.weight] 91712 - 22 argument no
+// CHECK: %arg18:prepared[0] 0 - 9 argument no
+// CHECK-NEXT: %arg19:prepared[1] 53056 - 20 argument no
+// The backward pass needs four forward tensors: the input dropout (for the
+// first weight's gradient), the pre-activation (ReLU's gradient), the
+// hidden dropout (the second weight's gradient) and the logits (the loss
+// gradient). Nothing else survives the loss.
+// CHECK: arith.constant#0 4 0 12 arena no
+// CHECK-NEXT: gnn.rng_key#0 0 1 17 none no
+// CHECK-NEXT: gnn.dropout#0 804096 2 21 arena yes
+// CHECK-NEXT: gnn.matmul#0 173312 3 4 arena no
+// CHECK-NEXT: gnn.spmm#0 173312 4 5 arena no
+// CHECK-NEXT: gnn.bias_add#0 173312 5 18 arena yes
+// CHECK-NEXT: gnn.activation#0 173312 6 7 arena no
+// CHECK-NEXT: gnn.dropout#0 173312 7 16 arena yes
+// CHECK-NEXT: gnn.matmul#0 75824 8 9 arena no
+// CHECK-NEXT: gnn.spmm#0 75824 9 10 arena no
+// CHECK-NEXT: gnn.bias_add#0 75824 10 12 arena yes
+// CHECK-NEXT: train.cross_entropy#0 4 11 26 result no
+// CHECK-NOT: yes
+// CHECK: point op live
+// Arguments: features, labels, mask, 4 parameters, their Adam moments and
+// the edge weights; results: the loss and 12 parameter and state slots.
+// CHECK: resident 1424208 bytes (arguments 1147448, results 276760)
+// CHECK-NEXT: saved 1226544 bytes in 4 values
+// The live peak is in the backward pass, at the second layer's weight
+// gradient; first fit's arena is 7% larger (fragmentation).
+// CHECK-NEXT: arena peak 1400384 bytes at 16 (gnn.matmul), gnn.arena_bytes 1497408
+
+// Predict saves nothing and its first fit is tight.
+// CHECK-LABEL: memory plan @GCN.predict: 8 ops, no loss
+// CHECK: saved 0 bytes in 0 values
+// CHECK-NEXT: arena peak 346624 bytes at 1 (gnn.spmm), gnn.arena_bytes 346624
