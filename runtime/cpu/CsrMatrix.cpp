@@ -93,34 +93,39 @@ struct PendingSlots {
   }
 };
 
-/// `c[rows, n] = A b`: row i sums its slots in CSR order.
+/// Rows of 64 dealt out at a time by the products below.
+constexpr int64_t kProductChunk = 64;
+
+/// Rows [begin, end) of `c[rows, n] = A b`: row i sums its slots in CSR
+/// order. Compiled for AVX-512 too: every output element is its own chain
+/// of products and sums in slot order, whatever the vector width.
 template <int64_t Fixed>
-void csrTimesDense(const gnnrt_csr_matrix &a, const float *b, int64_t n,
-                   float *c, [[maybe_unused]] bool par) {
+GNNRT_VECTOR_CLONES void csrTimesDenseRows(const gnnrt_csr_matrix &a,
+                                           const float *b, int64_t n, float *c,
+                                           int64_t begin, int64_t end) {
   const int32_t *indptr = a.indptr, *indices = a.indices;
   const float *values = a.values;
-#pragma omp parallel for schedule(dynamic, 64) if (par)
-  for (int64_t i = 0; i < a.rows; ++i) {
+  for (int64_t i = begin; i < end; ++i) {
     float *ci = c + i * n;
     std::fill(ci, ci + n, 0.0f);
-    for (int64_t s = indptr[i], end = indptr[i + 1]; s < end; ++s)
+    for (int64_t s = indptr[i], last = indptr[i + 1]; s < last; ++s)
       addScaled<Fixed>(ci, b + static_cast<int64_t>(indices[s]) * n, values[s],
                        n);
   }
 }
 
-/// `c[cols, n] = A^T b`: row j of the output is column j of A, whose slots
-/// the CSC sections list in increasing row order.
+/// Rows [begin, end) of `c[cols, n] = A^T b`: row j of the output is column
+/// j of A, whose slots the CSC sections list in increasing row order.
 template <int64_t Fixed>
-void csrTransposeTimesDense(const gnnrt_csr_matrix &a, const float *b,
-                            int64_t n, float *c, [[maybe_unused]] bool par) {
+GNNRT_VECTOR_CLONES void
+csrTransposeTimesDenseRows(const gnnrt_csr_matrix &a, const float *b, int64_t n,
+                           float *c, int64_t begin, int64_t end) {
   const int32_t *colptr = a.colptr, *rowidx = a.rowidx, *perm = a.perm;
   const float *values = a.values;
-#pragma omp parallel for schedule(dynamic, 64) if (par)
-  for (int64_t j = 0; j < a.cols; ++j) {
+  for (int64_t j = begin; j < end; ++j) {
     float *cj = c + j * n;
     std::fill(cj, cj + n, 0.0f);
-    for (int64_t s = colptr[j], end = colptr[j + 1]; s < end; ++s)
+    for (int64_t s = colptr[j], last = colptr[j + 1]; s < last; ++s)
       addScaled<Fixed>(cj, b + static_cast<int64_t>(rowidx[s]) * n,
                        values[perm[s]], n);
   }
@@ -128,11 +133,20 @@ void csrTransposeTimesDense(const gnnrt_csr_matrix &a, const float *b,
 
 template <int64_t Fixed>
 void csrMatmul(const gnnrt_csr_matrix &a, bool transpose, const float *b,
-               int64_t n, float *c, bool par) {
-  if (transpose)
-    csrTransposeTimesDense<Fixed>(a, b, n, c, par);
-  else
-    csrTimesDense<Fixed>(a, b, n, c, par);
+               int64_t n, float *c, [[maybe_unused]] bool par) {
+  const int64_t outRows = transpose ? a.cols : a.rows;
+  const int64_t chunks = (outRows + kProductChunk - 1) / kProductChunk;
+  // Chunks of output rows, dynamically: the nonzeros of feature rows and
+  // columns are uneven.
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+  for (int64_t k = 0; k < chunks; ++k) {
+    const int64_t begin = k * kProductChunk,
+                  end = std::min(outRows, begin + kProductChunk);
+    if (transpose)
+      csrTransposeTimesDenseRows<Fixed>(a, b, n, c, begin, end);
+    else
+      csrTimesDenseRows<Fixed>(a, b, n, c, begin, end);
+  }
 }
 
 } // namespace

@@ -63,34 +63,47 @@ inline void addRow(float *__restrict c, const float *__restrict b, int64_t n) {
     c[k] += b[k];
 }
 
-/// The sum or mean aggregation with at most one weight per edge, rows of
-/// width \p Fixed (0: \p d): the common GCN and SAGE case, which the width
-/// lets compile to whole vectors.
+/// Rows [begin, end) of the sum or mean aggregation with at most one weight
+/// per edge, rows of width \p Fixed (0: \p d): the common GCN and SAGE
+/// case, which the width lets compile to whole vectors. Compiled for
+/// AVX-512 too (GNNRT_VECTOR_CLONES): each output element is its own chain
+/// of products and sums in slot order, so the width changes no bit.
 template <int64_t Fixed>
-void sumRows(const gnnrt_graph *g, const float *x, int64_t d,
-             const float *weights, bool mean, float *y,
-             [[maybe_unused]] bool par) {
+GNNRT_VECTOR_CLONES void sumRowRange(const gnnrt_graph *g, const float *x,
+                                     int64_t d, const float *weights, bool mean,
+                                     float *y, int64_t begin, int64_t end) {
   const int32_t *indptr = g->in.indptr, *src = g->in.src, *eid = g->in.edge_id;
-  const int64_t n = g->num_nodes;
-#pragma omp parallel for schedule(dynamic, 64) if (par)
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = begin; i < end; ++i) {
     float *yi = y + i * d;
-    const int64_t begin = indptr[i], end = indptr[i + 1];
+    const int64_t first = indptr[i], last = indptr[i + 1];
     std::fill(yi, yi + d, 0.0f);
     if (weights) {
-      for (int64_t s = begin; s < end; ++s)
+      for (int64_t s = first; s < last; ++s)
         addScaled<Fixed>(yi, x + static_cast<int64_t>(src[s]) * d,
                          weights[eid[s]], d);
     } else {
-      for (int64_t s = begin; s < end; ++s)
+      for (int64_t s = first; s < last; ++s)
         addRow<Fixed>(yi, x + static_cast<int64_t>(src[s]) * d, d);
     }
-    if (mean && end > begin) {
-      const float deg = static_cast<float>(end - begin);
+    if (mean && last > first) {
+      const float deg = static_cast<float>(last - first);
       for (int64_t c = 0; c < d; ++c)
         yi[c] /= deg;
     }
   }
+}
+
+/// sumRowRange over all rows, dealt out in chunks of 64.
+template <int64_t Fixed>
+void sumRows(const gnnrt_graph *g, const float *x, int64_t d,
+             const float *weights, bool mean, float *y,
+             [[maybe_unused]] bool par) {
+  constexpr int64_t kChunk = 64;
+  const int64_t n = g->num_nodes, chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+  for (int64_t c = 0; c < chunks; ++c)
+    sumRowRange<Fixed>(g, x, d, weights, mean, y, c * kChunk,
+                       std::min(n, (c + 1) * kChunk));
 }
 
 } // namespace
