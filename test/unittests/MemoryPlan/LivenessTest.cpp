@@ -14,7 +14,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/MemoryPlan/Liveness.h"
+
 #include "compiler/Driver/Driver.h"
+#include "test/unittests/ExampleFiles.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -28,7 +30,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -37,21 +38,6 @@ using namespace mlir;
 using namespace mlir::gnn;
 
 namespace {
-
-/// Every `.gnn` file of examples/, sorted: a new example is covered without
-/// editing this test.
-std::vector<std::string> shippedExamples() {
-  std::vector<std::string> found;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator
-           it(std::string(GNNC_SOURCE_DIR) + "/examples", ec),
-       end;
-       it != end && !ec; it.increment(ec))
-    if (llvm::StringRef(it->path()).ends_with(".gnn"))
-      found.push_back(llvm::sys::path::filename(it->path()).str());
-  std::sort(found.begin(), found.end());
-  return found;
-}
 
 class ExampleLiveness : public ::testing::TestWithParam<std::string> {
 protected:
@@ -65,12 +51,7 @@ protected:
     ASSERT_TRUE(in) << path;
     std::stringstream text;
     text << in.rdbuf();
-    // Settings of later issues (synthetic_gin's sampling, accumulation and
-    // bf16) are "not supported yet" errors; its model and shapes are what
-    // the planner sees.
-    std::regex later(
-        R"(\n\s*(sampling|accumulate|precision|saved_precision)\s*=[^;]*;)");
-    std::string source = std::regex_replace(text.str(), later, "");
+    std::string source = gnnc::test::withoutLaterSettings(text.str());
 
     gnnc::DriverOptions options;
     options.inputFile = path;
@@ -227,10 +208,11 @@ TEST_P(ExampleLiveness, PeakFitsArenaAndIntervalsFitSchedule) {
   EXPECT_GE(numFunctions, 3);
 }
 
-INSTANTIATE_TEST_SUITE_P(Examples, ExampleLiveness,
-                         ::testing::ValuesIn(shippedExamples()),
-                         [](const ::testing::TestParamInfo<std::string> &info) {
-                           return info.param.substr(0, info.param.find('.'));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Examples, ExampleLiveness,
+    ::testing::ValuesIn(gnnc::test::shippedExamples(GNNC_SOURCE_DIR)),
+    [](const ::testing::TestParamInfo<std::string> &info) {
+      return info.param.substr(0, info.param.find('.'));
+    });
 
 } // namespace

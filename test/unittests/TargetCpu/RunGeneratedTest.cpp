@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CpuTestUtil.h"
+#include "test/unittests/ExampleFiles.h"
 
 #include "compiler/Driver/Driver.h"
 #include "compiler/Target/CPU/EmitCpp.h"
@@ -390,11 +391,7 @@ class ExampleModels : public RunGenerated,
 
 std::string smallData(std::string text) {
   std::regex data(R"(on\s+(dataset\s*\([^)]*\)|synthetic\s*\([^)]*\)))");
-  // Settings of later issues (synthetic_gin's sampling, bf16, accumulation)
-  // are "not supported yet" errors here; its model is checked without them.
-  std::regex later(
-      R"(\n\s*(sampling|accumulate|precision|saved_precision)\s*=[^;]*;)");
-  text = std::regex_replace(text, later, "");
+  text = gnnc::test::withoutLaterSettings(text);
   return std::regex_replace(text, data,
                             "on synthetic(nodes = " + std::to_string(kNodes) +
                                 ", avg_degree = " + std::to_string(kAvgDegree) +
@@ -445,16 +442,7 @@ const std::vector<std::string> kExamples = {
 
 // A new example must join the list above.
 TEST(ExampleList, CoversEveryExample) {
-  std::vector<std::string> found;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator
-           it(std::string(GNNC_SOURCE_DIR) + "/examples", ec),
-       end;
-       it != end && !ec; it.increment(ec))
-    if (llvm::StringRef(it->path()).ends_with(".gnn"))
-      found.push_back(llvm::sys::path::filename(it->path()).str());
-  std::sort(found.begin(), found.end());
-  EXPECT_EQ(found, kExamples);
+  EXPECT_EQ(gnnc::test::shippedExamples(GNNC_SOURCE_DIR), kExamples);
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ExampleModels,
