@@ -10,10 +10,12 @@
 
 #include "gnnrt/Kernels.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <new>
+#include <type_traits>
 
 namespace gnnrt::cpu {
 
@@ -74,6 +76,44 @@ inline void addScaled(float *__restrict c, const float *__restrict b, float v,
   const int64_t len = Fixed > 0 ? Fixed : n;
   for (int64_t k = 0; k < len; ++k)
     c[k] += v * b[k];
+}
+
+/// Calls `fn(std::integral_constant<int64_t, W>())` with W = \p width when
+/// it is one of the row widths worth a loop of their own (a GCN's hidden
+/// and class widths, GAT's head width), else W = 0 (the width is then
+/// only known at run time). Kernels pass W on to addScaled and its kin.
+template <typename Fn> void withRowWidth(int64_t width, Fn &&fn) {
+  switch (width) {
+  case 4:
+    return fn(std::integral_constant<int64_t, 4>());
+  case 6:
+    return fn(std::integral_constant<int64_t, 6>());
+  case 7:
+    return fn(std::integral_constant<int64_t, 7>());
+  case 8:
+    return fn(std::integral_constant<int64_t, 8>());
+  case 16:
+    return fn(std::integral_constant<int64_t, 16>());
+  case 32:
+    return fn(std::integral_constant<int64_t, 32>());
+  case 64:
+    return fn(std::integral_constant<int64_t, 64>());
+  default:
+    return fn(std::integral_constant<int64_t, 0>());
+  }
+}
+
+/// `fn(begin, end)` over [0, n) in chunks of \p chunk, dealt out to the
+/// threads one at a time when \p par (uneven rows balance that way). Each
+/// chunk must be a pure function of its own elements, so the result does
+/// not depend on which thread ran it.
+template <typename Fn>
+void forEachChunk(int64_t n, int64_t chunk, [[maybe_unused]] bool par,
+                  Fn &&fn) {
+  const int64_t chunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+  for (int64_t k = 0; k < chunks; ++k)
+    fn(k * chunk, std::min(n, (k + 1) * chunk));
 }
 
 /// The O(1) checks every graph kernel makes: a view with offsets that span

@@ -93,9 +93,6 @@ struct PendingSlots {
   }
 };
 
-/// Rows of 64 dealt out at a time by the products below.
-constexpr int64_t kProductChunk = 64;
-
 /// Rows [begin, end) of `c[rows, n] = A b`: row i sums its slots in CSR
 /// order. Compiled for AVX-512 too: every output element is its own chain
 /// of products and sums in slot order, whatever the vector width.
@@ -128,24 +125,6 @@ csrTransposeTimesDenseRows(const gnnrt_csr_matrix &a, const float *b, int64_t n,
     for (int64_t s = colptr[j], last = colptr[j + 1]; s < last; ++s)
       addScaled<Fixed>(cj, b + static_cast<int64_t>(rowidx[s]) * n,
                        values[perm[s]], n);
-  }
-}
-
-template <int64_t Fixed>
-void csrMatmul(const gnnrt_csr_matrix &a, bool transpose, const float *b,
-               int64_t n, float *c, [[maybe_unused]] bool par) {
-  const int64_t outRows = transpose ? a.cols : a.rows;
-  const int64_t chunks = (outRows + kProductChunk - 1) / kProductChunk;
-  // Chunks of output rows, dynamically: the nonzeros of feature rows and
-  // columns are uneven.
-#pragma omp parallel for schedule(dynamic, 1) if (par)
-  for (int64_t k = 0; k < chunks; ++k) {
-    const int64_t begin = k * kProductChunk,
-                  end = std::min(outRows, begin + kProductChunk);
-    if (transpose)
-      csrTransposeTimesDenseRows<Fixed>(a, b, n, c, begin, end);
-    else
-      csrTimesDenseRows<Fixed>(a, b, n, c, begin, end);
   }
 }
 
@@ -267,18 +246,14 @@ int gnnrt_cpu_csr_dropout(const void *x, int64_t rows, int64_t cols,
 
   const DropoutKey key = dropoutKey(seed, step, stream, threshold, keep);
   const int32_t *indptr = a.indptr, *indices = a.indices;
-  constexpr int64_t kRowChunk = 64;
-  const int64_t chunks = (rows + kRowChunk - 1) / kRowChunk;
-#pragma omp parallel for schedule(dynamic, 1) if (par)
-  for (int64_t c = 0; c < chunks; ++c) {
+  forEachChunk(rows, 64, par, [&](int64_t rowBegin, int64_t rowEnd) {
     // Element (i, j) is dense element e = i * cols + j: word e % 4 of
     // Philox block e / 4 (gnnrt::dropoutBits). Columns increase along a
     // row, so slots that share a block are adjacent and the block is
     // generated once for them; the blocks are generated kLanes at a time.
     PendingSlots pending;
     uint64_t block = UINT64_MAX; // the batch's last block; none yet
-    const int64_t rowEnd = std::min(rows, (c + 1) * kRowChunk);
-    for (int64_t i = c * kRowChunk; i < rowEnd; ++i) {
+    for (int64_t i = rowBegin; i < rowEnd; ++i) {
       const uint64_t rowStart =
           static_cast<uint64_t>(i) * static_cast<uint64_t>(cols);
       for (int64_t s = indptr[i], end = indptr[i + 1]; s < end; ++s) {
@@ -307,7 +282,7 @@ int gnnrt_cpu_csr_dropout(const void *x, int64_t rows, int64_t cols,
       }
     }
     pending.flush(xv, yv, key);
-  }
+  });
   return GNNRT_OK;
 }
 
@@ -330,12 +305,17 @@ int gnnrt_cpu_csr_matmul(const void *a, int64_t rows, int64_t cols, int64_t nnz,
 
   [[maybe_unused]] const bool par = worthThreads(outer + nnz, n);
   const bool transpose = transpose_a != 0;
-  if (n == 16)
-    csrMatmul<16>(m, transpose, b, n, c, par);
-  else if (n == 64)
-    csrMatmul<64>(m, transpose, b, n, c, par);
-  else
-    csrMatmul<0>(m, transpose, b, n, c, par);
+  // Chunks of 64 output rows: the nonzeros of feature rows and columns are
+  // uneven.
+  withRowWidth(n, [&](auto fixed) {
+    forEachChunk(
+        transpose ? cols : rows, 64, par, [&](int64_t begin, int64_t end) {
+          if (transpose)
+            csrTransposeTimesDenseRows<fixed()>(m, b, n, c, begin, end);
+          else
+            csrTimesDenseRows<fixed()>(m, b, n, c, begin, end);
+        });
+  });
   return GNNRT_OK;
 }
 

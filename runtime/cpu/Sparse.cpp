@@ -93,19 +93,6 @@ GNNRT_VECTOR_CLONES void sumRowRange(const gnnrt_graph *g, const float *x,
   }
 }
 
-/// sumRowRange over all rows, dealt out in chunks of 64.
-template <int64_t Fixed>
-void sumRows(const gnnrt_graph *g, const float *x, int64_t d,
-             const float *weights, bool mean, float *y,
-             [[maybe_unused]] bool par) {
-  constexpr int64_t kChunk = 64;
-  const int64_t n = g->num_nodes, chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(dynamic, 1) if (par)
-  for (int64_t c = 0; c < chunks; ++c)
-    sumRowRange<Fixed>(g, x, d, weights, mean, y, c * kChunk,
-                       std::min(n, (c + 1) * kChunk));
-}
-
 } // namespace
 
 extern "C" {
@@ -131,31 +118,11 @@ int gnnrt_cpu_spmm(const gnnrt_graph *g, int aggr, const float *x, int64_t d,
   [[maybe_unused]] const bool par = worthThreads(g->num_edges + n, d);
   if (aggr != GNNRT_AGGR_MAX && (!weights || heads == 1)) {
     const bool mean = aggr == GNNRT_AGGR_MEAN;
-    switch (d) {
-    case 4: // narrow outputs: the classes of the last layer
-      sumRows<4>(g, x, d, weights, mean, y, par);
-      break;
-    case 6:
-      sumRows<6>(g, x, d, weights, mean, y, par);
-      break;
-    case 7:
-      sumRows<7>(g, x, d, weights, mean, y, par);
-      break;
-    case 8:
-      sumRows<8>(g, x, d, weights, mean, y, par);
-      break;
-    case 16:
-      sumRows<16>(g, x, d, weights, mean, y, par);
-      break;
-    case 32:
-      sumRows<32>(g, x, d, weights, mean, y, par);
-      break;
-    case 64:
-      sumRows<64>(g, x, d, weights, mean, y, par);
-      break;
-    default:
-      sumRows<0>(g, x, d, weights, mean, y, par);
-    }
+    withRowWidth(d, [&](auto fixed) {
+      forEachChunk(n, 64, par, [&](int64_t begin, int64_t end) {
+        sumRowRange<fixed()>(g, x, d, weights, mean, y, begin, end);
+      });
+    });
     return GNNRT_OK;
   }
 #pragma omp parallel for schedule(dynamic, 64) if (par)

@@ -216,13 +216,9 @@ int gnnrt_cpu_adam(const float *param, const float *grad, const float *m,
   c.correction2 = 1.0 - std::pow(beta2, t);
   c.l2 = decoupled ? 0.0 : weight_decay;
   c.shrink = decoupled ? 1.0 - lr * weight_decay : 1.0;
-  // Chunks of whole vectors; each is a pure function of its elements.
-  constexpr int64_t kChunk = 4096;
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-#pragma omp parallel for schedule(static) if (worthThreads(n))
-  for (int64_t k = 0; k < chunks; ++k)
-    adamRange(k * kChunk, std::min(n, (k + 1) * kChunk), param, grad, m, v, c,
-              new_param, new_m, new_v);
+  forEachChunk(n, 4096, worthThreads(n), [&](int64_t begin, int64_t end) {
+    adamRange(begin, end, param, grad, m, v, c, new_param, new_m, new_v);
+  });
   return GNNRT_OK;
 }
 
