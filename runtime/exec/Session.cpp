@@ -36,6 +36,16 @@ int64_t elementCount(const gnnrt_value_desc &v) {
   return n;
 }
 
+/// The index of @M.prepare's result that a "prepared" value names (its
+/// param, "0", "1", ...), or -1 when it names none.
+int preparedIndex(const gnnrt_value_desc &v, const gnnrt_function_desc *prep) {
+  char *end = nullptr;
+  long k = std::strtol(v.param, &end, 10);
+  if (!prep || end == v.param || *end || k < 0 || k >= prep->num_results)
+    return -1;
+  return static_cast<int>(k);
+}
+
 bool isStateRole(const std::string &role) {
   return role == "param" || role == "adam.m" || role == "adam.v" ||
          role == "sgd.momentum";
@@ -170,10 +180,8 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     if (role == "prepared") {
       // Result k of @M.prepare, as that function's table describes it.
       const gnnrt_function_desc *prep = desc.prepare;
-      char *end = nullptr;
-      long k = std::strtol(v.param, &end, 10);
-      if (!prep || end == v.param || *end || k < 0 || k >= prep->num_results ||
-          (&fn == prep && (!result || k != index))) {
+      int k = preparedIndex(v, prep);
+      if (k < 0 || (&fn == prep && (!result || k != index))) {
         error = what + ": '" + v.param +
                 "' names no result of the model's prepare function";
         return false;
@@ -439,7 +447,7 @@ bool Session::arguments(const gnnrt_function_desc &fn, int k,
     else if (role == "step")
       args.push_back(&step);
     else if (role == "prepared")
-      args.push_back(prepared[std::strtol(v.param, nullptr, 10)]);
+      args.push_back(prepared[preparedIndex(v, desc.prepare)]); // checked
     else if (int s = slotOf(v); s >= 0)
       args.push_back(slots[s].copy[k]);
     else {

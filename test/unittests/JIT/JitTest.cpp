@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "gnnc/JIT.h"
+#include "gnnrt/Session.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -232,6 +233,50 @@ TEST(Jit, BudgetBelowTheFootprintIsAnError) {
                          "smallest plan"),
             std::string::npos)
       << message;
+}
+
+// The graph-derived values of @M.prepare (gnn-hoist-graph-prep) reach the
+// step by index; a table whose index or type does not match prepare's
+// results is refused when the session binds, not used.
+TEST(Jit, PreparedArgumentsMustMatchThePrepareTable) {
+  auto program = compile(kProgram);
+  ASSERT_TRUE(!!program);
+  const gnnrt_model_desc &good = program->train(0);
+  ASSERT_TRUE(good.prepare);
+  gnnrt::Dataset data;
+  std::string note, error;
+  ASSERT_TRUE(gnnrt::loadModelData(good.data, "", data, note, error)) << error;
+  ASSERT_TRUE(gnnrt::Session::create(good, data, {}, error)) << error;
+
+  std::vector<gnnrt_value_desc> args(good.step->args,
+                                     good.step->args + good.step->num_args);
+  auto prepared =
+      std::find_if(args.begin(), args.end(), [](const gnnrt_value_desc &v) {
+        return std::string(v.role) == "prepared";
+      });
+  ASSERT_NE(prepared, args.end());
+  gnnrt_function_desc step = *good.step;
+  step.args = args.data();
+  gnnrt_model_desc bad = good;
+  bad.step = &step;
+  auto refused = [&](const char *param, int32_t dtype) {
+    prepared->param = param;
+    prepared->dtype = dtype;
+    std::string message;
+    EXPECT_FALSE(gnnrt::Session::create(bad, data, {}, message)) << param;
+    return message;
+  };
+  const char *index = prepared->param;
+  const int32_t dtype = prepared->dtype;
+  EXPECT_NE(refused("99", dtype)
+                .find("names no result of the model's "
+                      "prepare function"),
+            std::string::npos);
+  EXPECT_NE(refused("x", dtype).find("names no result"), std::string::npos);
+  EXPECT_NE(refused(index, dtype == GNNRT_DTYPE_GRAPH ? GNNRT_DTYPE_F32
+                                                      : GNNRT_DTYPE_GRAPH)
+                .find("has another type than"),
+            std::string::npos);
 }
 
 TEST(Jit, DataOfOtherShapesIsRefused) {
