@@ -6,8 +6,6 @@
 //===----------------------------------------------------------------------===//
 #include "gnnrt/Graph.h"
 
-#include <cmath>
-
 using namespace gnnrt;
 
 std::string gnnrt::checkEdgeList(const EdgeList &g) {
@@ -86,97 +84,4 @@ std::vector<int32_t> gnnrt::inDegrees(const EdgeList &g) {
   for (int32_t d : g.dst)
     ++deg[d];
   return deg;
-}
-
-bool gnnrt::addSelfLoops(const EdgeList &g, EdgeList &out, std::string &error) {
-  error = checkEdgeList(g);
-  if (!error.empty())
-    return false;
-  if (g.numEdges() + g.numNodes > kMaxEdges) {
-    error = "adding " + std::to_string(g.numNodes) + " self loops to " +
-            std::to_string(g.numEdges()) +
-            " edges exceeds the int32 edge id limit 2147483647";
-    return false;
-  }
-  // Build into locals so that \p out may alias \p g.
-  std::vector<int32_t> src = g.src, dst = g.dst;
-  src.reserve(src.size() + static_cast<size_t>(g.numNodes));
-  dst.reserve(dst.size() + static_cast<size_t>(g.numNodes));
-  for (int64_t i = 0; i < g.numNodes; ++i) {
-    src.push_back(static_cast<int32_t>(i));
-    dst.push_back(static_cast<int32_t>(i));
-  }
-  out.numNodes = g.numNodes;
-  out.src = std::move(src);
-  out.dst = std::move(dst);
-  return true;
-}
-
-/// gnn.edge_norm on a graph already known to be sound.
-template <typename T>
-static void normWeights(const EdgeList &g, EdgeNorm kind, std::vector<T> &out) {
-  std::vector<int32_t> deg(static_cast<size_t>(g.numNodes), 0);
-  for (int32_t d : g.dst)
-    ++deg[d];
-  // 1/sqrt(deg) once per node: the per-edge work is then one product.
-  std::vector<double> scale(deg.size());
-  for (size_t i = 0; i < deg.size(); ++i) {
-    double d = static_cast<double>(deg[i]);
-    scale[i] = deg[i] == 0                   ? 0.0
-               : kind == EdgeNorm::Symmetric ? 1.0 / std::sqrt(d)
-                                             : 1.0 / d;
-  }
-  size_t numEdges = g.src.size();
-  out.resize(numEdges);
-  for (size_t e = 0; e < numEdges; ++e) {
-    double w = kind == EdgeNorm::Symmetric ? scale[g.src[e]] * scale[g.dst[e]]
-                                           : scale[g.dst[e]];
-    out[e] = static_cast<T>(w);
-  }
-}
-
-bool gnnrt::edgeNormWeights(const EdgeList &g, EdgeNorm kind,
-                            std::vector<float> &out, std::string &error) {
-  error = checkEdgeList(g);
-  if (!error.empty())
-    return false;
-  normWeights(g, kind, out);
-  return true;
-}
-
-bool gnnrt::edgeNormWeights(const EdgeList &g, EdgeNorm kind,
-                            std::vector<double> &out, std::string &error) {
-  error = checkEdgeList(g);
-  if (!error.empty())
-    return false;
-  normWeights(g, kind, out);
-  return true;
-}
-
-bool gnnrt::prepareGraph(const EdgeList &g, const PrepareOptions &opts,
-                         PreparedGraph &out, std::string &error) {
-  PreparedGraph result;
-  // One check up front; the steps below then use the unchecked helpers.
-  if (opts.selfLoops) {
-    if (!addSelfLoops(g, result.edges, error))
-      return false;
-  } else {
-    error = checkEdgeList(g);
-    if (!error.empty())
-      return false;
-    result.edges = g;
-  }
-  const EdgeList &edges = result.edges;
-  compress(edges.numNodes, edges.dst, edges.src, result.inCsr);
-  compress(edges.numNodes, edges.src, edges.dst, result.outCsr);
-  // The in-CSR's row lengths are the in-degrees; no second pass over edges.
-  result.inDegree.resize(static_cast<size_t>(edges.numNodes));
-  for (int64_t i = 0; i < edges.numNodes; ++i)
-    result.inDegree[i] = result.inCsr.rowSize(i);
-  if (opts.symmetricWeights)
-    normWeights(edges, EdgeNorm::Symmetric, result.symmetricWeights);
-  if (opts.meanWeights)
-    normWeights(edges, EdgeNorm::Mean, result.meanWeights);
-  out = std::move(result);
-  return true;
 }

@@ -1,9 +1,10 @@
 //===- Graph.h - Graph preprocessing for the runtime ------------*- C++ -*-===//
 //
-// The graph-derived structures of the `gnn` dialect, computed once per graph
-// on the host: CSR by destination (the layout `gnn.spmm` reads), its
-// transposed view, in-degrees, self loops (`gnn.add_self_loops`) and the
-// edge weights of `gnn.edge_norm`.
+// The views of a bound graph, built once on the host: CSR by destination
+// (the layout `gnn.spmm` reads), its transposed view and in-degrees. The
+// graph-derived values of the dialect (`gnn.add_self_loops`,
+// `gnn.edge_norm`) are kernels (gnnrt/Kernels.h) that generated code runs
+// once per graph in `@M.prepare`; they are not repeated here.
 //
 // Edge ids are the positions in the edge list and every view keeps them
 // (`edgeIds`), so one edge tensor indexed by original edge id (GCN weights,
@@ -72,45 +73,6 @@ EdgeList transposed(const EdgeList &g);
 
 /// The number of incoming edges of each node (empty if \p g is unsound).
 std::vector<int32_t> inDegrees(const EdgeList &g);
-
-/// `gnn.add_self_loops`: \p g's edges followed by one loop `i -> i` with
-/// edge id `E + i` for every node `i`, so the result has exactly `E + N`
-/// edges (loops already in \p g are kept; datasets have none). Fails if
-/// `E + N` exceeds kMaxEdges.
-bool addSelfLoops(const EdgeList &g, EdgeList &out, std::string &error);
-
-/// The two weightings of `gnn.edge_norm`, with `deg` the in-degree:
-/// `Symmetric`: `w(e) = deg(src(e))^-1/2 * deg(dst(e))^-1/2` (GCN's
-/// `D^-1/2 (A+I) D^-1/2` when \p g has self loops); `Mean`:
-/// `w(e) = 1 / deg(dst(e))`. A zero degree gives weight 0.
-enum class EdgeNorm { Symmetric, Mean };
-
-/// Weights indexed by edge id, computed in double and rounded once.
-bool edgeNormWeights(const EdgeList &g, EdgeNorm kind, std::vector<float> &out,
-                     std::string &error);
-bool edgeNormWeights(const EdgeList &g, EdgeNorm kind, std::vector<double> &out,
-                     std::string &error);
-
-/// What prepareGraph computes.
-struct PrepareOptions {
-  bool selfLoops = true;        ///< Add `i -> i` (id `E + i`) first.
-  bool symmetricWeights = true; ///< Fill PreparedGraph::symmetricWeights.
-  bool meanWeights = true;      ///< Fill PreparedGraph::meanWeights.
-};
-
-/// Everything the runtime derives from one graph, computed once.
-struct PreparedGraph {
-  EdgeList edges;                      ///< With self loops if asked.
-  CompressedEdges inCsr;               ///< By destination.
-  CompressedEdges outCsr;              ///< By source (CSC, transposed view).
-  std::vector<int32_t> inDegree;       ///< Of `edges`.
-  std::vector<float> symmetricWeights; ///< By edge id of `edges`, or empty.
-  std::vector<float> meanWeights;      ///< By edge id of `edges`, or empty.
-};
-
-/// Builds every view of \p g that \p opts asks for.
-bool prepareGraph(const EdgeList &g, const PrepareOptions &opts,
-                  PreparedGraph &out, std::string &error);
 
 } // namespace gnnrt
 

@@ -10,7 +10,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -88,56 +87,6 @@ TEST_P(RandomGraphTest, MatchesBruteForce) {
   ASSERT_EQ(static_cast<int64_t>(deg.size()), nodes);
   for (int32_t v = 0; v < nodes; ++v)
     EXPECT_EQ(deg[v], static_cast<int32_t>(edgesAt(g, v, true).size()));
-
-  EdgeList loops;
-  ASSERT_TRUE(addSelfLoops(g, loops, error)) << error;
-  ASSERT_EQ(loops.numEdges(), edges + nodes);
-  for (int64_t e = 0; e < edges; ++e) {
-    EXPECT_EQ(loops.src[e], g.src[e]);
-    EXPECT_EQ(loops.dst[e], g.dst[e]);
-  }
-  for (int32_t i = 0; i < nodes; ++i) {
-    EXPECT_EQ(loops.src[edges + i], i);
-    EXPECT_EQ(loops.dst[edges + i], i);
-  }
-
-  for (const EdgeList *graph : {&g, &loops}) {
-    std::vector<double> sym, mean;
-    std::vector<float> symF, meanF;
-    ASSERT_TRUE(edgeNormWeights(*graph, EdgeNorm::Symmetric, sym, error));
-    ASSERT_TRUE(edgeNormWeights(*graph, EdgeNorm::Mean, mean, error));
-    ASSERT_TRUE(edgeNormWeights(*graph, EdgeNorm::Symmetric, symF, error));
-    ASSERT_TRUE(edgeNormWeights(*graph, EdgeNorm::Mean, meanF, error));
-    ASSERT_EQ(sym.size(), static_cast<size_t>(graph->numEdges()));
-    for (int64_t e = 0; e < graph->numEdges(); ++e) {
-      // Degrees recounted here, by scanning.
-      double ds = 0, dd = 0;
-      for (int64_t f = 0; f < graph->numEdges(); ++f) {
-        ds += graph->dst[f] == graph->src[e];
-        dd += graph->dst[f] == graph->dst[e];
-      }
-      double wantSym =
-          ds == 0 || dd == 0 ? 0.0 : std::pow(ds, -0.5) * std::pow(dd, -0.5);
-      double wantMean = dd == 0 ? 0.0 : 1.0 / dd;
-      EXPECT_NEAR(sym[e], wantSym, 1e-12) << "edge " << e;
-      EXPECT_NEAR(mean[e], wantMean, 1e-12) << "edge " << e;
-      EXPECT_NEAR(symF[e], wantSym, 1e-6) << "edge " << e;
-      EXPECT_NEAR(meanF[e], wantMean, 1e-6) << "edge " << e;
-    }
-  }
-
-  PreparedGraph p;
-  ASSERT_TRUE(prepareGraph(g, PrepareOptions(), p, error)) << error;
-  EXPECT_EQ(p.edges.src, loops.src);
-  EXPECT_EQ(p.edges.dst, loops.dst);
-  expectCompressedMatches(loops, p.inCsr, true);
-  expectCompressedMatches(loops, p.outCsr, false);
-  for (int32_t v = 0; v < nodes; ++v)
-    EXPECT_EQ(p.inDegree[v], deg[v] + 1);
-  std::vector<float> symF;
-  ASSERT_TRUE(edgeNormWeights(loops, EdgeNorm::Symmetric, symF, error));
-  EXPECT_EQ(p.symmetricWeights, symF);
-  EXPECT_EQ(p.meanWeights.size(), symF.size());
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphTest, ::testing::Range(0, 8));
@@ -159,34 +108,6 @@ TEST(GraphTest, HandComputed) {
   EXPECT_EQ(out.indptr, (std::vector<int32_t>{0, 1, 2, 3}));
   EXPECT_EQ(out.indices, (std::vector<int32_t>{1, 0, 1}));
   EXPECT_EQ(out.edgeIds, (std::vector<int32_t>{0, 2, 1}));
-  std::vector<double> w;
-  ASSERT_TRUE(edgeNormWeights(g, EdgeNorm::Symmetric, w, error));
-  // Node 2 has no incoming edge: its edge gets 0.
-  EXPECT_DOUBLE_EQ(w[0], 1.0 / std::sqrt(2.0));
-  EXPECT_DOUBLE_EQ(w[1], 0.0);
-  EXPECT_DOUBLE_EQ(w[2], 1.0 / std::sqrt(2.0));
-  ASSERT_TRUE(edgeNormWeights(g, EdgeNorm::Mean, w, error));
-  EXPECT_EQ(w, (std::vector<double>{0.5, 0.5, 1.0}));
-
-  // With self loops (ids 3, 4, 5): degrees 2, 3, 1, GCN's D^-1/2 (A+I) D^-1/2.
-  PreparedGraph p;
-  ASSERT_TRUE(prepareGraph(g, PrepareOptions(), p, error));
-  EXPECT_EQ(p.inDegree, (std::vector<int32_t>{2, 3, 1}));
-  EXPECT_EQ(p.inCsr.indptr, (std::vector<int32_t>{0, 2, 5, 6}));
-  EXPECT_EQ(p.inCsr.edgeIds, (std::vector<int32_t>{2, 3, 0, 1, 4, 5}));
-  std::vector<double> wantSym = {1 / std::sqrt(6.0),
-                                 1 / std::sqrt(3.0),
-                                 1 / std::sqrt(6.0),
-                                 0.5,
-                                 1 / 3.0,
-                                 1.0};
-  std::vector<double> wantMean = {1 / 3.0, 1 / 3.0, 0.5, 0.5, 1 / 3.0, 1.0};
-  ASSERT_EQ(p.symmetricWeights.size(), 6u);
-  ASSERT_EQ(p.meanWeights.size(), 6u);
-  for (int e = 0; e < 6; ++e) {
-    EXPECT_NEAR(p.symmetricWeights[e], wantSym[e], 1e-7) << "edge " << e;
-    EXPECT_NEAR(p.meanWeights[e], wantMean[e], 1e-7) << "edge " << e;
-  }
 }
 
 TEST(GraphTest, RejectsUnsoundGraphs) {
@@ -203,31 +124,6 @@ TEST(GraphTest, RejectsUnsoundGraphs) {
   g.src = {0};
   EXPECT_FALSE(buildInCsr(g, c, error));
   EXPECT_NE(error.find("src has 1 entries but dst has 2"), std::string::npos);
-  g.src = {0, -1};
-  std::vector<float> w;
-  EXPECT_FALSE(edgeNormWeights(g, EdgeNorm::Mean, w, error));
-  PreparedGraph p;
-  EXPECT_FALSE(prepareGraph(g, PrepareOptions(), p, error));
-
-  // E + N must stay within int32 edge ids.
-  EdgeList big;
-  big.numNodes = kMaxEdges;
-  big.src = {0};
-  big.dst = {1};
-  EdgeList loops;
-  EXPECT_FALSE(addSelfLoops(big, loops, error));
-  EXPECT_NE(error.find("int32 edge id limit"), std::string::npos) << error;
-}
-
-TEST(GraphTest, SelfLoopsMayAliasInput) {
-  EdgeList g;
-  g.numNodes = 2;
-  g.src = {0};
-  g.dst = {1};
-  std::string error;
-  ASSERT_TRUE(addSelfLoops(g, g, error));
-  EXPECT_EQ(g.src, (std::vector<int32_t>{0, 0, 1}));
-  EXPECT_EQ(g.dst, (std::vector<int32_t>{1, 0, 1}));
 }
 
 } // namespace
