@@ -1,0 +1,393 @@
+//===- PlanProblem.cpp - Evaluating and solving memory plans --------------===//
+//
+// The exact branch and bound and the greedy fall-back over a Problem (see
+// PlanProblem.h); the GLPK model is in IlpSolver.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/MemoryPlan/PlanProblem.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+using namespace mlir::gnn::plan;
+
+llvm::StringRef mlir::gnn::plan::stringifyTier(Tier tier) {
+  switch (tier) {
+  case Tier::Device:
+    return "device";
+  case Tier::Host:
+    return "host";
+  case Tier::Disk:
+    return "disk";
+  }
+  llvm_unreachable("unknown tier");
+}
+
+llvm::StringRef mlir::gnn::plan::stringifyFate(Fate fate) {
+  switch (fate) {
+  case Fate::Keep:
+    return "keep";
+  case Fate::Recompute:
+    return "recompute";
+  case Fate::Host:
+    return "host";
+  case Fate::Disk:
+    return "disk";
+  case Fate::Narrow:
+    return "narrow";
+  }
+  llvm_unreachable("unknown fate");
+}
+
+Problem::Problem(int64_t points) : numPoints(points) {
+  for (std::vector<int64_t> &b : base)
+    b.assign(points, 0);
+}
+
+llvm::Error Problem::verify() const {
+  auto fail = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  for (int t = 0; t < kNumTiers; ++t)
+    if (static_cast<int64_t>(base[t].size()) != numPoints)
+      return fail(llvm::formatv("the {0} base has {1} points, not {2}",
+                                stringifyTier(Tier(t)), base[t].size(),
+                                numPoints));
+  int n = static_cast<int>(candidates.size());
+  for (auto [i, c] : llvm::enumerate(candidates)) {
+    if (c.options.empty() || c.options[0].fate != Fate::Keep)
+      return fail("candidate '" + c.name + "': option 0 must keep it");
+    for (auto [o, option] : llvm::enumerate(c.options)) {
+      std::string where =
+          llvm::formatv("candidate '{0}' option {1}", c.name, o);
+      for (const Usage &u : option.usage)
+        if (u.from < 0 || u.to < u.from || u.to >= numPoints || u.bytes < 0)
+          return fail(where + llvm::formatv(": bad usage [{0}, {1}] of {2} "
+                                            "bytes over {3} points",
+                                            u.from, u.to, u.bytes, numPoints));
+      for (int j : option.requiresKept)
+        if (j < 0 || j >= n || j == static_cast<int>(i))
+          return fail(where + llvm::formatv(": requires candidate {0}", j));
+      if (!(option.seconds >= 0))
+        return fail(where + ": negative or NaN cost");
+    }
+  }
+  return llvm::Error::success();
+}
+
+std::vector<int64_t> mlir::gnn::plan::tierCurve(const Problem &problem,
+                                                const std::vector<int> &choice,
+                                                Tier tier) {
+  int t = static_cast<int>(tier);
+  std::vector<int64_t> delta(problem.numPoints + 1, 0);
+  for (auto [i, c] : llvm::enumerate(problem.candidates))
+    for (const Usage &u : c.options[choice[i]].usage)
+      if (u.tier == tier) {
+        delta[u.from] += u.bytes;
+        delta[u.to + 1] -= u.bytes;
+      }
+  std::vector<int64_t> curve(problem.numPoints);
+  int64_t live = 0;
+  for (int64_t p = 0; p < problem.numPoints; ++p) {
+    live += delta[p];
+    curve[p] = problem.base[t][p] + live;
+  }
+  return curve;
+}
+
+Solution mlir::gnn::plan::evaluate(const Problem &problem,
+                                   const std::vector<int> &choice) {
+  Solution s;
+  s.choice = choice;
+  s.feasible = true;
+  for (auto [i, c] : llvm::enumerate(problem.candidates)) {
+    const Option &option = c.options[choice[i]];
+    s.seconds += option.seconds;
+    for (int j : option.requiresKept)
+      if (choice[j] != 0)
+        s.feasible = false;
+  }
+  for (int t = 0; t < kNumTiers; ++t) {
+    std::vector<int64_t> curve = tierCurve(problem, choice, Tier(t));
+    for (int64_t p = 0; p < problem.numPoints; ++p)
+      if (curve[p] > s.peak[t] || (s.peakPoint[t] < 0 && curve[p] > 0)) {
+        s.peak[t] = curve[p];
+        s.peakPoint[t] = p;
+      }
+    if (s.peak[t] > problem.capacity[t])
+      s.feasible = false;
+  }
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Exact: branch and bound
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class BranchAndBound {
+public:
+  BranchAndBound(const Problem &problem, ExactLimits limits)
+      : problem(problem), limits(limits),
+        n(static_cast<int>(problem.candidates.size())),
+        points(problem.numPoints) {}
+
+  Solution run() {
+    // Largest first: the big decisions settle feasibility early, so the
+    // memory bound prunes near the root.
+    order.resize(n);
+    std::iota(order.begin(), order.end(), 0);
+    auto keepBytes = [&](int i) { return problem.candidates[i].bytes; };
+    llvm::stable_sort(
+        order, [&](int a, int b) { return keepBytes(a) > keepBytes(b); });
+
+    // suffixMin[k][t][p]: the fewest bytes candidates order[k..] can occupy
+    // at p in tier t, each on its own; an optimistic completion.
+    suffixMin.assign(n + 1, {});
+    for (auto &tiers : suffixMin.back())
+      tiers.assign(points, 0);
+    suffixCost.assign(n + 1, 0);
+    for (int k = n - 1; k >= 0; --k) {
+      const Candidate &c = problem.candidates[order[k]];
+      suffixMin[k] = suffixMin[k + 1];
+      double cheapest = std::numeric_limits<double>::infinity();
+      for (int t = 0; t < kNumTiers; ++t) {
+        std::vector<int64_t> least(points, std::numeric_limits<int64_t>::max());
+        for (const Option &o : c.options) {
+          std::vector<int64_t> curve(points, 0);
+          for (const Usage &u : o.usage)
+            if (static_cast<int>(u.tier) == t)
+              for (int64_t p = u.from; p <= u.to; ++p)
+                curve[p] += u.bytes;
+          for (int64_t p = 0; p < points; ++p)
+            least[p] = std::min(least[p], curve[p]);
+        }
+        for (int64_t p = 0; p < points; ++p)
+          suffixMin[k][t][p] += least[p];
+      }
+      for (const Option &o : c.options)
+        cheapest = std::min(cheapest, o.seconds);
+      suffixCost[k] = suffixCost[k + 1] + cheapest;
+    }
+
+    // Options cheapest first, so the first complete plan is a good bound.
+    optionOrder.resize(n);
+    for (int i = 0; i < n; ++i) {
+      auto &ids = optionOrder[i];
+      ids.resize(problem.candidates[i].options.size());
+      std::iota(ids.begin(), ids.end(), 0);
+      llvm::stable_sort(ids, [&](int a, int b) {
+        return problem.candidates[i].options[a].seconds <
+               problem.candidates[i].options[b].seconds;
+      });
+    }
+
+    for (auto &tiers : current)
+      tiers.assign(points, 0);
+    choice.assign(n, -1);
+    forced.assign(n, 0);
+    best.seconds = std::numeric_limits<double>::infinity();
+    if (fits(0))
+      search(0, 0.0);
+    Solution result;
+    if (!found) {
+      result.feasible = false;
+      result.optimal = nodes <= limits.maxNodes;
+    } else {
+      result = evaluate(problem, bestChoice);
+      result.optimal = nodes <= limits.maxNodes;
+    }
+    result.work = nodes;
+    return result;
+  }
+
+private:
+  /// Whether base + the decided options + the optimistic rest fit.
+  bool fits(int k) const {
+    for (int t = 0; t < kNumTiers; ++t) {
+      int64_t cap = problem.capacity[t];
+      const std::vector<int64_t> &rest = suffixMin[k][t];
+      for (int64_t p = 0; p < points; ++p)
+        if (problem.base[t][p] + current[t][p] + rest[p] > cap)
+          return false;
+    }
+    return true;
+  }
+
+  void apply(const Option &o, int sign) {
+    for (const Usage &u : o.usage) {
+      std::vector<int64_t> &curve = current[static_cast<int>(u.tier)];
+      for (int64_t p = u.from; p <= u.to; ++p)
+        curve[p] += sign * u.bytes;
+    }
+  }
+
+  void search(int k, double cost) {
+    if (++nodes > limits.maxNodes)
+      return;
+    if (cost + suffixCost[k] >= best.seconds)
+      return;
+    if (k == n) {
+      best.seconds = cost;
+      bestChoice.assign(choice.begin(), choice.end());
+      found = true;
+      return;
+    }
+    int i = order[k];
+    const Candidate &c = problem.candidates[i];
+    for (int o : optionOrder[i]) {
+      const Option &option = c.options[o];
+      if (forced[i] > 0 && o != 0)
+        continue;
+      // A requirement on a candidate already decided otherwise.
+      if (llvm::any_of(option.requiresKept,
+                       [&](int j) { return choice[j] > 0; }))
+        continue;
+      if (cost + option.seconds + suffixCost[k + 1] >= best.seconds)
+        continue;
+      apply(option, +1);
+      if (fits(k + 1)) {
+        choice[i] = o;
+        for (int j : option.requiresKept)
+          ++forced[j];
+        search(k + 1, cost + option.seconds);
+        for (int j : option.requiresKept)
+          --forced[j];
+        choice[i] = -1;
+      }
+      apply(option, -1);
+      if (nodes > limits.maxNodes)
+        return;
+    }
+  }
+
+  const Problem &problem;
+  ExactLimits limits;
+  int n;
+  int64_t points;
+  std::vector<int> order;
+  std::vector<std::array<std::vector<int64_t>, kNumTiers>> suffixMin;
+  std::vector<double> suffixCost;
+  std::vector<std::vector<int>> optionOrder;
+  std::array<std::vector<int64_t>, kNumTiers> current;
+  std::vector<int> choice, forced, bestChoice;
+  Solution best;
+  bool found = false;
+  int64_t nodes = 0;
+};
+
+} // namespace
+
+Solution mlir::gnn::plan::solveExact(const Problem &problem,
+                                     ExactLimits limits) {
+  return BranchAndBound(problem, limits).run();
+}
+
+//===----------------------------------------------------------------------===//
+// Greedy
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Bytes over capacity, summed over points and tiers: zero exactly when a
+/// plan fits, and it shrinks with every byte relieved anywhere, so the
+/// greedy's moves always make progress.
+int64_t overflow(const Problem &problem, const std::vector<int> &choice) {
+  int64_t total = 0;
+  for (int t = 0; t < kNumTiers; ++t) {
+    std::vector<int64_t> curve = tierCurve(problem, choice, Tier(t));
+    for (int64_t bytes : curve)
+      total += std::max<int64_t>(0, bytes - problem.capacity[t]);
+  }
+  return total;
+}
+
+bool requirementsHold(const Problem &problem, const std::vector<int> &choice) {
+  for (auto [i, c] : llvm::enumerate(problem.candidates))
+    for (int j : c.options[choice[i]].requiresKept)
+      if (choice[j] != 0)
+        return false;
+  return true;
+}
+
+} // namespace
+
+Solution mlir::gnn::plan::solveGreedy(const Problem &problem) {
+  int n = static_cast<int>(problem.candidates.size());
+  std::vector<int> choice(n, 0);
+  int64_t work = 0;
+  int64_t over = overflow(problem, choice);
+  // Relieve overflow: the move with the least added seconds per byte of
+  // overflow removed.
+  while (over > 0) {
+    double bestScore = std::numeric_limits<double>::infinity();
+    int bestI = -1, bestO = -1;
+    int64_t bestOver = over;
+    for (int i = 0; i < n; ++i) {
+      const Candidate &c = problem.candidates[i];
+      for (int o = 0; o < static_cast<int>(c.options.size()); ++o) {
+        if (o == choice[i])
+          continue;
+        ++work;
+        int old = choice[i];
+        choice[i] = o;
+        if (requirementsHold(problem, choice)) {
+          int64_t after = overflow(problem, choice);
+          if (after < over) {
+            double added = c.options[o].seconds - c.options[old].seconds;
+            double score = added / static_cast<double>(over - after);
+            if (score < bestScore || (score == bestScore && after < bestOver)) {
+              bestScore = score;
+              bestI = i;
+              bestO = o;
+              bestOver = after;
+            }
+          }
+        }
+        choice[i] = old;
+      }
+    }
+    if (bestI < 0)
+      break;
+    choice[bestI] = bestO;
+    over = bestOver;
+  }
+  // Undo what is no longer needed: the most expensive choices first, each
+  // to the cheapest option that still fits.
+  if (over == 0) {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      std::vector<int> byCost(n);
+      std::iota(byCost.begin(), byCost.end(), 0);
+      llvm::stable_sort(byCost, [&](int a, int b) {
+        return problem.candidates[a].options[choice[a]].seconds >
+               problem.candidates[b].options[choice[b]].seconds;
+      });
+      for (int i : byCost) {
+        const Candidate &c = problem.candidates[i];
+        for (int o = 0; o < static_cast<int>(c.options.size()); ++o) {
+          if (c.options[o].seconds >= c.options[choice[i]].seconds)
+            continue;
+          ++work;
+          int old = choice[i];
+          choice[i] = o;
+          if (requirementsHold(problem, choice) &&
+              overflow(problem, choice) == 0) {
+            changed = true;
+            break;
+          }
+          choice[i] = old;
+        }
+      }
+    }
+  }
+  Solution s = evaluate(problem, choice);
+  s.work = work;
+  return s;
+}
