@@ -3,6 +3,7 @@
 #define GNNC_PASSES_PASSES_H
 
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Mem/MemOps.h"
 #include "dialects/Train/TrainOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

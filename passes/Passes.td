@@ -152,4 +152,82 @@ def GnnAssignBuffers : Pass<"gnn-assign-buffers", "::mlir::ModuleOp"> {
   ];
 }
 
+def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Give every tensor the backward pass needs a fate under the "
+                "device budget";
+  let description = [{
+    For every training step (a function with `train.config` that returns a
+    `train.role = "loss"` result), decides for each saved tensor (defined in
+    the forward part, read again by the backward part after at least one op
+    in between) whether it is kept, recomputed, offloaded to host memory or
+    disk, or stored narrow, so that the step fits the device budget at the
+    lowest predicted step time, and rewrites the step with `mem` ops.
+
+    The budget is the train block's `memory` (or the `budget` option); the
+    session's resident bytes besides the step's arena (graph, inputs,
+    parameters and optimizer state twice, outputs, `@M.prepare`'s arena)
+    are subtracted first. `host_memory` and `disk = spill(dir, size)` bound
+    the other tiers; without `disk`, nothing goes to disk. Narrow storage
+    (bf16, or f16) is only considered when `saved_precision` is not `exact`.
+
+    Options per candidate, over a timeline of two points per op (the
+    boundary before it, where `mem` ops go, and the op):
+    * keep: the value's life is unchanged;
+    * recompute: a `mem.recompute` before the first backward use re-runs
+      the forward ops from inputs live there anyway; one recipe stops at
+      other saved values (which the plan must then keep), one goes through
+      them; the region's other results are transient bytes at that point;
+    * host, disk: `mem.offload` after the last forward use (`mem.handle`
+      numbers the copies), `mem.prefetch` and `mem.free` of the copy before
+      the first backward use;
+    * narrow: `mem.store_as` / `mem.load_as` at the same points.
+    Costs come from the cost model (CostModel.h; the `profile` option, or
+    the built-in default). The `policy` (default: the train block's `plan`)
+    `auto` solves exactly (branch and bound; `solver=greedy` or `ilp` for
+    GLPK), `keep_all`, `recompute_all` and `offload_all` force one fate.
+    Each plan is placed first fit (as gnn-assign-buffers will) and solved
+    again with less room while fragmentation pushes the arena over.
+
+    A budget no plan fits is an error stating the smallest budget that has
+    one. The step gets `mem.plan` (#mem.plan: budget, predicted peak per
+    tier, predicted and keep-all seconds, policy), `mem.num_handles`,
+    `mem.fates` (one dictionary per candidate: name, bytes, fate, seconds,
+    schedule positions, location) and `mem.device_curve`/`mem.host_curve`/
+    `mem.disk_curve` (bytes per timeline point), which `gnnc plan` prints.
+  }];
+  let dependentDialects = ["::mlir::mem::MemDialect"];
+  let options = [
+    Option<"budget", "budget", "int64_t", /*default=*/"-1",
+           "Device budget in bytes (-1: the train block's `memory`)">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"\"",
+           "auto, keep_all, recompute_all or offload_all (default: the "
+           "train block's `plan`)">,
+    Option<"solver", "solver", "std::string", /*default=*/"\"auto\"",
+           "auto (exact, greedy beyond 40 candidates), exact, greedy, ilp">,
+    Option<"profile", "profile", "std::string", /*default=*/"\"\"",
+           "Machine profile JSON (default: the built-in cpu profile)">,
+  ];
+  let statistics = [
+    Statistic<"numCandidates", "candidates", "Saved tensors given a fate">,
+    Statistic<"numRecomputed", "recomputed", "Tensors recomputed">,
+    Statistic<"numOffloaded", "offloaded", "Tensors offloaded to host or disk">,
+    Statistic<"numNarrowed", "narrowed", "Tensors stored in a narrower type">,
+  ];
+}
+
+def MemExpandRecompute : Pass<"mem-expand-recompute", "::mlir::ModuleOp"> {
+  let summary = "Inline mem.recompute regions at their recompute point";
+  let description = [{
+    Replaces every `mem.recompute` by clones of its region's ops placed
+    where it stands (block arguments mapped to its inputs) and its results
+    by the yielded values, so buffer assignment and the emitters see one
+    flat block in which the recomputed ops are ordinary ops. Runs after
+    gnn-plan-memory; no CSE may run after it (it would merge the clones with
+    the originals and undo the plan).
+  }];
+  let statistics = [
+    Statistic<"numExpanded", "expanded", "mem.recompute ops inlined">,
+  ];
+}
+
 #endif // GNNC_PASSES

@@ -19,6 +19,11 @@ config.environment.pop("GNNC_DATA_PATH", None)
 # gnnc run caches built code; tests keep theirs in the build tree.
 config.environment["GNNC_CACHE_DIR"] = os.path.join(config.gnnc_obj_root, "test", "jit-cache")
 config.environment.pop("GNNC_RUNTIME_DIR", None)
+# Plans must not depend on who ran `gnnc calibrate` on this machine: no
+# profile from the environment, and the calibrate output looked up in the
+# build tree (where nothing writes it unless a test does).
+config.environment.pop("GNNC_PROFILE", None)
+config.environment["XDG_CONFIG_HOME"] = os.path.join(config.gnnc_obj_root, "test", "config-home")
 config.substitutions.append(("%gnnc_data", config.gnnc_data_dir))
 config.substitutions.append(("%gnnc_src", config.gnnc_src_root))
 config.substitutions.append(("%gnnc_obj", config.gnnc_obj_root))

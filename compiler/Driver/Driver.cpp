@@ -1,5 +1,8 @@
 //===- Driver.cpp - The gnnc compilation pipeline as a library ------------===//
 #include "compiler/Driver/Driver.h"
+#include "passes/MemoryPlan/CostModel.h"
+
+#include "llvm/Support/FileSystem.h"
 
 #include "compiler/Target/CPU/EmitCpp.h"
 
@@ -156,7 +159,8 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
     return true;
   case Stage::GNN:
   case Stage::Decomposed:
-  case Stage::Train: {
+  case Stage::Train:
+  case Stage::Plan: {
     mlir::OwningOpRef<mlir::ModuleOp> module = lowerTo(stage);
     if (!module)
       return false;
@@ -176,7 +180,7 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
     reportToolError(diagOS, "--stage=" + stageName(stage) +
                                 " is not supported yet: this gnnc stops "
                                 "after the CPU code (available: ast, gnn, "
-                                "decomposed, train, cpp)");
+                                "decomposed, train, plan, cpp)");
     return false;
   }
 }
@@ -191,8 +195,7 @@ mlir::gnn::CppEmitOptions Compilation::cppEmitOptions() const {
 }
 
 mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage) {
-  assert(stage >= Stage::GNN && stage <= Stage::Cpp && stage != Stage::Plan &&
-         "not an IR stage");
+  assert(stage >= Stage::GNN && stage <= Stage::Cpp && "not an IR stage");
   if (!context) {
     context = std::make_unique<mlir::MLIRContext>();
     mlir::gnn::loadGnncDialects(*context);
@@ -209,6 +212,19 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage) {
   pipelineOptions.stage = stageName(stage).str();
   if (options.denseFeatures)
     pipelineOptions.sparseFeatures = 0.0;
+  // The machine profile the planner prices fates with: --profile, else
+  // $GNNC_PROFILE, else `gnnc calibrate`'s output, else the built-in one.
+  std::string profileSource;
+  llvm::Expected<mlir::gnn::MachineProfile> profile =
+      mlir::gnn::resolveProfile(options.profile, "cpu", &profileSource);
+  if (!profile) {
+    reportToolError(diagOS, llvm::toString(profile.takeError()));
+    return nullptr;
+  }
+  if (llvm::sys::fs::exists(profileSource))
+    pipelineOptions.profile = profileSource;
+  pipelineOptions.policy = options.policy;
+  pipelineOptions.solver = options.solver;
   if (failed(mlir::gnn::buildGnncPipeline(pm, pipelineOptions)) ||
       failed(pm.run(*module)))
     return nullptr;

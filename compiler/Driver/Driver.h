@@ -49,6 +49,12 @@ struct DriverOptions {
   /// --dense-features: never store input features as CSR
   /// (gnn-sparse-features off), to compare with or to debug the sparse form.
   bool denseFeatures = false;
+  /// --profile: the machine profile the memory planner uses (empty: the
+  /// resolution order of CostModel.h's resolveProfile).
+  std::string profile;
+  /// --plan, --solver: override the program's `plan` and the planner's
+  /// solver (empty: the program's; "auto").
+  std::string policy, solver = "auto";
 };
 
 /// The stages `gnnc emit --stage=` can print, in pipeline order.

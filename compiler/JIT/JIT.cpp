@@ -30,6 +30,9 @@ gnnc::jit::generateCpp(const std::string &path, const std::string *source,
   driverOptions.dataDirs = options.dataDirs;
   driverOptions.only = options.only;
   driverOptions.denseFeatures = options.denseFeatures;
+  driverOptions.profile = options.profile;
+  driverOptions.policy = options.policy;
+  driverOptions.solver = options.solver;
   std::string diags;
   llvm::raw_string_ostream diagOS(diags);
   Compilation compilation(driverOptions, diagOS);

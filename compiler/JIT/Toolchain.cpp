@@ -175,7 +175,8 @@ gnnc::jit::buildSharedObject(const Toolchain &toolchain, const std::string &cpp,
   std::vector<std::string> flags = {"-O2", "-fPIC", "-shared", "-w",
                                     "-I" + toolchain.includeDir};
   std::string key = cpp + "\n" + toolchain.cxx + "\n" + stamp(toolchain.cxx) +
-                    "\n" + toolchain.rtCpu + "\n" + stamp(toolchain.rtCpu);
+                    "\n" + toolchain.rtCpu + "\n" + stamp(toolchain.rtCpu) +
+                    "\n" + toolchain.rtExec + "\n" + stamp(toolchain.rtExec);
   for (const std::string &f : flags)
     key += " " + f;
   for (const std::string &f : toolchain.linkFlags)
@@ -216,6 +217,9 @@ gnnc::jit::buildSharedObject(const Toolchain &toolchain, const std::string &cpp,
   args.push_back(tmpSource.str().str());
   args.push_back("-o");
   args.push_back(tmpSo.str().str());
+  // The offload tiers' C functions (gnnrt/Offload.h) live with the session
+  // in the exec archive; only the objects the code calls are pulled in.
+  args.push_back(toolchain.rtExec);
   args.push_back(toolchain.rtCpu);
   args.insert(args.end(), toolchain.linkFlags.begin(),
               toolchain.linkFlags.end());

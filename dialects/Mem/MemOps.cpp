@@ -114,18 +114,48 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult MemDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
   // Every discardable `mem.*` attribute is the dialect's; rejecting unknown
   // names catches a misspelt `mem.plan` that reports would silently miss.
-  if (name != PlanAttrHelper::getNameStr())
-    return op->emitError() << "unknown mem attribute '" << name << "'";
-  if (!isa<PlanAttr>(attr.getValue()))
-    return op->emitError() << "'" << name
-                           << "' must be a #mem.plan attribute, got "
-                           << attr.getValue();
-  if (!isa<FunctionOpInterface>(op))
-    return op->emitError() << "'" << name << "' belongs on a function, not on '"
-                           << op->getName() << "'";
-  return success();
+  // Besides the plan, gnn-plan-memory records what `gnnc plan` and the
+  // emitters read: the offload handle of each copy and their count, the
+  // per-tensor table, and the bytes of each tier over the timeline.
+  bool onFunction = isa<FunctionOpInterface>(op);
+  auto wrongPlace = [&](StringRef where) {
+    return op->emitError() << "'" << name << "' belongs on " << where
+                           << ", not on '" << op->getName() << "'";
+  };
+  if (name == PlanAttrHelper::getNameStr()) {
+    if (!isa<PlanAttr>(value))
+      return op->emitError()
+             << "'" << name << "' must be a #mem.plan attribute, got " << value;
+    return onFunction ? success() : wrongPlace("a function");
+  }
+  if (name == "mem.handle" || name == "mem.num_handles") {
+    auto i = dyn_cast<IntegerAttr>(value);
+    if (!i || i.getInt() < 0)
+      return op->emitError()
+             << "'" << name << "' must be a non-negative integer, got "
+             << value;
+    if (name == "mem.handle")
+      return isa<OffloadOp>(op) ? success() : wrongPlace("a mem.offload");
+    return onFunction ? success() : wrongPlace("a function");
+  }
+  if (name == "mem.fates") {
+    auto rows = dyn_cast<ArrayAttr>(value);
+    if (!rows ||
+        !llvm::all_of(rows, [](Attribute a) { return isa<DictionaryAttr>(a); }))
+      return op->emitError()
+             << "'" << name << "' must be an array of dictionaries";
+    return onFunction ? success() : wrongPlace("a function");
+  }
+  if (name == "mem.device_curve" || name == "mem.host_curve" ||
+      name == "mem.disk_curve") {
+    if (!isa<DenseI64ArrayAttr>(value))
+      return op->emitError() << "'" << name << "' must be an array<i64>";
+    return onFunction ? success() : wrongPlace("a function");
+  }
+  return op->emitError() << "unknown mem attribute '" << name << "'";
 }
 
 //===----------------------------------------------------------------------===//

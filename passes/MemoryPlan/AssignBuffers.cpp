@@ -35,13 +35,6 @@ namespace {
 constexpr int64_t kNoStorage = -1;
 constexpr int64_t kResultSlot = -2;
 
-struct Interval {
-  Value value;
-  int64_t begin, end; // Op indices, inclusive.
-  int64_t bytes;
-  int64_t offset = 0;
-};
-
 struct AssignBuffersPass
     : mlir::gnn::impl::GnnAssignBuffersBase<AssignBuffersPass> {
   void runOnOperation() override {
@@ -58,7 +51,7 @@ struct AssignBuffersPass
     if (failed(live))
       return failure();
 
-    std::vector<Interval> intervals;
+    ArenaLayout layout = placeFirstFit(*live);
     OpBuilder builder(func.getContext());
     for (Operation *op : live->getSchedule()) {
       if (op->getNumResults() == 0)
@@ -74,10 +67,8 @@ struct AssignBuffersPass
           anySlot = true;
           break;
         case Storage::Arena:
-          // Filled in below; the index into `intervals` for now.
-          offsets.push_back(static_cast<int64_t>(intervals.size()));
-          intervals.push_back(
-              {result, info.def, info.lastUse, alignToArena(info.bytes)});
+          offsets.push_back(layout.offsets.lookup(result));
+          ++numBuffers;
           break;
         case Storage::None:
         case Storage::Argument:
@@ -85,47 +76,13 @@ struct AssignBuffersPass
           break;
         }
       }
-      // Keep the interval indices until offsets are known.
       op->setAttr("gnn.offsets", builder.getDenseI64ArrayAttr(offsets));
       if (anySlot)
         op->setAttr("gnn.result_slots", builder.getDenseI64ArrayAttr(slots));
       else
         op->removeAttr("gnn.result_slots");
     }
-
-    // First fit in definition order: the lowest offset whose bytes no
-    // already placed, overlapping interval uses.
-    int64_t arenaBytes = 0;
-    for (size_t i = 0; i < intervals.size(); ++i) {
-      Interval &cur = intervals[i];
-      SmallVector<std::pair<int64_t, int64_t>> busy;
-      for (size_t j = 0; j < i; ++j) {
-        const Interval &other = intervals[j];
-        if (other.begin <= cur.end && cur.begin <= other.end && other.bytes > 0)
-          busy.push_back({other.offset, other.offset + other.bytes});
-      }
-      llvm::sort(busy);
-      int64_t offset = 0;
-      for (auto [lo, hi] : busy) {
-        if (offset + cur.bytes <= lo)
-          break;
-        offset = std::max(offset, hi);
-      }
-      cur.offset = offset;
-      arenaBytes = std::max(arenaBytes, offset + cur.bytes);
-      ++numBuffers;
-    }
-
-    for (Operation *op : live->getSchedule()) {
-      auto attr = op->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
-      if (!attr)
-        continue;
-      SmallVector<int64_t> offsets(attr.asArrayRef());
-      for (int64_t &entry : offsets)
-        if (entry >= 0)
-          entry = intervals[entry].offset;
-      op->setAttr("gnn.offsets", builder.getDenseI64ArrayAttr(offsets));
-    }
+    int64_t arenaBytes = layout.arenaBytes;
     func->setAttr("gnn.arena_bytes", builder.getI64IntegerAttr(arenaBytes));
     return success();
   }

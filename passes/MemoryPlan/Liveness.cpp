@@ -267,3 +267,40 @@ LogicalResult StepLiveness::run(StringRef client) {
   }
   return success();
 }
+
+ArenaLayout mlir::gnn::placeFirstFit(const StepLiveness &live) {
+  struct Interval {
+    Value value;
+    int64_t begin, end; // Op indices, inclusive.
+    int64_t bytes;
+    int64_t offset = 0;
+  };
+  std::vector<Interval> intervals;
+  for (const ValueLiveness &info : live.getValues())
+    if (info.storage == Storage::Arena)
+      intervals.push_back(
+          {info.value, info.def, info.lastUse, alignToArena(info.bytes)});
+  // First fit in definition order: the lowest offset whose bytes no
+  // already placed, overlapping interval uses.
+  ArenaLayout layout;
+  for (size_t i = 0; i < intervals.size(); ++i) {
+    Interval &cur = intervals[i];
+    SmallVector<std::pair<int64_t, int64_t>> busy;
+    for (size_t j = 0; j < i; ++j) {
+      const Interval &other = intervals[j];
+      if (other.begin <= cur.end && cur.begin <= other.end && other.bytes > 0)
+        busy.push_back({other.offset, other.offset + other.bytes});
+    }
+    llvm::sort(busy);
+    int64_t offset = 0;
+    for (auto [lo, hi] : busy) {
+      if (offset + cur.bytes <= lo)
+        break;
+      offset = std::max(offset, hi);
+    }
+    cur.offset = offset;
+    layout.arenaBytes = std::max(layout.arenaBytes, offset + cur.bytes);
+    layout.offsets[cur.value] = offset;
+  }
+  return layout;
+}

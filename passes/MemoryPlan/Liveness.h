@@ -169,6 +169,18 @@ private:
   int64_t argumentBytes = 0, resultBytes = 0;
 };
 
+/// Where first fit puts every arena value of a function: the offset of each
+/// Storage::Arena value and the arena's size. gnn-assign-buffers records
+/// it; the memory planner checks its plans against it, since fragmentation
+/// can make the arena larger than the live-bytes peak.
+struct ArenaLayout {
+  llvm::DenseMap<Value, int64_t> offsets;
+  int64_t arenaBytes = 0;
+};
+/// Places the arena values of \p live in definition order, each at the
+/// lowest 64-byte-aligned offset free over its whole interval.
+ArenaLayout placeFirstFit(const StepLiveness &live);
+
 } // namespace mlir::gnn
 
 #endif // GNNC_PASSES_MEMORYPLAN_LIVENESS_H

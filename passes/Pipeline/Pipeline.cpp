@@ -17,7 +17,7 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
                                            const PipelineOptions &options) {
   StringRef stage = options.stage;
   if (stage != "gnn" && stage != "decomposed" && stage != "train" &&
-      stage != "cpp")
+      stage != "plan" && stage != "cpp")
     return failure();
   if (stage == "gnn")
     return success();
@@ -31,12 +31,23 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   if (stage == "train")
     return success();
-  // cpp: the training step with its storage decided and every buffer
-  // placed, what the CPU emitter prints.
+  // plan: the step with its storage decided, every saved tensor's fate as
+  // `mem` ops.
   pm.addPass(createGnnHoistGraphPrep());
   GnnSparseFeaturesOptions sparse;
   sparse.maxDensity = options.sparseFeatures;
   pm.addPass(createGnnSparseFeatures(sparse));
+  GnnPlanMemoryOptions planning;
+  planning.policy = options.policy;
+  planning.solver = options.solver;
+  planning.profile = options.profile;
+  planning.budget = options.budget;
+  pm.addPass(createGnnPlanMemory(planning));
+  if (stage == "plan")
+    return success();
+  // cpp: every buffer placed, what the CPU emitter prints. No CSE from
+  // here on: it would merge recomputed ops with the originals.
+  pm.addPass(createMemExpandRecompute());
   pm.addPass(createGnnAssignBuffers());
   return success();
 }
@@ -46,7 +57,7 @@ void mlir::gnn::registerGnncPassesAndPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "gnnc-pipeline",
       "gnnc's pipeline from MLIRGen's output up to a stage (stage=gnn|"
-      "decomposed|train|cpp)",
+      "decomposed|train|plan|cpp)",
       [](OpPassManager &pm, const PipelineOptions &options) {
         // The registration API cannot fail; an unknown stage leaves the
         // pipeline empty and is reported by gnnc's own option checking.

@@ -23,8 +23,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> stage{
       *this, "stage",
       llvm::cl::desc("Last stage to produce: gnn (MLIRGen's output, nothing "
-                     "runs), decomposed, train, cpp (train with "
-                     "its buffers assigned)"),
+                     "runs), decomposed, train, plan (the step with its "
+                     "memory plan as mem ops), cpp (plan with its buffers "
+                     "assigned)"),
       llvm::cl::init("train")};
   Option<double> sparseFeatures{
       *this, "sparse-features",
@@ -32,6 +33,24 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "non-zeros are stored as CSR (gnn-sparse-features' "
                      "max-density; 0 keeps them dense)"),
       llvm::cl::init(0.1)};
+  Option<std::string> policy{
+      *this, "policy",
+      llvm::cl::desc("plan, cpp: the memory policy (auto, keep_all, "
+                     "recompute_all, offload_all; default: the program's "
+                     "`plan`)"),
+      llvm::cl::init("")};
+  Option<std::string> solver{
+      *this, "solver", llvm::cl::desc("plan, cpp: auto, exact, greedy or ilp"),
+      llvm::cl::init("auto")};
+  Option<std::string> profile{
+      *this, "profile",
+      llvm::cl::desc("plan, cpp: machine profile JSON (default: built in)"),
+      llvm::cl::init("")};
+  Option<int64_t> budget{
+      *this, "budget",
+      llvm::cl::desc("plan, cpp: device budget in bytes (-1: the program's "
+                     "`memory`)"),
+      llvm::cl::init(-1)};
 };
 
 /// Appends the passes that take MLIRGen's output to `options.stage`.

@@ -311,6 +311,23 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
             ", step workspace " + formatBytes(workspaceBytes) + ")";
     return false;
   }
+  // The host and disk tiers, when the plan offloads anything.
+  int64_t handles = 0;
+  for (const gnnrt_function_desc *fn : {desc.init, desc.step, desc.predict})
+    if (fn)
+      handles = std::max(handles, fn->num_offload_handles);
+  if (handles > 0) {
+    OffloadConfig config;
+    config.hostBudget = desc.plan.host_memory > 0
+                            ? static_cast<uint64_t>(desc.plan.host_memory)
+                            : availableMemory() / 2;
+    config.spillDir = desc.plan.spill_dir ? desc.plan.spill_dir : "";
+    config.diskBudget = static_cast<uint64_t>(desc.plan.spill_bytes);
+    if (!OffloadTiers::create(config, tiers, error)) {
+      error = where + error;
+      return false;
+    }
+  }
   deviceArena = std::make_unique<Arena>();
   if (!Arena::create(budget, *deviceArena, error)) {
     error = where + error;
@@ -484,9 +501,15 @@ bool Session::call(const gnnrt_function_desc &fn,
                    const std::vector<void *> &args,
                    const std::vector<void *> &results, std::string &error,
                    char *arena) {
-  int status = fn.entry(args.data(), results.data(), arena ? arena : workspace);
+  int status = fn.entry(args.data(), results.data(), arena ? arena : workspace,
+                        tiers ? tiers->c() : nullptr);
   if (status == GNNRT_OK)
     return true;
+  if (status >= GNNRT_ERR_HOST_FULL && tiers) {
+    error = std::string(fn.name) +
+            " failed to move a tensor: " + gnnrt_offload_last_error(tiers->c());
+    return false;
+  }
   error = std::string(fn.name) +
           " failed in a kernel: " + gnnrt_status_string(status);
   return false;
@@ -635,6 +658,17 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
       !metricsOf(Split::Test, report.test, error))
     return false;
   report.budgetBytes = deviceArena->budget();
+  const gnnrt_plan_desc &plan = desc.plan;
+  report.planPolicy = plan.policy ? plan.policy : "";
+  report.plannedPeakBytes = static_cast<uint64_t>(plan.peak_device);
+  report.plannedHostBytes = static_cast<uint64_t>(plan.peak_host);
+  report.plannedDiskBytes = static_cast<uint64_t>(plan.peak_disk);
+  report.predictedStepSeconds = plan.predicted_seconds;
+  report.keepAllStepSeconds = plan.keep_all_seconds;
+  if (tiers) {
+    report.hostPeakBytes = tiers->hostHighWater();
+    report.diskPeakBytes = tiers->diskHighWater();
+  }
   report.arenaPeakBytes = deviceArena->highWater();
   report.arenaPeakEndBytes = deviceArena->highWaterEnd();
   report.arenaResidentBytes = deviceArena->residentBytes();
@@ -789,6 +823,22 @@ void gnnrt::printReport(std::FILE *out, const TrainReport &r) {
                formatBytes(r.arenaPeakBytes).c_str(),
                formatBytes(r.budgetBytes).c_str(),
                formatBytes(r.arenaResidentBytes).c_str());
+  if (!r.planPolicy.empty()) {
+    std::fprintf(out,
+                 "  memory plan    %s: device %s planned, %s measured; host "
+                 "%s planned, %s measured; disk %s planned, %s measured\n",
+                 r.planPolicy.c_str(), formatBytes(r.plannedPeakBytes).c_str(),
+                 formatBytes(r.arenaPeakBytes).c_str(),
+                 formatBytes(r.plannedHostBytes).c_str(),
+                 formatBytes(r.hostPeakBytes).c_str(),
+                 formatBytes(r.plannedDiskBytes).c_str(),
+                 formatBytes(r.diskPeakBytes).c_str());
+    if (r.keepAllStepSeconds > 0)
+      std::fprintf(out,
+                   "  predicted step %.3f ms (keep all %.3f ms, +%.1f%%)\n",
+                   1e3 * r.predictedStepSeconds, 1e3 * r.keepAllStepSeconds,
+                   100 * (r.predictedStepSeconds / r.keepAllStepSeconds - 1));
+  }
   std::fprintf(out, "  peak RSS       %s\n",
                formatBytes(r.peakRssBytes).c_str());
 }

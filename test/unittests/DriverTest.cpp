@@ -248,17 +248,22 @@ TEST_F(DriverTest, EmitLaterStagesNotSupportedYet) {
   ASSERT_TRUE(c.runFrontend()) << diagText;
   std::string out;
   llvm::raw_string_ostream os(out);
-  EXPECT_FALSE(c.emit(Stage::Plan, os));
-  EXPECT_NE(diagText.find("gnnc: error: --stage=plan is not supported yet"),
-            std::string::npos)
-      << diagText;
-  diagText.clear();
   EXPECT_FALSE(c.emit(Stage::Cuda, os));
   EXPECT_NE(diagText.find("--stage=cuda is not supported yet"),
             std::string::npos)
       << diagText;
   os.flush();
   EXPECT_EQ(out, "") << "nothing is printed for an unsupported stage";
+}
+
+// Stage plan prints the step with its memory plan.
+TEST_F(DriverTest, EmitPlanPrintsTheMemoryPlan) {
+  Compilation c(options(kExample), diagOS);
+  ASSERT_TRUE(c.runFrontend()) << diagText;
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  ASSERT_TRUE(c.emit(Stage::Plan, os)) << diagText;
+  EXPECT_NE(out.find("mem.plan = #mem.plan<"), std::string::npos) << out;
 }
 
 TEST_F(DriverTest, EmitCppPrintsTheCpuTranslationUnit) {

@@ -9,6 +9,7 @@
 #include "compiler/Target/CPU/EmitCpp.h"
 
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Mem/MemOps.h"
 #include "dialects/Train/TrainOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -62,6 +63,9 @@ std::optional<StringRef> elementCType(Type type) {
     return StringRef("int32_t");
   if (type.isInteger(1))
     return StringRef("uint8_t");
+  // Narrow storage of mem.store_as: bits only, no kernel computes on them.
+  if (type.isBF16() || type.isF16())
+    return StringRef("uint16_t");
   return std::nullopt;
 }
 
@@ -80,6 +84,18 @@ int64_t dim(Value v, unsigned i) {
 }
 int64_t numElements(Value v) {
   return cast<RankedTensorType>(v.getType()).getNumElements();
+}
+
+/// The bytes of a tensor's buffer as a C expression: the CSR layout's
+/// formula from the runtime, or elements times their width.
+std::string bufferBytes(RankedTensorType type) {
+  if (auto csr = getCsrEncoding(type))
+    return "gnnrt_csr_matrix_bytes(" + std::to_string(type.getDimSize(0)) +
+           ", " + std::to_string(type.getDimSize(1)) + ", " +
+           std::to_string(csr.getNnz()) + ")";
+  Type e = type.getElementType();
+  int64_t width = e.isInteger(1) ? 1 : e.getIntOrFloatBitWidth() / 8;
+  return std::to_string(type.getNumElements() * width);
 }
 
 class FunctionEmitter {
@@ -143,7 +159,9 @@ LogicalResult FunctionEmitter::checkCsr(Operation *op) {
   };
   if (!csrAt(op->getOperands()) && !csrAt(op->getResults()))
     return success();
-  if (isa<DropoutOp>(op))
+  // Dropout keeps the pattern; copies to and from the tiers move the whole
+  // buffer, whatever its layout.
+  if (isa<DropoutOp, mem::OffloadOp, mem::PrefetchOp>(op))
     return success();
   if (auto matmul = dyn_cast<MatmulOp>(op); matmul && !matmul.getTransposeB() &&
                                             !csrAt(op->getResults()) &&
@@ -249,6 +267,10 @@ LogicalResult FunctionEmitter::emitReturn(func::ReturnOp op) {
     os << "  memcpy(results[" << k << "], " << names[operand] << ", " << bytes
        << ");\n";
   }
+  // Every spill write has finished and none failed unreported.
+  if (auto n = func->getAttrOfType<IntegerAttr>("mem.num_handles");
+      n && n.getInt() > 0)
+    call("gnnrt_offload_sync", {"tiers"});
   os << "  return GNNRT_OK;\n";
   return success();
 }
@@ -306,6 +328,53 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     os << "  const int64_t " << var << " = " << name(op->getOperand(0)) << " "
        << sign << " " << name(op->getOperand(1)) << ";\n";
     names[op->getResult(0)] = var;
+    return success();
+  }
+
+  // The memory plan's decisions (gnn-plan-memory): copies to and from the
+  // host and disk tiers under the handle the planner numbered, and narrow
+  // storage. mem.recompute regions were inlined by mem-expand-recompute.
+  if (auto offload = dyn_cast<mem::OffloadOp>(op)) {
+    auto handle = op->getAttrOfType<IntegerAttr>("mem.handle");
+    if (!handle)
+      return op->emitError("no mem.handle: the CPU target needs offloads "
+                           "numbered by gnn-plan-memory");
+    Value x = offload.getInput();
+    call(offload.getTier() == mem::Tier::disk ? "gnnrt_offload_to_disk"
+                                              : "gnnrt_offload_to_host",
+         {"tiers", i64(handle.getInt()), name(x),
+          bufferBytes(cast<RankedTensorType>(x.getType()))});
+    names[offload.getResult()] = i64(handle.getInt());
+    return success();
+  }
+  if (auto prefetch = dyn_cast<mem::PrefetchOp>(op)) {
+    if (failed(defineAll(op)))
+      return failure();
+    call("gnnrt_prefetch",
+         {"tiers", name(prefetch.getHandle()), names[prefetch.getResult()],
+          bufferBytes(cast<RankedTensorType>(prefetch.getType()))});
+    return success();
+  }
+  if (auto free = dyn_cast<mem::FreeOp>(op)) {
+    // A device buffer's slot is simply not used again (gnn-assign-buffers
+    // ended its interval here); a host or disk copy is released.
+    if (isa<mem::OffloadedType>(free.getValue().getType()))
+      call("gnnrt_offload_free", {"tiers", name(free.getValue())});
+    return success();
+  }
+  if (isa<mem::StoreAsOp, mem::LoadAsOp>(op)) {
+    Value in = op->getOperand(0), result = op->getResult(0);
+    Type narrow =
+        isa<mem::StoreAsOp>(op)
+            ? cast<RankedTensorType>(result.getType()).getElementType()
+            : cast<RankedTensorType>(in.getType()).getElementType();
+    StringRef width = narrow.isBF16() ? "bf16" : "f16";
+    if (failed(defineAll(op)))
+      return failure();
+    std::string callee = isa<mem::StoreAsOp>(op)
+                             ? ("gnnrt_cpu_f32_to_" + width).str()
+                             : ("gnnrt_cpu_" + width + "_to_f32").str();
+    call(callee, {name(in), names[result], n(in)});
     return success();
   }
 
@@ -552,8 +621,9 @@ LogicalResult FunctionEmitter::emit() {
   os << "extern \"C\" int64_t " << id << "_arena_bytes(void) { return INT64_C("
      << arena.getInt() << "); }\n\n";
   os << "extern \"C\" int " << id
-     << "(void *const *args, void *const *results, char *arena) {\n";
-  os << "  (void)args;\n  (void)results;\n  (void)arena;\n";
+     << "(void *const *args, void *const *results, char *arena, "
+        "gnnrt_offload *tiers) {\n";
+  os << "  (void)args;\n  (void)results;\n  (void)arena;\n  (void)tiers;\n";
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     std::string var = "a" + std::to_string(i);
     Type type = arg.getType();
@@ -641,6 +711,10 @@ private:
   /// Prints a value table; returns its name.
   std::string values(StringRef id, func::FuncOp f, bool results);
   FailureOr<std::string> function(StringRef id, func::FuncOp f);
+  /// The gnnrt_plan_desc initializer: the step's #mem.plan and the tier
+  /// settings.
+  std::string planDesc(const llvm::StringMap<func::FuncOp> &funcs,
+                       DictionaryAttr config);
 
   llvm::raw_ostream &os;
   const CppEmitOptions &options;
@@ -714,12 +788,47 @@ FailureOr<std::string> DescriptorEmitter::function(StringRef id,
   std::string results = values(id, f, /*results=*/true);
   std::string entry = "gnnc_" + sanitize(f.getSymName());
   auto arena = f->getAttrOfType<IntegerAttr>("gnn.arena_bytes");
+  int64_t handles = 0;
+  if (auto n = f->getAttrOfType<IntegerAttr>("mem.num_handles"))
+    handles = n.getInt();
   std::string table = (id + "_fn").str();
   os << "static const gnnrt_function_desc " << table << " = {"
      << cString(f.getSymName()) << ", " << entry << ", INT64_C("
      << arena.getInt() << "), " << f.getNumArguments() << ", " << args << ", "
-     << f.getNumResults() << ", " << results << "};\n";
+     << f.getNumResults() << ", " << results << ", INT64_C(" << handles
+     << ")};\n";
   return table;
+}
+
+std::string
+DescriptorEmitter::planDesc(const llvm::StringMap<func::FuncOp> &funcs,
+                            DictionaryAttr config) {
+  mem::PlanAttr plan;
+  auto step = funcs.find("step");
+  if (step != funcs.end())
+    plan = step->second->getAttrOfType<mem::PlanAttr>("mem.plan");
+  int64_t hostMemory = -1, spillBytes = 0;
+  std::string spillDir;
+  if (auto a = config.getAs<IntegerAttr>("host_memory"))
+    hostMemory = a.getInt();
+  if (auto disk = config.getAs<DictionaryAttr>("disk")) {
+    if (auto dir = disk.getAs<StringAttr>("dir"))
+      spillDir = dir.getValue().str();
+    if (auto bytes = disk.getAs<IntegerAttr>("bytes"))
+      spillBytes = bytes.getInt();
+  }
+  std::string out;
+  llvm::raw_string_ostream e(out);
+  e << "{" << cString(plan ? plan.getPolicy() : "") << ", INT64_C("
+    << (plan ? plan.getBudget() : 0) << "), INT64_C("
+    << (plan ? plan.getPeakDevice() : 0) << "), INT64_C("
+    << (plan ? plan.getPeakHost() : 0) << "), INT64_C("
+    << (plan ? plan.getPeakDisk() : 0) << "), "
+    << literal(plan ? plan.getPredictedSeconds().convertToDouble() : 0) << ", "
+    << literal(plan ? plan.getKeepAllSeconds().convertToDouble() : 0)
+    << ", INT64_C(" << hostMemory << "), " << cString(spillDir) << ", INT64_C("
+    << spillBytes << ")}";
+  return out;
 }
 
 FailureOr<std::string>
@@ -804,7 +913,7 @@ DescriptorEmitter::emit(StringRef base,
      << "), INT64_C(" << integer("memory", -1) << "), " << metricBits << "u,\n"
      << "    " << cString(settings) << ",\n"
      << "    " << fns[0] << ", " << fns[1] << ", " << fns[2] << ", " << fns[3]
-     << "};\n\n";
+     << ",\n    " << planDesc(funcs, config) << "};\n\n";
   return id;
 }
 
@@ -817,8 +926,10 @@ LogicalResult mlir::gnn::emitCpp(ModuleOp module, llvm::raw_ostream &os,
   llvm::raw_string_ostream body(text);
   body << "// Generated by gnnc (stage cpp): the train functions as calls to\n"
           "// the CPU kernels of gnnrt/Kernels.h. Do not edit.\n"
+          "#include \"gnnrt/Convert.h\"\n"
           "#include \"gnnrt/Kernels.h\"\n"
-          "#include \"gnnrt/Model.h\"\n\n"
+          "#include \"gnnrt/Model.h\"\n"
+          "#include \"gnnrt/Offload.h\"\n\n"
           "#include <stdint.h>\n"
           "#include <string.h>\n\n"
           "// Every kernel's status is checked; the first failure is "

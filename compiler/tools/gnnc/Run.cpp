@@ -56,10 +56,9 @@ llvm::json::Object reportJson(const gnnrt::TrainReport &r) {
       {"metrics", llvm::json::Object{{"train", metricsJson(r.train)},
                                      {"val", metricsJson(r.val)},
                                      {"test", metricsJson(r.test)}}},
-      {"best_val",
-       llvm::json::Object{{"epoch", r.bestValEpoch},
-                          {"val", metricsJson(r.bestVal)},
-                          {"test", metricsJson(r.testAtBestVal)}}},
+      {"best_val", llvm::json::Object{{"epoch", r.bestValEpoch},
+                                      {"val", metricsJson(r.bestVal)},
+                                      {"test", metricsJson(r.testAtBestVal)}}},
       {"loss", std::move(losses)},
       {"epoch_seconds", std::move(times)},
       {"median_epoch_seconds", r.medianEpochSeconds},
@@ -70,12 +69,25 @@ llvm::json::Object reportJson(const gnnrt::TrainReport &r) {
            {"device",
             llvm::json::Object{
                 {"budget_bytes", static_cast<int64_t>(r.budgetBytes)},
-                // No planner yet: the plan keeps every tensor, and its
-                // predicted peak is the arena's layout.
                 {"planned_peak_bytes",
-                 static_cast<int64_t>(r.arenaPeakEndBytes)},
+                 static_cast<int64_t>(r.plannedPeakBytes)},
                 {"measured_peak_bytes", static_cast<int64_t>(r.arenaPeakBytes)},
                 {"touched_bytes", static_cast<int64_t>(r.arenaResidentBytes)}}},
+           {"host",
+            llvm::json::Object{{"planned_peak_bytes",
+                                static_cast<int64_t>(r.plannedHostBytes)},
+                               {"measured_peak_bytes",
+                                static_cast<int64_t>(r.hostPeakBytes)}}},
+           {"disk",
+            llvm::json::Object{{"planned_peak_bytes",
+                                static_cast<int64_t>(r.plannedDiskBytes)},
+                               {"measured_peak_bytes",
+                                static_cast<int64_t>(r.diskPeakBytes)}}},
+           {"plan",
+            llvm::json::Object{
+                {"policy", r.planPolicy},
+                {"predicted_step_seconds", r.predictedStepSeconds},
+                {"keep_all_step_seconds", r.keepAllStepSeconds}}},
            {"peak_rss_bytes", static_cast<int64_t>(r.peakRssBytes)}}}};
 }
 
@@ -91,6 +103,9 @@ int gnnc::runProgram(const DriverOptions &driver, const RunOptions &options) {
   compileOptions.dataDirs = driver.dataDirs;
   compileOptions.only = driver.only;
   compileOptions.denseFeatures = driver.denseFeatures;
+  compileOptions.profile = driver.profile;
+  compileOptions.policy = driver.policy;
+  compileOptions.solver = driver.solver;
   compileOptions.useCache = options.useCache;
   compileOptions.verbose = options.verboseBuild;
   bool progress = !options.quiet && gnnrt::Progress::stderrIsTerminal();
@@ -157,6 +172,9 @@ int gnnc::compileProgram(const DriverOptions &driver, const std::string &output,
   options.dataDirs = driver.dataDirs;
   options.only = driver.only;
   options.denseFeatures = driver.denseFeatures;
+  options.profile = driver.profile;
+  options.policy = driver.policy;
+  options.solver = driver.solver;
   auto cpp = jit::generateCpp(driver.inputFile, nullptr, options);
   if (!cpp) {
     // Front-end diagnostics already name file:line:col; print them as is.

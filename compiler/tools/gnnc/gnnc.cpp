@@ -9,11 +9,22 @@
 #include "compiler/tools/gnnc/Run.h"
 
 #include "lang/Sema/Builtins.h"
+#include "passes/MemoryPlan/CostModel.h"
 
+#include "gnnrt/Calibrate.h"
+
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <ctime>
+
+#include <unistd.h>
 
 using namespace gnnc;
 namespace cl = llvm::cl;
@@ -26,6 +37,9 @@ static cl::SubCommand emitCmd("emit", "Print one stage of the compilation");
 static cl::SubCommand runCmd("run", "Compile and train now");
 static cl::SubCommand planCmd("plan", "Print the memory plan");
 static cl::SubCommand compileCmd("compile", "Build an executable");
+static cl::SubCommand
+    calibrateCmd("calibrate",
+                 "Measure this machine's rates for the memory planner");
 
 static cl::opt<std::string>
     inputFile(cl::Positional, cl::desc("<file.gnn | ->"), cl::sub(checkCmd),
@@ -58,6 +72,27 @@ static cl::opt<bool> denseFeatures(
     cl::sub(emitCmd), cl::sub(runCmd), cl::sub(compileCmd),
     cl::cat(gnncCategory));
 
+static cl::opt<std::string> profileFile(
+    "profile",
+    cl::desc("Machine profile for the memory planner (default: "
+             "$GNNC_PROFILE, else the output of 'gnnc calibrate', else the "
+             "built-in profile)"),
+    cl::value_desc("FILE"), cl::sub(emitCmd), cl::sub(runCmd),
+    cl::sub(compileCmd), cl::sub(planCmd), cl::cat(gnncCategory));
+static cl::opt<std::string>
+    planPolicy("plan",
+               cl::desc("Override the program's memory policy: auto, keep_all, "
+                        "recompute_all, offload_all"),
+               cl::value_desc("POLICY"), cl::sub(emitCmd), cl::sub(runCmd),
+               cl::sub(compileCmd), cl::sub(planCmd), cl::cat(gnncCategory));
+static cl::opt<std::string> planSolver(
+    "planner",
+    cl::desc("Memory plan solver: auto (exact search, greedy for very large "
+             "steps), exact, greedy, ilp (GLPK, to check optimality)"),
+    cl::value_desc("SOLVER"), cl::init("auto"), cl::sub(emitCmd),
+    cl::sub(runCmd), cl::sub(compileCmd), cl::sub(planCmd),
+    cl::cat(gnncCategory));
+
 static cl::opt<bool> printDebugInfo(
     "mlir-print-debuginfo",
     cl::desc("IR stages: print each op's location (the .gnn line and column "
@@ -83,9 +118,10 @@ static cl::opt<int64_t> seed("seed", cl::desc("Override the program's seed"),
 static cl::opt<int> threads("threads",
                             cl::desc("Kernel threads (default: all cores)"),
                             cl::value_desc("T"), cl::init(0), cl::sub(runCmd),
-                            cl::cat(gnncCategory));
+                            cl::sub(calibrateCmd), cl::cat(gnncCategory));
 static cl::opt<bool> quiet("quiet", cl::desc("No progress line on stderr"),
-                           cl::sub(runCmd), cl::cat(gnncCategory));
+                           cl::sub(runCmd), cl::sub(calibrateCmd),
+                           cl::cat(gnncCategory));
 static cl::opt<std::string>
     reportFile("report",
                cl::desc("Also write the report as JSON to FILE (- for "
@@ -112,6 +148,27 @@ static cl::opt<bool>
 static cl::opt<std::string> output("o", cl::desc("Output executable"),
                                    cl::value_desc("FILE"), cl::sub(compileCmd),
                                    cl::cat(gnncCategory));
+static cl::opt<std::string> profileOutput(
+    "o",
+    cl::desc("Write the profile to FILE (default: "
+             "$XDG_CONFIG_HOME/gnnc/profile-cpu.json, else "
+             "~/.config/gnnc/profile-cpu.json, where gnnc looks for it)"),
+    cl::value_desc("FILE"), cl::sub(calibrateCmd), cl::cat(gnncCategory));
+static cl::opt<std::string>
+    spillDir("spill-dir",
+             cl::desc("Directory the disk test writes its file in (default: "
+                      "$TMPDIR, else /tmp)"),
+             cl::value_desc("DIR"), cl::sub(calibrateCmd),
+             cl::cat(gnncCategory));
+static cl::opt<bool>
+    quick("quick",
+          cl::desc("Small problem sizes: under 2 s, rougher rates (tests)"),
+          cl::sub(calibrateCmd), cl::cat(gnncCategory));
+static cl::opt<std::string> checkProfile(
+    "check-profile",
+    cl::desc("Measure nothing: check the profile FILE and print it as gnnc "
+             "reads it"),
+    cl::value_desc("FILE"), cl::sub(calibrateCmd), cl::cat(gnncCategory));
 static cl::opt<std::string>
     target("target", cl::desc("Target: cpu (cuda is not supported yet)"),
            cl::value_desc("TARGET"), cl::init("cpu"), cl::sub(compileCmd),
@@ -123,22 +180,102 @@ static int usageError(const llvm::Twine &message) {
   return 2;
 }
 
+/// `gnnc calibrate`: measures the rates (gnnrt/Calibrate.h), prints them
+/// and writes the profile the planner reads (docs/CostModel.md).
+static int calibrateMachine() {
+  using namespace mlir::gnn;
+  if (!checkProfile.empty()) {
+    llvm::Expected<MachineProfile> profile = readProfile(checkProfile);
+    if (!profile) {
+      reportToolError(llvm::errs(), llvm::toString(profile.takeError()));
+      return 1;
+    }
+    writeProfile(*profile, llvm::outs());
+    return 0;
+  }
+  std::string path = profileOutput;
+  if (path.empty())
+    path = getCalibratedProfilePath("cpu");
+  if (path.empty())
+    return usageError("neither $XDG_CONFIG_HOME nor $HOME is set: give the "
+                      "profile's place with -o FILE");
+
+  gnnrt::CalibrationOptions options;
+  options.sizes = quick ? gnnrt::CalibrationSizes::quick()
+                        : gnnrt::CalibrationSizes::full();
+  options.spillDir = spillDir;
+  options.threads = threads;
+  if (!quiet)
+    options.progress = [](const std::string &line) {
+      llvm::errs() << line << "\n";
+    };
+  gnnrt::CalibrationResult result;
+  std::string error;
+  if (!gnnrt::calibrate(options, result, error)) {
+    reportToolError(llvm::errs(), "calibrate: " + error);
+    return 1;
+  }
+
+  char host[256] = "";
+  if (gethostname(host, sizeof host - 1) != 0 || !*host)
+    std::snprintf(host, sizeof host, "unknown-host");
+  char date[32] = "";
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
+  std::string comment = std::string("gnnc calibrate") +
+                        (quick ? " --quick" : "") + ", " + date + ", " +
+                        std::to_string(result.threads) + " thread" +
+                        (result.threads == 1 ? "" : "s");
+  MachineProfile profile = profileFromCalibration(result, host, comment);
+
+  llvm::StringRef parent = llvm::sys::path::parent_path(path);
+  if (!parent.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(parent)) {
+      reportToolError(llvm::errs(), "cannot create the directory '" + parent +
+                                        "': " + ec.message());
+      return 1;
+    }
+  std::error_code ec;
+  llvm::raw_fd_ostream file(path, ec, llvm::sys::fs::OF_Text);
+  if (!ec) {
+    writeProfile(profile, file);
+    file.close();
+    ec = file.error();
+  }
+  if (ec) {
+    reportToolError(llvm::errs(),
+                    "cannot write the profile '" + path + "': " + ec.message());
+    return 1;
+  }
+  llvm::outs() << gnnrt::formatCalibrationTable(result);
+  llvm::outs() << "calibrated in " << llvm::format("%.1f", result.totalSeconds)
+               << " s with " << result.threads << " thread"
+               << (result.threads == 1 ? "" : "s") << "; wrote " << path
+               << "\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << versionString() << "\n"; });
-  for (cl::SubCommand *sub : {&cl::SubCommand::getTopLevel(), &checkCmd,
-                              &emitCmd, &runCmd, &planCmd, &compileCmd})
+  for (cl::SubCommand *sub :
+       {&cl::SubCommand::getTopLevel(), &checkCmd, &emitCmd, &runCmd, &planCmd,
+        &compileCmd, &calibrateCmd})
     cl::HideUnrelatedOptions(gnncCategory, *sub);
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "gnnc: train graph neural networks under a memory budget\n\n"
           "  gnnc check FILE            check a program, report every error\n"
           "  gnnc emit --stage=ast FILE print the syntax tree and the "
-          "checked program\n",
+          "checked program\n"
+          "  gnnc calibrate             measure this machine for the memory "
+          "planner\n",
           &llvm::errs()))
     return 2;
 
+  if (calibrateCmd)
+    return calibrateMachine();
   if (checkCmd && listBuiltins) {
     sema::printBuiltins(llvm::outs());
     return 0;
@@ -162,6 +299,18 @@ int main(int argc, char **argv) {
   options.only = only;
   options.printDebugInfo = printDebugInfo;
   options.denseFeatures = denseFeatures;
+  options.profile = profileFile;
+  options.policy = planPolicy;
+  options.solver = planSolver;
+  if (!llvm::is_contained(
+          {"", "auto", "keep_all", "recompute_all", "offload_all"},
+          llvm::StringRef(planPolicy)))
+    return usageError("unknown --plan '" + planPolicy +
+                      "' (auto, keep_all, recompute_all, offload_all)");
+  if (planSolver != "auto" && planSolver != "exact" && planSolver != "greedy" &&
+      planSolver != "ilp")
+    return usageError("unknown --planner '" + planSolver +
+                      "' (auto, exact, greedy, ilp)");
   options.showColors = llvm::WithColor(llvm::errs()).colorsEnabled();
   Compilation compilation(options, llvm::errs());
   if (!compilation.runFrontend())

@@ -28,7 +28,7 @@ extern "C" {
 
 /* Bumped whenever a struct below changes; the runtime refuses a table of
    another version (a program compiled by another gnnc). */
-#define GNNRT_MODEL_ABI_VERSION 3
+#define GNNRT_MODEL_ABI_VERSION 4
 
 typedef enum gnnrt_dtype {
   GNNRT_DTYPE_F32 = 0,    /* float */
@@ -54,11 +54,16 @@ typedef struct gnnrt_value_desc {
   const int64_t *shape;
 } gnnrt_value_desc;
 
+struct gnnrt_offload;
+
 /* The ABI of every generated function (EmitCpp.h): args[i] and results[k]
-   point at the values, arena at arena_bytes bytes aligned to 64. Returns a
-   gnnrt_status. */
+   point at the values, arena at arena_bytes bytes aligned to 64, tiers at
+   the host and disk tiers (gnnrt/Offload.h) of a function whose memory plan
+   offloads (num_offload_handles > 0; NULL is fine otherwise; ABI version
+   4). Returns a gnnrt_status; GNNRT_ERR_HOST_FULL and up come from the
+   tiers, whose gnnrt_offload_last_error says more. */
 typedef int (*gnnrt_entry_fn)(void *const *args, void *const *results,
-                              char *arena);
+                              char *arena, struct gnnrt_offload *tiers);
 
 typedef struct gnnrt_function_desc {
   const char *name; /* "GCN.step" */
@@ -68,7 +73,22 @@ typedef struct gnnrt_function_desc {
   const gnnrt_value_desc *args;
   int32_t num_results;
   const gnnrt_value_desc *results;
+  /* Offload handles the function's memory plan uses (mem.handle 0..n-1). */
+  int64_t num_offload_handles;
 } gnnrt_function_desc;
+
+/* What gnn-plan-memory decided for the step (#mem.plan), for the report
+   to print next to what the run measured, and the tiers it may use. */
+typedef struct gnnrt_plan_desc {
+  const char *policy;  /* "auto", "keep_all", ...; "" without a plan */
+  int64_t budget;      /* device bytes the plan was made for, 0: none */
+  int64_t peak_device; /* predicted session device peak (the arena's) */
+  int64_t peak_host, peak_disk;
+  double predicted_seconds, keep_all_seconds; /* per step, cost model */
+  int64_t host_memory;   /* the `host_memory` setting, -1 when unset */
+  const char *spill_dir; /* `disk = spill(dir, size)`, "" when unset */
+  int64_t spill_bytes;
+} gnnrt_plan_desc;
 
 /* The metrics setting, one bit each. */
 typedef enum gnnrt_metric_bits {
@@ -116,6 +136,7 @@ typedef struct gnnrt_model_desc {
      The other functions take result k as an argument with role "prepared"
      and param "k". */
   const gnnrt_function_desc *prepare;
+  gnnrt_plan_desc plan; /* ABI version 4 */
 } gnnrt_model_desc;
 
 typedef const gnnrt_model_desc *const *(*gnnrt_models_fn)(int64_t *count);

@@ -21,6 +21,7 @@
 #include "gnnrt/Dataset.h"
 #include "gnnrt/Kernels.h"
 #include "gnnrt/Model.h"
+#include "gnnrt/Offload.h"
 #include "gnnrt/Progress.h"
 #include "gnnrt/WeightsFile.h"
 
@@ -88,6 +89,12 @@ struct TrainReport {
   uint64_t arenaPeakEndBytes = 0;  ///< Highest arena offset reached.
   uint64_t arenaResidentBytes = 0; ///< Pages of the arena actually touched.
   uint64_t peakRssBytes = 0;       ///< Of the whole process.
+  /// The memory plan (gnn-plan-memory) next to what the run measured.
+  std::string planPolicy;        ///< "" when the step has no plan.
+  uint64_t plannedPeakBytes = 0; ///< Predicted device peak.
+  uint64_t plannedHostBytes = 0, plannedDiskBytes = 0;
+  uint64_t hostPeakBytes = 0, diskPeakBytes = 0; ///< Measured by the tiers.
+  double predictedStepSeconds = 0, keepAllStepSeconds = 0;
 };
 
 class Session {
@@ -157,6 +164,8 @@ private:
 
   const gnnrt_model_desc &desc;
   std::unique_ptr<Arena> deviceArena;
+  /// Host and disk tiers of a plan that offloads; null otherwise.
+  std::unique_ptr<OffloadTiers> tiers;
   int64_t nodes = 0, edges = 0, features = 0, classes = 0;
   std::string datasetName;
   gnnrt_graph graph{};

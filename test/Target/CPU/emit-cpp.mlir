@@ -6,7 +6,7 @@
 // a returned argument copied; the transpose is a view, the key two scalars.
 // CHECK-LABEL: // @f
 // CHECK: extern "C" int64_t gnnc_f_arena_bytes(void) { return INT64_C(256); }
-// CHECK: extern "C" int gnnc_f(void *const *args, void *const *results, char *arena) {
+// CHECK: extern "C" int gnnc_f(void *const *args, void *const *results, char *arena, gnnrt_offload *tiers) {
 // CHECK: const gnnrt_graph *a0 = (const gnnrt_graph *)args[0];
 // CHECK: const float *a1 = (const float *)args[1];
 // CHECK: const float *a2 = (const float *)args[2];

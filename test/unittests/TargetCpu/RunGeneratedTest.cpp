@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CpuTestUtil.h"
+#include "gnnrt/Offload.h"
 #include "test/unittests/ExampleFiles.h"
 
 #include "compiler/Driver/Driver.h"
@@ -37,7 +38,7 @@ using namespace gnnrt::cpu::test;
 
 namespace {
 
-using EntryFn = int (*)(void *const *, void *const *, char *);
+using EntryFn = int (*)(void *const *, void *const *, char *, gnnrt_offload *);
 using ArenaFn = int64_t (*)(void);
 
 constexpr int64_t kNodes = 30, kAvgDegree = 3, kFeatures = 6, kClasses = 3;
@@ -200,7 +201,8 @@ protected:
     std::vector<char> arena(arenaBytes() + 64, static_cast<char>(0xff));
     char *aligned = arena.data() +
                     (64 - reinterpret_cast<uintptr_t>(arena.data()) % 64) % 64;
-    EXPECT_EQ(entry(args.data(), resultPtrs.data(), aligned), GNNRT_OK);
+    EXPECT_EQ(entry(args.data(), resultPtrs.data(), aligned, nullptr),
+              GNNRT_OK);
 
     llvm::Expected<std::vector<ref::Value>> want = ref::run(f, refArgs);
     if (!want) {
@@ -254,7 +256,7 @@ protected:
       results.push_back(b.data.data());
     }
     void *args[] = {const_cast<gnnrt_graph *>(&view)};
-    ASSERT_EQ(entry(args, results.data(), aligned), GNNRT_OK);
+    ASSERT_EQ(entry(args, results.data(), aligned, nullptr), GNNRT_OK);
     preparedArgs = results;
     llvm::Expected<std::vector<ref::Value>> want = ref::run(f, {graph});
     ASSERT_TRUE(!!want) << llvm::toString(want.takeError());

@@ -49,6 +49,10 @@ struct CompileOptions {
   /// Keep input features dense even when they are mostly zeros (by default
   /// they are stored as CSR, which changes no value: docs/Passes.md).
   bool denseFeatures = false;
+  /// The memory planner's machine profile file (empty: $GNNC_PROFILE, else
+  /// `gnnc calibrate`'s output, else the built-in profile), and overrides of
+  /// the program's `plan` and of the solver (empty, "auto": the defaults).
+  std::string profile, policy, solver = "auto";
 };
 
 class Model;

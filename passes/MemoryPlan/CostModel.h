@@ -1,0 +1,183 @@
+//===- CostModel.h - Prices of ops, transfers, conversions ------*- C++ -*-===//
+//
+// The memory planner (issue 5) chooses among fates by predicted step time,
+// so it needs a price for every op of the step (a recomputation repeats
+// some of them), for every transfer to and from host memory or disk, and
+// for every precision conversion. The prices come from a machine profile:
+// a handful of rates (GEMM FLOP/s; streaming, gather-bound, host-copy and
+// disk bytes/s; the fraction of a transfer hidden behind compute; the fixed
+// cost of a kernel call) that `gnnc calibrate` measures on the machine at
+// hand and that ships as a default for the CPU target.
+//
+// The model, per kernel:
+//   seconds = secondsPerOp + max(flops / gemmFlopsPerSecond,
+//                                bytes / <the kernel's bandwidth>)
+// with FLOPs and bytes counted from the static shapes of the op's operands
+// and results (graph types carry the node and edge counts) as the CPU
+// runtime's kernels move them. docs/CostModel.md gives every formula and
+// the profile's JSON format.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_PASSES_MEMORYPLAN_COSTMODEL_H
+#define GNNC_PASSES_MEMORYPLAN_COSTMODEL_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir {
+class Operation;
+} // namespace mlir
+namespace gnnrt {
+struct CalibrationResult;
+} // namespace gnnrt
+
+namespace mlir::gnn {
+
+/// One machine's rates. Every rate is finite and positive, the overlaps are
+/// in [0, 1] and secondsPerOp is finite and >= 0 (parseProfile checks).
+struct MachineProfile {
+  /// "cpu-default", or the host name calibrate ran on.
+  std::string name;
+  /// The target whose kernels were measured: "cpu" (or "cuda").
+  std::string target;
+  /// Dense matmul (gnnrt_cpu_matmul), FLOP/s.
+  double gemmFlopsPerSecond = 0;
+  /// Streaming element-wise kernels on the device (gnnrt_cpu_add), bytes/s.
+  double memBytesPerSecond = 0;
+  /// Effective bytes/s of gather-bound kernels (spmm, sddmm, gather,
+  /// scatter, edge softmax, CSR products), bytes counted as
+  /// gnnrt::spmmBytes counts them.
+  double sparseBytesPerSecond = 0;
+  /// Device <-> host copies (on the CPU target: memcpy between the arena
+  /// and the host pool), bytes/s.
+  double hostLinkBytesPerSecond = 0;
+  /// Spill files: write + fdatasync, and cold reads, bytes/s.
+  double diskWriteBytesPerSecond = 0, diskReadBytesPerSecond = 0;
+  /// Fraction of a host transfer hidden behind compute (0 on the CPU
+  /// target: the copies use the cores the kernels use).
+  double hostTransferOverlap = 0;
+  /// Fraction of a disk write hidden behind compute (the runtime's
+  /// write-behind thread); prefetches from disk are synchronous.
+  double diskTransferOverlap = 0;
+  /// Fixed cost of one kernel call (call, checks, thread fork/join), s.
+  double secondsPerOp = 0;
+  /// The kernel threads the rates were measured with; 0 when unknown.
+  int64_t threads = 0;
+  /// Free text: how and when the profile was made.
+  std::string comment;
+
+  bool operator==(const MachineProfile &other) const;
+  bool operator!=(const MachineProfile &other) const {
+    return !(*this == other);
+  }
+};
+
+/// The version of the profile format this gnnc reads and writes (the JSON
+/// field "version").
+constexpr int64_t kProfileVersion = 1;
+
+/// The profile shipped with gnnc (passes/MemoryPlan/profiles/
+/// cpu-default.json, embedded at build time).
+const MachineProfile &getDefaultProfile();
+/// Its JSON text, as shipped.
+llvm::StringRef getDefaultProfileJson();
+
+/// Parses and validates a profile. Errors name \p nameForErrors and the
+/// field: "p.json: field 'disk_read_bytes_per_second': must be a positive
+/// finite number, got -1", "p.json: missing field 'seconds_per_op'",
+/// "p.json: unknown field 'gemm_flops'", "p.json: invalid JSON: ...".
+llvm::Expected<MachineProfile> parseProfile(llvm::StringRef json,
+                                            llvm::StringRef nameForErrors);
+/// Reads and parses the profile at \p path.
+llvm::Expected<MachineProfile> readProfile(llvm::StringRef path);
+/// Writes \p profile as JSON (every field, one per line, numbers exact:
+/// parseProfile of the text gives back an equal profile).
+void writeProfile(const MachineProfile &profile, llvm::raw_ostream &os);
+
+/// The profile of a calibration run (gnnrt/Calibrate.h) for the CPU
+/// target, named \p name (the host name) with \p comment.
+MachineProfile profileFromCalibration(const gnnrt::CalibrationResult &result,
+                                      llvm::StringRef name,
+                                      llvm::StringRef comment);
+
+/// Where `gnnc calibrate` writes, and resolveProfile looks, by default:
+/// $XDG_CONFIG_HOME/gnnc/profile-<target>.json, else
+/// $HOME/.config/gnnc/profile-<target>.json; empty when neither variable
+/// is set.
+std::string getCalibratedProfilePath(llvm::StringRef target = "cpu");
+
+/// The profile the gnnc driver plans with, for \p target: \p explicitPath
+/// when not empty, else $GNNC_PROFILE when set and not empty, else the
+/// calibrate output (getCalibratedProfilePath) when that file exists, else
+/// the default profile (for "cpu"; other targets have none and fail). A
+/// file that is named but cannot be read or parsed is an error, never a
+/// silent fall-back, and so is a profile for another target. \p source, if
+/// given, receives where the profile came from (the path, or
+/// "cpu-default (built in)").
+llvm::Expected<MachineProfile> resolveProfile(llvm::StringRef explicitPath,
+                                              llvm::StringRef target = "cpu",
+                                              std::string *source = nullptr);
+
+/// Which rate bounds a cost (for reports; `seconds` already applies it).
+enum class CostRate {
+  None,     ///< Nothing to run: a view, a key, a scalar, a free.
+  Gemm,     ///< Dense products: gemmFlopsPerSecond.
+  Memory,   ///< Streaming kernels and conversions: memBytesPerSecond.
+  Sparse,   ///< Gathers over the graph: sparseBytesPerSecond.
+  HostLink, ///< mem.offload/prefetch to or from host memory.
+  DiskWrite,
+  DiskRead,
+  Mixed, ///< A sum of costs bound by different rates (a recompute, a layer).
+};
+llvm::StringRef stringifyCostRate(CostRate rate);
+
+struct OpCost {
+  double flops = 0, bytes = 0, seconds = 0;
+  CostRate rate = CostRate::None;
+
+  /// Adds \p other's FLOPs, bytes and seconds (a sum of kernels run one
+  /// after another); the rate becomes Mixed when the two differ.
+  OpCost &operator+=(const OpCost &other);
+};
+
+/// The seconds of one kernel call moving \p bytes and computing \p flops,
+/// bound by \p rate: secondsPerOp + max(flops / gemm rate, bytes / rate's
+/// bandwidth). 0 for CostRate::None.
+double kernelSeconds(double flops, double bytes, CostRate rate,
+                     const MachineProfile &profile);
+
+/// FLOPs and bytes moved by one op of a step as the CPU runtime runs it,
+/// sizes from the static tensor and graph types (a dynamic dimension counts
+/// as 0), and the predicted seconds (kernelSeconds). Every gnn, train, mem,
+/// arith, tensor and func op has an estimate: views, keys, scalars,
+/// `func.return`, `mem.free` cost 0; `mem.offload`/`mem.prefetch` cost
+/// their transferSeconds and `mem.store_as`/`mem.load_as` their
+/// convertSeconds; `mem.recompute` and the layer ops (before gnn-decompose)
+/// the sum of the kernels they run; any other op with tensors is priced as
+/// a streaming kernel over its operands and results.
+OpCost estimateOpCost(Operation *op, const MachineProfile &profile);
+
+enum class TransferTier { Host, Disk };
+/// Exposed seconds of moving \p bytes to \p tier (toDevice = false) or back
+/// (true), as the CPU runtime moves them (gnnrt/Offload.h); 0 for
+/// bytes <= 0. Every transfer pays secondsPerOp, and:
+///   host, either way: (1 - hostTransferOverlap) * bytes / host link;
+///   to disk:   bytes / host link (the copy to the staging buffer, on the
+///              compute thread) + (1 - diskTransferOverlap) * bytes / disk
+///              write (the write-behind thread);
+///   from disk: bytes / disk read (the prefetch reads synchronously).
+double transferSeconds(int64_t bytes, TransferTier tier, bool toDevice,
+                       const MachineProfile &profile);
+
+/// Seconds to convert \p elements between f32 and bf16/f16 once (either
+/// way): a streaming kernel reading one width and writing the other,
+/// secondsPerOp + 6 * elements / memBytesPerSecond. 0 for elements <= 0.
+double convertSeconds(int64_t elements, const MachineProfile &profile);
+
+} // namespace mlir::gnn
+
+#endif // GNNC_PASSES_MEMORYPLAN_COSTMODEL_H

@@ -1,0 +1,810 @@
+//===- PlanMemory.cpp - gnn-plan-memory: a fate for every saved tensor ----===//
+//
+// For each training step (a function with `train.config` returning a loss),
+// turns the step's liveness and the cost model into a plan::Problem, solves
+// it under the device budget, and rewrites the chosen fates into `mem` ops:
+//
+//   keep       nothing changes;
+//   recompute  `mem.recompute` before the first backward use re-derives the
+//              value from inputs that are live there anyway (arguments,
+//              values live across that point, or other saved values the
+//              plan keeps), recursively through the forward ops otherwise;
+//   host/disk  `mem.offload` after the last forward use, `mem.prefetch`
+//              before the first backward use, `mem.free` of the copy;
+//   narrow     `mem.store_as` bf16/f16 after the last forward use and
+//              `mem.load_as` before the first backward use, only when the
+//              program's `saved_precision` allows it.
+//
+// The timeline has two points per op k: 2k, the boundary before it (where
+// `mem` ops go), and 2k + 1, the op itself. The device tier is the step's
+// arena; what the session holds besides it (graph, inputs, parameters and
+// optimizer state twice, outputs, @M.prepare's arena) is subtracted from
+// the budget first, summed as runtime/exec/Session.cpp sums it. Every plan
+// is checked by the first-fit placement gnn-assign-buffers will make, and
+// re-solved with less room while fragmentation pushes it over.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Gnn/GnnOps.h"
+#include "dialects/Mem/MemOps.h"
+#include "passes/MemoryPlan/CostModel.h"
+#include "passes/MemoryPlan/ExpandRecompute.h"
+#include "passes/MemoryPlan/Liveness.h"
+#include "passes/MemoryPlan/PlanProblem.h"
+#include "passes/Passes.h"
+
+#include "gnnrt/Kernels.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <optional>
+
+namespace mlir::gnn {
+#define GEN_PASS_DEF_GNNPLANMEMORY
+#include "passes/Passes.h.inc"
+} // namespace mlir::gnn
+
+using namespace mlir;
+using namespace mlir::gnn;
+using plan::Fate;
+using plan::Tier;
+
+namespace {
+
+int64_t align64(int64_t bytes) { return alignToArena(bytes); }
+
+std::string formatBytes(int64_t bytes) {
+  double b = static_cast<double>(bytes);
+  if (b >= 1024.0 * 1024 * 1024)
+    return llvm::formatv("{0:f2} GiB", b / (1024.0 * 1024 * 1024));
+  if (b >= 1024.0 * 1024)
+    return llvm::formatv("{0:f2} MiB", b / (1024.0 * 1024));
+  if (b >= 1024.0)
+    return llvm::formatv("{0:f1} KiB", b / 1024.0);
+  return llvm::formatv("{0} bytes", bytes);
+}
+
+/// The first argument of \p func whose `gnn.input` or `train.role` is
+/// \p role.
+BlockArgument argumentWithRole(func::FuncOp func, StringRef role) {
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (getArgumentRole(func, i).role == role)
+      return func.getArgument(i);
+  return {};
+}
+
+/// Device bytes the session holds besides the step's arena, as
+/// Session::bind sums them (runtime/exec/Session.cpp): the graph's two CSR
+/// views, @M.prepare's arena and tensors, the inputs (features dense and/or
+/// CSR as the functions take them, labels, three masks), every parameter
+/// and optimizer state twice (arguments and results), the loss and the
+/// logits; and the largest arena of the other functions, since the step
+/// shares one workspace with them.
+struct SessionFootprint {
+  int64_t resident = 0;
+  int64_t otherArenas = 0;
+  std::string dataset;
+};
+
+FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
+                                             func::FuncOp step) {
+  SessionFootprint fp;
+  StringRef name = step.getSymName();
+  StringRef base = name.drop_back(name.size() - name.rfind('.'));
+  auto sibling = [&](StringRef suffix) {
+    return module.lookupSymbol<func::FuncOp>((base + "." + suffix).str());
+  };
+  BlockArgument graph = argumentWithRole(step, "graph");
+  auto graphType = graph ? dyn_cast<GraphType>(graph.getType()) : GraphType();
+  if (!graphType || !graphType.hasStaticNodes() || !graphType.hasStaticEdges())
+    return step.emitError("gnn-plan-memory needs the step's graph argument "
+                          "with static node and edge counts (a bound graph)");
+  int64_t nodes = graphType.getNodes(), edges = graphType.getEdges();
+  fp.resident += 2 * (align64(4 * (nodes + 1)) + 2 * align64(4 * edges));
+
+  auto arenaOf = [&](func::FuncOp f) -> FailureOr<int64_t> {
+    if (!f)
+      return 0;
+    FailureOr<StepLiveness> live = StepLiveness::compute(f, "gnn-plan-memory");
+    if (failed(live))
+      return failure();
+    return placeFirstFit(*live).arenaBytes;
+  };
+  if (func::FuncOp prepare = sibling("prepare")) {
+    FailureOr<int64_t> arena = arenaOf(prepare);
+    if (failed(arena))
+      return failure();
+    fp.resident += align64(*arena);
+    for (Type t : prepare.getResultTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(t))
+        fp.resident += align64(4 * tensor.getNumElements());
+  }
+  bool dense = false;
+  std::optional<int64_t> csrBytes;
+  int64_t features = 0, classes = 0;
+  func::FuncOp predict = sibling("predict");
+  for (func::FuncOp f : {step, predict}) {
+    if (!f)
+      continue;
+    BlockArgument x = argumentWithRole(f, "features");
+    if (!x)
+      continue;
+    auto type = cast<RankedTensorType>(x.getType());
+    features = type.getDimSize(1);
+    if (auto csr = getCsrEncoding(type))
+      csrBytes = align64(gnnrt_csr_matrix_bytes(nodes, features, csr.getNnz()));
+    else
+      dense = true;
+  }
+  if (dense)
+    fp.resident += align64(4 * nodes * features);
+  fp.resident += csrBytes.value_or(0) + align64(4 * nodes) + 3 * align64(nodes);
+  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
+    ArgumentRole role = getArgumentRole(step, i);
+    if (role.kind == ArgumentKind::Parameter ||
+        role.kind == ArgumentKind::State)
+      if (auto t = dyn_cast<RankedTensorType>(step.getArgument(i).getType()))
+        fp.resident += 2 * align64(4 * t.getNumElements());
+  }
+  if (predict && predict.getNumResults() == 1)
+    if (auto t = dyn_cast<RankedTensorType>(predict.getResultTypes()[0]))
+      classes = t.getDimSize(1);
+  fp.resident += align64(4) + align64(4 * nodes * classes);
+  for (StringRef other : {"init", "predict"}) {
+    FailureOr<int64_t> arena = arenaOf(sibling(other));
+    if (failed(arena))
+      return failure();
+    fp.otherArenas = std::max(fp.otherArenas, *arena);
+  }
+  if (auto config = step->getAttrOfType<DictionaryAttr>("train.config"))
+    if (auto dataset = config.getAs<StringAttr>("dataset"))
+      fp.dataset = dataset.getValue().str();
+  return fp;
+}
+
+/// How one candidate's non-keep option is rewritten.
+struct RecomputeRecipe {
+  /// Forward ops to run again, in schedule order.
+  SmallVector<Operation *> ops;
+  /// Their operands produced outside them, in first-use order.
+  SmallVector<Value> inputs;
+};
+
+struct CandidateInfo {
+  Value value;
+  int64_t def = 0, lastForward = 0, firstBackward = 0, lastUse = 0;
+  int64_t bytes = 0;                    // Aligned.
+  std::vector<RecomputeRecipe> recipes; // Indexed by Option::detail.
+};
+
+/// Builds the Problem of one step and rewrites solutions into IR.
+class StepPlanner {
+public:
+  StepPlanner(func::FuncOp func, const StepLiveness &live,
+              const MachineProfile &profile)
+      : func(func), live(live), profile(profile) {}
+
+  /// Fills `problem` and `candidates`; capacities are the caller's.
+  void build(bool allowNarrow, Type narrowType);
+
+  plan::Problem problem;
+  std::vector<CandidateInfo> candidates;
+  double keepAllSeconds = 0;
+
+  /// Rewrites \p choice into mem ops in \p target, a clone of the
+  /// analysed function (same op order), and returns the offload handles
+  /// used.
+  int64_t rewrite(func::FuncOp target, const std::vector<int> &choice,
+                  Type narrowType);
+
+private:
+  int64_t point(int64_t op) const { return 2 * op + 1; }
+  int64_t boundary(int64_t op) const { return 2 * op; }
+  bool recomputable(Operation *op) const;
+  /// Whether \p value can be read at the boundary before op \p at without
+  /// changing its lifetime (or, for a candidate in \p mustKeep, with the
+  /// plan keeping it).
+  void makeRecipes(int c);
+
+  func::FuncOp func;
+  const StepLiveness &live;
+  const MachineProfile &profile;
+  llvm::DenseMap<Value, int> candidateOf;
+};
+
+bool StepPlanner::recomputable(Operation *op) const {
+  if (op->getNumRegions() != 0 || isa<func::ReturnOp>(op) ||
+      !isMemoryEffectFree(op))
+    return false;
+  for (Value r : op->getResults()) {
+    Storage s = live.lookup(r).storage;
+    if (s == Storage::Result || s == Storage::Argument)
+      return false;
+  }
+  return true;
+}
+
+void StepPlanner::makeRecipes(int c) {
+  CandidateInfo &info = candidates[c];
+  int64_t at = info.firstBackward;
+  auto availableAnyway = [&](Value v) {
+    if (isa<BlockArgument>(v))
+      return true;
+    const ValueLiveness &l = live.lookup(v);
+    if (l.storage == Storage::None)
+      return true;
+    // Live across the boundary and not a candidate: its life is not
+    // decided by the plan.
+    return l.storage == Storage::Arena && !candidateOf.count(v) && l.def < at &&
+           l.lastUse >= at;
+  };
+  // Two recipes: stop at saved values the plan must then keep (cheap), or
+  // go through them back to what is live anyway (no requirements).
+  for (bool throughSaved : {false, true}) {
+    llvm::SetVector<Operation *> ops;
+    SmallVector<int, 2>
+      requires;
+    SmallVector<Value> worklist = {info.value};
+    bool ok = true;
+    llvm::DenseSet<Value> seen;
+    while (!worklist.empty() && ok) {
+      Value v = worklist.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      if (v != info.value) {
+        if (availableAnyway(v))
+          continue;
+        auto it = candidateOf.find(v);
+        if (!throughSaved && it != candidateOf.end() &&
+            candidates[it->second].lastUse >= at) {
+          requires.push_back(it->second);
+          continue;
+        }
+      }
+      Operation *def = v.getDefiningOp();
+      if (!def || !recomputable(def)) {
+        ok = false;
+        break;
+      }
+      if (ops.insert(def))
+        for (Value operand : def->getOperands())
+          worklist.push_back(operand);
+    }
+    if (!ok)
+      continue;
+    RecomputeRecipe recipe;
+    recipe.ops.assign(ops.begin(), ops.end());
+    llvm::sort(recipe.ops, [&](Operation *a, Operation *b) {
+      return live.getIndex(a) < live.getIndex(b);
+    });
+    llvm::SetVector<Value> inputs;
+    llvm::DenseSet<Operation *> inRecipe(ops.begin(), ops.end());
+    plan::Option option;
+    option.fate = Fate::Recompute;
+    int64_t transient = 0;
+    for (Operation *op : recipe.ops) {
+      for (Value operand : op->getOperands())
+        if (!operand.getDefiningOp() ||
+            !inRecipe.contains(operand.getDefiningOp()))
+          inputs.insert(operand);
+      option.seconds += estimateOpCost(op, profile).seconds;
+      for (Value r : op->getResults())
+        if (r != info.value && live.lookup(r).storage == Storage::Arena)
+          transient += alignToArena(live.lookup(r).bytes);
+    }
+    recipe.inputs.assign(inputs.begin(), inputs.end());
+    // Same recipe both ways: nothing saved on the path.
+    if (throughSaved && !info.recipes.empty() &&
+        info.recipes.back().ops == recipe.ops)
+      continue;
+    option.requiresKept.assign(requires.begin(), requires.end());
+    option.detail = static_cast<int64_t>(info.recipes.size());
+    option.usage.push_back(
+        {Tier::Device, point(info.def), point(info.lastForward), info.bytes});
+    option.usage.push_back(
+        {Tier::Device, boundary(at), point(info.lastUse), info.bytes});
+    if (transient > 0)
+      option.usage.push_back(
+          {Tier::Device, boundary(at), boundary(at), transient});
+    info.recipes.push_back(std::move(recipe));
+    problem.candidates[c].options.push_back(std::move(option));
+  }
+}
+
+void StepPlanner::build(bool allowNarrow, Type narrowType) {
+  ArrayRef<Operation *> schedule = live.getSchedule();
+  int64_t numOps = static_cast<int64_t>(schedule.size());
+  problem = plan::Problem(2 * numOps);
+  for (Operation *op : schedule)
+    keepAllSeconds += estimateOpCost(op, profile).seconds;
+
+  // Candidates: saved tensors with at least one op between their last
+  // forward and first backward use, and no views (a view's users would
+  // need the restored value too).
+  for (const ValueLiveness &v : live.getValues()) {
+    if (!v.saved || !isa<RankedTensorType>(v.value.getType()))
+      continue;
+    CandidateInfo info;
+    info.value = v.value;
+    info.def = v.def;
+    info.lastForward = v.def;
+    info.firstBackward = v.lastUse;
+    info.lastUse = v.lastUse;
+    info.bytes = alignToArena(v.bytes);
+    bool hasView = false;
+    for (Operation *user : v.value.getUsers()) {
+      int64_t k = live.getIndex(user);
+      for (Value r : user->getResults())
+        hasView |= getViewSource(r) == v.value;
+      if (live.isForward(user))
+        info.lastForward = std::max(info.lastForward, k);
+      else if (!isa<func::ReturnOp>(user))
+        info.firstBackward = std::min(info.firstBackward, k);
+    }
+    if (hasView || info.firstBackward < info.lastForward + 2)
+      continue;
+    candidateOf[v.value] = static_cast<int>(candidates.size());
+    candidates.push_back(std::move(info));
+  }
+
+  // The base: every arena value that is not a candidate, over its life.
+  for (const ValueLiveness &v : live.getValues())
+    if (v.storage == Storage::Arena && !candidateOf.count(v.value)) {
+      std::vector<int64_t> &device = problem.base[0];
+      for (int64_t p = point(v.def); p <= point(v.lastUse); ++p)
+        device[p] += alignToArena(v.bytes);
+    }
+
+  problem.candidates.resize(candidates.size());
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    CandidateInfo &info = candidates[c];
+    plan::Candidate &cand = problem.candidates[c];
+    Operation *def = info.value.getDefiningOp();
+    cand.name =
+        llvm::formatv("{0}@{1}", def->getName().getStringRef(), info.def);
+    cand.bytes = info.bytes;
+    plan::Option keep;
+    keep.usage.push_back(
+        {Tier::Device, point(info.def), point(info.lastUse), info.bytes});
+    cand.options.push_back(std::move(keep));
+  }
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    CandidateInfo &info = candidates[c];
+    plan::Candidate &cand = problem.candidates[c];
+    makeRecipes(static_cast<int>(c));
+    int64_t released = boundary(info.lastForward + 1);
+    int64_t restored = boundary(info.firstBackward);
+    for (auto [fate, tier, transfer] :
+         {std::tuple{Fate::Host, Tier::Host, TransferTier::Host},
+          std::tuple{Fate::Disk, Tier::Disk, TransferTier::Disk}}) {
+      plan::Option o;
+      o.fate = fate;
+      o.seconds = transferSeconds(info.bytes, transfer, false, profile) +
+                  transferSeconds(info.bytes, transfer, true, profile);
+      o.usage.push_back({Tier::Device, point(info.def), released, info.bytes});
+      o.usage.push_back({tier, released, restored, info.bytes});
+      o.usage.push_back(
+          {Tier::Device, restored, point(info.lastUse), info.bytes});
+      cand.options.push_back(std::move(o));
+    }
+    auto type = cast<RankedTensorType>(info.value.getType());
+    if (allowNarrow && type.getElementType().isF32() && !getCsrEncoding(type)) {
+      int64_t narrow = alignToArena(type.getNumElements() *
+                                    narrowType.getIntOrFloatBitWidth() / 8);
+      plan::Option o;
+      o.fate = Fate::Narrow;
+      o.seconds = 2 * convertSeconds(type.getNumElements(), profile);
+      o.usage.push_back({Tier::Device, point(info.def), released, info.bytes});
+      o.usage.push_back({Tier::Device, released, restored, narrow});
+      o.usage.push_back(
+          {Tier::Device, restored, point(info.lastUse), info.bytes});
+      cand.options.push_back(std::move(o));
+    }
+  }
+}
+
+int64_t StepPlanner::rewrite(func::FuncOp target,
+                             const std::vector<int> &choice, Type narrowType) {
+  // The clone has the same ops in the same order.
+  SmallVector<Operation *> ops;
+  for (Operation &op : target.getBody().front())
+    ops.push_back(&op);
+  IRMapping toTarget;
+  for (auto [from, to] : llvm::zip(live.getSchedule(), ops))
+    for (auto [a, b] : llvm::zip(from->getResults(), to->getResults()))
+      toTarget.map(a, b);
+  for (auto [a, b] : llvm::zip(func.getArguments(), target.getArguments()))
+    toTarget.map(a, b);
+
+  // Where each new op sits in the original order, so uses can be sorted
+  // into before and after a restore point.
+  llvm::DenseMap<Operation *, int64_t> position;
+  for (auto [k, op] : llvm::enumerate(ops))
+    position[op] = 2 * static_cast<int64_t>(k) + 1;
+  MLIRContext *ctx = target.getContext();
+  OpBuilder b(ctx);
+  int64_t handles = 0;
+  struct Restore {
+    size_t candidate;
+    Value handleOrNarrow;
+  };
+  SmallVector<Restore> restores;
+  // Releases first, at each boundary before the acquires: the peak there
+  // is then the lower one.
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const plan::Option &o = problem.candidates[c].options[choice[c]];
+    const CandidateInfo &info = candidates[c];
+    Value value = toTarget.lookup(info.value);
+    Operation *after = ops[info.lastForward + 1];
+    b.setInsertionPoint(after);
+    Location loc = value.getLoc();
+    auto type = cast<RankedTensorType>(value.getType());
+    Value handle;
+    if (o.fate == Fate::Host || o.fate == Fate::Disk) {
+      mem::Tier tier = o.fate == Fate::Host ? mem::Tier::host : mem::Tier::disk;
+      auto op = b.create<mem::OffloadOp>(
+          loc, mem::OffloadedType::get(ctx, tier, type), value, tier);
+      op->setAttr("mem.handle", b.getI64IntegerAttr(handles++));
+      position[op] = 2 * (info.lastForward + 1);
+      handle = op;
+    } else if (o.fate == Fate::Narrow) {
+      auto narrow = RankedTensorType::get(type.getShape(), narrowType);
+      auto op = b.create<mem::StoreAsOp>(loc, narrow, value);
+      position[op] = 2 * (info.lastForward + 1);
+      handle = op;
+    }
+    restores.push_back({c, handle});
+  }
+  for (auto [c, handle] : restores) {
+    const plan::Option &o = problem.candidates[c].options[choice[c]];
+    if (o.fate == Fate::Keep)
+      continue;
+    const CandidateInfo &info = candidates[c];
+    Value value = toTarget.lookup(info.value);
+    Operation *before = ops[info.firstBackward];
+    b.setInsertionPoint(before);
+    Location loc = value.getLoc();
+    int64_t at = 2 * info.firstBackward;
+    Value restored;
+    if (o.fate == Fate::Host || o.fate == Fate::Disk) {
+      auto prefetch = b.create<mem::PrefetchOp>(loc, value.getType(), handle);
+      position[prefetch] = at;
+      auto free = b.create<mem::FreeOp>(loc, handle);
+      position[free] = at;
+      restored = prefetch;
+    } else if (o.fate == Fate::Narrow) {
+      auto load = b.create<mem::LoadAsOp>(loc, value.getType(), handle);
+      position[load] = at;
+      restored = load;
+    } else {
+      const RecomputeRecipe &recipe = info.recipes[o.detail];
+      SmallVector<Value> inputs;
+      for (Value in : recipe.inputs)
+        inputs.push_back(toTarget.lookup(in));
+      auto rec =
+          b.create<mem::RecomputeOp>(loc, TypeRange{value.getType()}, inputs);
+      Block *body = b.createBlock(&rec.getBody());
+      IRMapping inside;
+      for (Value in : inputs)
+        inside.map(in, body->addArgument(in.getType(), in.getLoc()));
+      OpBuilder ib = OpBuilder::atBlockEnd(body);
+      for (Operation *op : recipe.ops) {
+        Operation *twin = op->getBlock() == &func.getBody().front()
+                              ? ops[live.getIndex(op)]
+                              : op;
+        ib.clone(*twin, inside);
+      }
+      ib.create<mem::YieldOp>(loc, inside.lookup(value));
+      position[rec] = at;
+      restored = rec.getResult(0);
+    }
+    value.replaceUsesWithIf(restored, [&](OpOperand &use) {
+      auto it = position.find(use.getOwner());
+      return it != position.end() && it->second >= at &&
+             use.getOwner() != restored.getDefiningOp();
+    });
+  }
+  return handles;
+}
+
+struct PlanMemoryPass : mlir::gnn::impl::GnnPlanMemoryBase<PlanMemoryPass> {
+  using GnnPlanMemoryBase::GnnPlanMemoryBase;
+
+  void runOnOperation() override {
+    FailureOr<MachineProfile> prof = loadProfile();
+    if (failed(prof))
+      return signalPassFailure();
+    for (auto func : llvm::to_vector(getOperation().getOps<func::FuncOp>()))
+      if (!func.isExternal() && func->hasAttr("train.config") &&
+          hasLoss(func) && failed(planStep(func, *prof)))
+        return signalPassFailure();
+  }
+
+  FailureOr<MachineProfile> loadProfile() {
+    if (profile.empty())
+      return getDefaultProfile();
+    llvm::Expected<MachineProfile> p = readProfile(profile);
+    if (!p) {
+      getOperation().emitError("gnn-plan-memory: ")
+          << llvm::toString(p.takeError());
+      return failure();
+    }
+    return *p;
+  }
+
+  static bool hasLoss(func::FuncOp f) {
+    for (unsigned k = 0; k < f.getNumResults(); ++k)
+      if (auto r = f.getResultAttrOfType<StringAttr>(k, "train.role"))
+        if (r.getValue() == "loss")
+          return true;
+    return false;
+  }
+
+  LogicalResult planStep(func::FuncOp func, const MachineProfile &prof);
+};
+
+LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
+                                       const MachineProfile &prof) {
+  auto config = func->getAttrOfType<DictionaryAttr>("train.config");
+  auto getInt = [&](StringRef name) -> std::optional<int64_t> {
+    if (auto a = config.getAs<IntegerAttr>(name))
+      return a.getInt();
+    return std::nullopt;
+  };
+  auto getStr = [&](StringRef name, StringRef fallback) -> std::string {
+    if (auto a = config.getAs<StringAttr>(name))
+      return a.getValue().str();
+    return fallback.str();
+  };
+  std::optional<int64_t> budgetBytes =
+      budget >= 0 ? std::optional<int64_t>(budget) : getInt("memory");
+  std::string policyName = policy.empty() ? getStr("plan", "auto") : policy;
+  if (policyName != "auto" && policyName != "keep_all" &&
+      policyName != "recompute_all" && policyName != "offload_all")
+    return func.emitError("gnn-plan-memory: unknown policy '")
+           << policyName << "' (auto, keep_all, recompute_all, offload_all)";
+  std::string savedPrecision = getStr("saved_precision", "exact");
+  Builder b(func.getContext());
+  Type narrowType =
+      savedPrecision == "fp16" ? Type(b.getF16Type()) : Type(b.getBF16Type());
+
+  FailureOr<StepLiveness> live = StepLiveness::compute(func, "gnn-plan-memory");
+  if (failed(live))
+    return failure();
+  FailureOr<SessionFootprint> fp = sessionFootprint(getOperation(), func);
+  if (failed(fp))
+    return failure();
+
+  StepPlanner planner(func, *live, prof);
+  planner.build(savedPrecision != "exact", narrowType);
+  plan::Problem &problem = planner.problem;
+  numCandidates += problem.candidates.size();
+
+  // Capacities. The device: the budget less what the session holds
+  // besides the step's arena; no budget plans nothing away.
+  int64_t fixed = fp->resident;
+  int64_t unlimited = std::numeric_limits<int64_t>::max() / 4;
+  std::optional<int64_t> host = getInt("host_memory");
+  problem.capacity[1] = host ? *host : unlimited;
+  int64_t diskBytes = 0;
+  std::string spillDir;
+  if (auto disk = config.getAs<DictionaryAttr>("disk")) {
+    if (auto bytes = disk.getAs<IntegerAttr>("bytes"))
+      diskBytes = bytes.getInt();
+    if (auto dir = disk.getAs<StringAttr>("dir"))
+      spillDir = dir.getValue().str();
+  }
+  problem.capacity[2] = diskBytes;
+  if (llvm::Error err = problem.verify())
+    return func.emitError("gnn-plan-memory: internal error: ")
+           << llvm::toString(std::move(err));
+
+  // A forced policy: one option per candidate, the simple one when it
+  // exists (keep when it does not).
+  auto forced = [&](Fate fate) {
+    std::vector<int> choice(problem.candidates.size(), 0);
+    for (auto [c, cand] : llvm::enumerate(problem.candidates))
+      for (auto [o, option] : llvm::enumerate(cand.options))
+        if (option.fate == fate && option.requiresKept.empty() &&
+            (fate != Fate::Host || problem.capacity[1] > 0)) {
+          choice[c] = static_cast<int>(o);
+          if (fate == Fate::Recompute)
+            continue; // The last, recursive recipe.
+          break;
+        }
+    return choice;
+  };
+
+  auto solve = [&]() -> FailureOr<plan::Solution> {
+    if (policyName == "keep_all")
+      return plan::evaluate(problem,
+                            std::vector<int>(problem.candidates.size(), 0));
+    if (policyName == "recompute_all")
+      return plan::evaluate(problem, forced(Fate::Recompute));
+    if (policyName == "offload_all")
+      return plan::evaluate(problem, forced(Fate::Host));
+    std::string which = solver;
+    if (which == "auto")
+      which = problem.candidates.size() <= 40 ? "exact" : "greedy";
+    if (which == "ilp") {
+      llvm::Expected<plan::Solution> s = plan::solveIlp(problem);
+      if (!s) {
+        func.emitError("gnn-plan-memory: ") << llvm::toString(s.takeError());
+        return failure();
+      }
+      return *s;
+    }
+    if (which == "greedy")
+      return plan::solveGreedy(problem);
+    if (which != "exact") {
+      func.emitError("gnn-plan-memory: unknown solver '")
+          << which << "' (auto, exact, greedy, ilp)";
+      return failure();
+    }
+    plan::Solution s = plan::solveExact(problem);
+    if (!s.optimal && !s.feasible)
+      return plan::solveGreedy(problem);
+    return s;
+  };
+
+  // Solve, place, and shrink the room by what first fit adds, until the
+  // placed arena fits (or the problem becomes infeasible).
+  struct Attempt {
+    bool placed = false;
+    plan::Solution solution;
+    OwningOpRef<func::FuncOp> planned;
+    int64_t arena = 0, handles = 0;
+  };
+  auto tryRoom = [&](int64_t room) -> FailureOr<Attempt> {
+    Attempt a;
+    problem.capacity[0] = room;
+    for (int round = 0; round < 8; ++round) {
+      FailureOr<plan::Solution> s = solve();
+      if (failed(s))
+        return failure();
+      a.solution = *s;
+      // A forced policy is placed anyway, so an error can say what it
+      // really needs; the other tiers are checked by their curves.
+      bool otherTiersFit = a.solution.peak[1] <= problem.capacity[1] &&
+                           a.solution.peak[2] <= problem.capacity[2];
+      if (!a.solution.feasible && (policyName == "auto" || !otherTiersFit))
+        return a;
+      a.planned = func.clone();
+      a.handles = planner.rewrite(*a.planned, a.solution.choice, narrowType);
+      OwningOpRef<func::FuncOp> flat = a.planned->clone();
+      expandRecomputes(*flat);
+      FailureOr<StepLiveness> after =
+          StepLiveness::compute(*flat, "gnn-plan-memory");
+      if (failed(after))
+        return failure();
+      a.arena = placeFirstFit(*after).arenaBytes;
+      if ((a.arena <= room || !budgetBytes) && otherTiersFit) {
+        a.placed = true;
+        return a;
+      }
+      if (policyName != "auto")
+        return a;
+      problem.capacity[0] -= a.arena - room;
+      if (problem.capacity[0] < 0)
+        return a;
+    }
+    return a;
+  };
+  int64_t room = budgetBytes ? *budgetBytes - fixed : unlimited;
+  FailureOr<Attempt> result = tryRoom(room);
+  if (failed(result))
+    return failure();
+  if (!result->placed) {
+    std::string on =
+        fp->dataset.empty() ? std::string() : " on '" + fp->dataset + "'";
+    if (policyName != "auto") {
+      const plan::Solution &sol = result->solution;
+      for (auto [tier, setting] :
+           {std::pair{Tier::Host, "host_memory"}, {Tier::Disk, "disk"}}) {
+        int t = static_cast<int>(tier);
+        if (sol.peak[t] > problem.capacity[t])
+          return mlir::emitError(func.getLoc())
+                 << setting << " = " << formatBytes(problem.capacity[t])
+                 << " is too small for plan = " << policyName << on
+                 << ": it needs " << formatBytes(sol.peak[t])
+                 << " there (plan = auto may fit)";
+      }
+      return mlir::emitError(func.getLoc())
+             << "memory = " << formatBytes(*budgetBytes)
+             << " is too small for plan = " << policyName << on << ": it needs "
+             << formatBytes(fixed + std::max(result->arena, fp->otherArenas))
+             << " (plan = auto may fit)";
+    }
+    // The smallest room that places: bisect between this one and keeping
+    // everything (which always places when nothing limits it).
+    int64_t lo = std::max<int64_t>(room, 0), hi = unlimited;
+    {
+      FailureOr<Attempt> all = tryRoom(unlimited);
+      if (failed(all))
+        return failure();
+      hi = fixed + std::max(all->arena, fp->otherArenas) - fixed;
+    }
+    while (hi - lo > kArenaAlignment) {
+      int64_t mid = lo + (hi - lo) / 2;
+      FailureOr<Attempt> a = tryRoom(mid);
+      if (failed(a))
+        return failure();
+      (a->placed ? hi : lo) = mid;
+    }
+    int64_t smallest = fixed + std::max(hi, fp->otherArenas);
+    return mlir::emitError(func.getLoc())
+           << "memory = " << formatBytes(*budgetBytes)
+           << " is below the smallest plan for this program" << on << " ("
+           << formatBytes(smallest) << "): the session holds "
+           << formatBytes(fixed)
+           << " besides the step's arena (graph, inputs, parameters and "
+              "optimizer state twice, outputs), and the step needs at least "
+           << formatBytes(std::max(hi, fp->otherArenas))
+           << " more with every fate available";
+  }
+  if (budgetBytes && fp->otherArenas > room)
+    return mlir::emitError(func.getLoc())
+           << "memory = " << formatBytes(*budgetBytes) << " leaves "
+           << formatBytes(std::max<int64_t>(room, 0))
+           << " for the workspace, but predict or init needs "
+           << formatBytes(fp->otherArenas);
+  plan::Solution &solution = result->solution;
+  OwningOpRef<func::FuncOp> &planned = result->planned;
+  int64_t arena = result->arena, handles = result->handles;
+
+  for (auto [c, cand] : llvm::enumerate(problem.candidates)) {
+    Fate f = cand.options[solution.choice[c]].fate;
+    numRecomputed += f == Fate::Recompute;
+    numOffloaded += f == Fate::Host || f == Fate::Disk;
+    numNarrowed += f == Fate::Narrow;
+  }
+  int64_t peakDevice = fixed + std::max(arena, fp->otherArenas);
+  func->setAttr("mem.plan",
+                mem::PlanAttr::get(func.getContext(),
+                                   budgetBytes ? *budgetBytes : 0, peakDevice,
+                                   solution.peak[1], solution.peak[2],
+                                   planner.keepAllSeconds + solution.seconds,
+                                   planner.keepAllSeconds, policyName));
+  func->setAttr("mem.num_handles", b.getI64IntegerAttr(handles));
+  // The per-tensor table `gnnc plan` prints.
+  SmallVector<Attribute> rows;
+  for (auto [c, cand] : llvm::enumerate(problem.candidates)) {
+    const plan::Option &o = cand.options[solution.choice[c]];
+    const CandidateInfo &info = planner.candidates[c];
+    NamedAttrList row;
+    row.append("name", b.getStringAttr(cand.name));
+    row.append("bytes", b.getI64IntegerAttr(cand.bytes));
+    row.append("fate", b.getStringAttr(plan::stringifyFate(o.fate)));
+    row.append("seconds", b.getF64FloatAttr(o.seconds));
+    row.append("def", b.getI64IntegerAttr(info.def));
+    row.append("last_forward", b.getI64IntegerAttr(info.lastForward));
+    row.append("first_backward", b.getI64IntegerAttr(info.firstBackward));
+    row.append("loc", b.getStringAttr([&] {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      info.value.getLoc().print(os);
+      return s;
+    }()));
+    rows.push_back(row.getDictionary(func.getContext()));
+  }
+  func->setAttr("mem.fates", b.getArrayAttr(rows));
+  // Keep the planned body (the analysis above referred to the old one).
+  func.getBody().takeBody(planned->getBody());
+  std::vector<int64_t> device =
+      plan::tierCurve(problem, solution.choice, Tier::Device);
+  for (int64_t &d : device)
+    d += fixed;
+  func->setAttr("mem.device_curve", b.getDenseI64ArrayAttr(device));
+  func->setAttr("mem.host_curve", b.getDenseI64ArrayAttr(plan::tierCurve(
+                                      problem, solution.choice, Tier::Host)));
+  func->setAttr("mem.disk_curve", b.getDenseI64ArrayAttr(plan::tierCurve(
+                                      problem, solution.choice, Tier::Disk)));
+  return success();
+}
+
+} // namespace

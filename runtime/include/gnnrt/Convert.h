@@ -1,0 +1,59 @@
+/*===- Convert.h - Storage precision conversions -------------------*- C
+-*-===//
+//
+// The kernels behind `mem.store_as` and `mem.load_as`: the memory planner may
+// keep a tensor that lives from the forward to the backward pass in 16 bits
+// (bfloat16 or IEEE half) and widen it back to fp32 before its use. The
+// conversions must be exact functions of their input, not of the machine,
+// because the CPU backend is the oracle the CUDA one is compared against
+// (CUDA's __float2bfloat16_rn and __float2half_rn round numbers the same
+// way; NaN payloads may differ).
+//
+// Semantics, for every function:
+// * Narrowing rounds to nearest, ties to even (IEEE 754 roundTiesToEven),
+//   computed with integer operations only, so neither the floating-point
+//   environment (rounding mode, flush-to-zero) nor -march changes a bit.
+// * Subnormal inputs and outputs are kept, never flushed to zero.
+// * A NaN stays a NaN of the same sign, made quiet (the top mantissa bit is
+//   set); as much of its payload as fits is kept. Infinities stay
+//   infinities.
+// * fp32 -> fp16: a magnitude of 65520 or more (halfway between the largest
+//   half, 65504, and 2^16) becomes an infinity, as IEEE prescribes; fp32 ->
+//   bf16 overflows only above the largest bf16 (same exponent range).
+// * Widening (bf16 or fp16 -> fp32) is exact.
+// * 16-bit values are passed as uint16_t bit patterns: C has no portable
+//   16-bit float type.
+//
+// The ABI rules of gnnrt/Kernels.h apply: n < 0 is GNNRT_ERR_BAD_SIZE, a
+// null pointer with n > 0 is GNNRT_ERR_NULL_POINTER (nothing is written on
+// failure), and dst must not overlap src.
+//
+//===----------------------------------------------------------------------===*/
+#ifndef GNNRT_CONVERT_H
+#define GNNRT_CONVERT_H
+
+#include "gnnrt/Kernels.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* dst[i] = bfloat16(src[i]) for i in [0, n). */
+int gnnrt_cpu_f32_to_bf16(const float *src, uint16_t *dst, int64_t n);
+
+/* dst[i] = float(src[i]), src holding bfloat16 bit patterns. */
+int gnnrt_cpu_bf16_to_f32(const uint16_t *src, float *dst, int64_t n);
+
+/* dst[i] = half(src[i]) (IEEE 754 binary16) for i in [0, n). */
+int gnnrt_cpu_f32_to_f16(const float *src, uint16_t *dst, int64_t n);
+
+/* dst[i] = float(src[i]), src holding binary16 bit patterns. */
+int gnnrt_cpu_f16_to_f32(const uint16_t *src, float *dst, int64_t n);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* GNNRT_CONVERT_H */
