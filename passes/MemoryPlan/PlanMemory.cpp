@@ -729,8 +729,11 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         return failure();
       hi = fixed + std::max(all->arena, fp->otherArenas) - fixed;
     }
+    // Arena sizes are whole 64-byte slots: bisect over slots, so the
+    // smallest budget reported is exactly the one that places.
+    lo = lo / kArenaAlignment * kArenaAlignment;
     while (hi - lo > kArenaAlignment) {
-      int64_t mid = lo + (hi - lo) / 2;
+      int64_t mid = lo + (hi - lo) / kArenaAlignment / 2 * kArenaAlignment;
       FailureOr<Attempt> a = tryRoom(mid);
       if (failed(a))
         return failure();
@@ -740,8 +743,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     return mlir::emitError(func.getLoc())
            << "memory = " << formatBytes(*budgetBytes)
            << " is below the smallest plan for this program" << on << " ("
-           << formatBytes(smallest) << "): the session holds "
-           << formatBytes(fixed)
+           << formatBytes(smallest) << ", " << smallest
+           << " bytes): the session holds " << formatBytes(fixed)
            << " besides the step's arena (graph, inputs, parameters and "
               "optimizer state twice, outputs), and the step needs at least "
            << formatBytes(std::max(hi, fp->otherArenas))

@@ -7,7 +7,7 @@
 // RUN: not gnnc-opt -gnnc-pipeline="stage=plan policy=bogus" %t.mlir 2>&1 | FileCheck %s --check-prefix=POLICY
 // RUN: not gnnc-opt -gnnc-pipeline="stage=plan solver=bogus budget=3145728" %t.mlir 2>&1 | FileCheck %s --check-prefix=SOLVER
 
-// SMALL: error: memory = 2.00 MiB is below the smallest plan for this program on 'cora' (2.93 MiB): the session holds 1.84 MiB besides the step's arena
+// SMALL: error: memory = 2.00 MiB is below the smallest plan for this program on 'cora' (2.93 MiB, 3076032 bytes): the session holds 1.84 MiB besides the step's arena
 // SMALL-NOT: see current operation
 
 // KEEP: error: memory = 3.00 MiB is too small for plan = keep_all on 'cora': it needs 3.27 MiB (plan = auto may fit)
