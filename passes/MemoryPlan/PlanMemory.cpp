@@ -32,7 +32,7 @@
 #include "passes/MemoryPlan/PlanProblem.h"
 #include "passes/Passes.h"
 
-#include "gnnrt/Kernels.h"
+#include "gnnrt/Footprint.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -56,8 +56,6 @@ using plan::Tier;
 
 namespace {
 
-int64_t align64(int64_t bytes) { return alignToArena(bytes); }
-
 std::string formatBytes(int64_t bytes) {
   double b = static_cast<double>(bytes);
   if (b >= 1024.0 * 1024 * 1024)
@@ -78,13 +76,13 @@ BlockArgument argumentWithRole(func::FuncOp func, StringRef role) {
   return {};
 }
 
-/// Device bytes the session holds besides the step's arena, as
-/// Session::bind sums them (runtime/exec/Session.cpp): the graph's two CSR
-/// views, @M.prepare's arena and tensors, the inputs (features dense and/or
-/// CSR as the functions take them, labels, three masks), every parameter
-/// and optimizer state twice (arguments and results), the loss and the
-/// logits; and the largest arena of the other functions, since the step
-/// shares one workspace with them.
+/// Device bytes the session holds besides the step's arena
+/// (gnnrt/Footprint.h, the sums Session::bind allocates): the graph's two
+/// CSR views, @M.prepare's arena and tensors, the inputs (features dense
+/// and/or CSR as the functions take them, labels, three masks), every
+/// parameter and optimizer state twice, the loss and the logits; and the
+/// largest arena of the other functions, since the step shares one
+/// workspace with them.
 struct SessionFootprint {
   int64_t resident = 0;
   int64_t otherArenas = 0;
@@ -93,7 +91,9 @@ struct SessionFootprint {
 
 FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
                                              func::FuncOp step) {
-  SessionFootprint fp;
+  namespace fp = gnnrt::footprint;
+  SessionFootprint result;
+  uint64_t resident = 0;
   StringRef name = step.getSymName();
   StringRef base = name.drop_back(name.size() - name.rfind('.'));
   auto sibling = [&](StringRef suffix) {
@@ -104,8 +104,8 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
   if (!graphType || !graphType.hasStaticNodes() || !graphType.hasStaticEdges())
     return step.emitError("gnn-plan-memory needs the step's graph argument "
                           "with static node and edge counts (a bound graph)");
-  int64_t nodes = graphType.getNodes(), edges = graphType.getEdges();
-  fp.resident += 2 * (align64(4 * (nodes + 1)) + 2 * align64(4 * edges));
+  int64_t nodes = graphType.getNodes();
+  resident += fp::graphBytes(nodes, graphType.getEdges());
 
   auto arenaOf = [&](func::FuncOp f) -> FailureOr<int64_t> {
     if (!f)
@@ -119,14 +119,13 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
     FailureOr<int64_t> arena = arenaOf(prepare);
     if (failed(arena))
       return failure();
-    fp.resident += align64(*arena);
+    resident += fp::align64(*arena);
     for (Type t : prepare.getResultTypes())
       if (auto tensor = dyn_cast<RankedTensorType>(t))
-        fp.resident += align64(4 * tensor.getNumElements());
+        resident += fp::preparedTensorBytes(tensor.getNumElements());
   }
   bool dense = false;
-  std::optional<int64_t> csrBytes;
-  int64_t features = 0, classes = 0;
+  int64_t csrNnz = -1, features = 0, classes = 0;
   func::FuncOp predict = sibling("predict");
   for (func::FuncOp f : {step, predict}) {
     if (!f)
@@ -137,34 +136,33 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
     auto type = cast<RankedTensorType>(x.getType());
     features = type.getDimSize(1);
     if (auto csr = getCsrEncoding(type))
-      csrBytes = align64(gnnrt_csr_matrix_bytes(nodes, features, csr.getNnz()));
+      csrNnz = csr.getNnz();
     else
       dense = true;
   }
-  if (dense)
-    fp.resident += align64(4 * nodes * features);
-  fp.resident += csrBytes.value_or(0) + align64(4 * nodes) + 3 * align64(nodes);
+  resident += fp::inputBytes(nodes, features, dense, csrNnz);
   for (unsigned i = 0; i < step.getNumArguments(); ++i) {
     ArgumentRole role = getArgumentRole(step, i);
     if (role.kind == ArgumentKind::Parameter ||
         role.kind == ArgumentKind::State)
       if (auto t = dyn_cast<RankedTensorType>(step.getArgument(i).getType()))
-        fp.resident += 2 * align64(4 * t.getNumElements());
+        resident += fp::stateBytes(t.getNumElements());
   }
   if (predict && predict.getNumResults() == 1)
     if (auto t = dyn_cast<RankedTensorType>(predict.getResultTypes()[0]))
       classes = t.getDimSize(1);
-  fp.resident += align64(4) + align64(4 * nodes * classes);
+  resident += fp::outputBytes(nodes, classes);
+  result.resident = static_cast<int64_t>(resident);
   for (StringRef other : {"init", "predict"}) {
     FailureOr<int64_t> arena = arenaOf(sibling(other));
     if (failed(arena))
       return failure();
-    fp.otherArenas = std::max(fp.otherArenas, *arena);
+    result.otherArenas = std::max(result.otherArenas, *arena);
   }
   if (auto config = step->getAttrOfType<DictionaryAttr>("train.config"))
     if (auto dataset = config.getAs<StringAttr>("dataset"))
-      fp.dataset = dataset.getValue().str();
-  return fp;
+      result.dataset = dataset.getValue().str();
+  return result;
 }
 
 /// How one candidate's non-keep option is rewritten.
@@ -206,9 +204,10 @@ private:
   int64_t point(int64_t op) const { return 2 * op + 1; }
   int64_t boundary(int64_t op) const { return 2 * op; }
   bool recomputable(Operation *op) const;
-  /// Whether \p value can be read at the boundary before op \p at without
-  /// changing its lifetime (or, for a candidate in \p mustKeep, with the
-  /// plan keeping it).
+  /// Adds candidate \p c's recompute options: the forward ops from inputs
+  /// readable at its first backward use without changing their lifetime,
+  /// stopping at other saved values the plan must then keep, or going
+  /// through them.
   void makeRecipes(int c);
 
   func::FuncOp func;
@@ -606,17 +605,18 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
 
   // A forced policy: one option per candidate, the simple one when it
   // exists (keep when it does not).
+  // A forced policy: every candidate takes the policy's fate where it has
+  // an option of it that needs nothing kept (for recompute the last such
+  // recipe, the one going furthest back), and is kept otherwise.
   auto forced = [&](Fate fate) {
     std::vector<int> choice(problem.candidates.size(), 0);
+    if (fate == Fate::Host && problem.capacity[1] <= 0)
+      return choice;
     for (auto [c, cand] : llvm::enumerate(problem.candidates))
       for (auto [o, option] : llvm::enumerate(cand.options))
         if (option.fate == fate && option.requiresKept.empty() &&
-            (fate != Fate::Host || problem.capacity[1] > 0)) {
+            (choice[c] == 0 || fate == Fate::Recompute))
           choice[c] = static_cast<int>(o);
-          if (fate == Fate::Recompute)
-            continue; // The last, recursive recipe.
-          break;
-        }
     return choice;
   };
 
@@ -722,13 +722,10 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     }
     // The smallest room that places: bisect between this one and keeping
     // everything (which always places when nothing limits it).
-    int64_t lo = std::max<int64_t>(room, 0), hi = unlimited;
-    {
-      FailureOr<Attempt> all = tryRoom(unlimited);
-      if (failed(all))
-        return failure();
-      hi = fixed + std::max(all->arena, fp->otherArenas) - fixed;
-    }
+    FailureOr<Attempt> all = tryRoom(unlimited);
+    if (failed(all))
+      return failure();
+    int64_t lo = std::max<int64_t>(room, 0), hi = all->arena;
     // Arena sizes are whole 64-byte slots: bisect over slots, so the
     // smallest budget reported is exactly the one that places.
     lo = lo / kArenaAlignment * kArenaAlignment;

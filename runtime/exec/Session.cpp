@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "gnnrt/Session.h"
 
+#include "gnnrt/Footprint.h"
 #include "gnnrt/Graph.h"
 #include "gnnrt/ProcessStats.h"
 
@@ -64,7 +65,7 @@ uint64_t availableMemory() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(size);
 }
 
-uint64_t align64(uint64_t n) { return (n + 63) / 64 * 64; }
+using footprint::align64;
 
 } // namespace
 
@@ -259,8 +260,10 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     error = where + error;
     return false;
   }
-  const uint64_t graphBytes =
-      2 * (align64(4 * (nodes + 1)) + 2 * align64(4 * edges));
+  // The sums are gnnrt/Footprint.h's, which gnn-plan-memory subtracts
+  // from the budget too.
+  namespace fp = footprint;
+  const uint64_t graphBytes = fp::graphBytes(nodes, edges);
   // Features as each function takes them: dense, or the CSR buffer of
   // gnn-sparse-features (often both: step and predict decide separately).
   bool denseFeatures = false, csrFeatures = false;
@@ -270,16 +273,11 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
         (fn->args[i].dtype == GNNRT_DTYPE_CSR_F32 ? csrFeatures
                                                   : denseFeatures) = true;
   const int64_t featureNnz = data.features.nnz();
-  const uint64_t csrBytes =
-      csrFeatures ? align64(static_cast<uint64_t>(
-                        gnnrt_csr_matrix_bytes(nodes, features, featureNnz)))
-                  : 0;
-  const uint64_t inputBytes =
-      (denseFeatures ? align64(4 * nodes * features) : 0) + csrBytes +
-      align64(4 * nodes) + 3 * align64(nodes);
+  const uint64_t inputBytes = fp::inputBytes(nodes, features, denseFeatures,
+                                             csrFeatures ? featureNnz : -1);
   uint64_t stateBytes = 0;
   for (const Slot &s : slots)
-    stateBytes += 2 * align64(4 * s.count);
+    stateBytes += fp::stateBytes(s.count);
   // @M.prepare's arena (holding the graphs it builds) and its tensors stay
   // for the session.
   uint64_t preparedBytes = 0;
@@ -287,10 +285,10 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     preparedBytes += align64(static_cast<uint64_t>(prep->arena_bytes));
     for (int32_t k = 0; k < prep->num_results; ++k)
       if (prep->results[k].dtype != GNNRT_DTYPE_GRAPH)
-        preparedBytes +=
-            align64(4 * static_cast<uint64_t>(elementCount(prep->results[k])));
+        preparedBytes += fp::preparedTensorBytes(
+            static_cast<uint64_t>(elementCount(prep->results[k])));
   }
-  const uint64_t outputBytes = align64(4) + align64(4 * nodes * classes);
+  const uint64_t outputBytes = fp::outputBytes(nodes, classes);
   const uint64_t workspaceBytes = align64(
       static_cast<uint64_t>(std::max({init.arena_bytes, stepFn.arena_bytes,
                                       predictFn.arena_bytes, int64_t(1)})));
@@ -400,7 +398,9 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     featureMatrix.writeDense(featureData);
   }
   if (csrFeatures) {
-    featureCsr = alloc(csrBytes, "features");
+    featureCsr = alloc(static_cast<uint64_t>(
+                           gnnrt_csr_matrix_bytes(nodes, features, featureNnz)),
+                       "features");
     if (!featureCsr)
       return false;
     if (gnnrt_cpu_csr_matrix_build(featureMatrix.indptr.data(),

@@ -1,0 +1,65 @@
+//===- Footprint.h - What a session holds on the device ---------*- C++ -*-===//
+//
+// A training session keeps some bytes on the device whatever the memory plan
+// decides: the bound graph, @M.prepare's values, the inputs, two copies of
+// the parameters and optimizer state, the loss and the logits. The session
+// allocates them (Session::bind) and the memory planner subtracts them from
+// the budget before it plans the step (gnn-plan-memory); both sum them here,
+// so the planned and the measured device peaks cannot drift apart.
+//
+// Every buffer is one arena allocation, rounded up to the arena's 64 bytes.
+// Plain C++17, header only: the compiler uses it without the runtime
+// libraries.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNRT_FOOTPRINT_H
+#define GNNRT_FOOTPRINT_H
+
+#include "gnnrt/Kernels.h"
+
+#include <cstdint>
+
+namespace gnnrt::footprint {
+
+/// \p bytes as one arena allocation takes them.
+inline uint64_t align64(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+/// The graph's CSR and CSC views: indptr [N + 1], and source and edge id
+/// [E] each, int32.
+inline uint64_t graphBytes(uint64_t nodes, uint64_t edges) {
+  return 2 * (align64(4 * (nodes + 1)) + 2 * align64(4 * edges));
+}
+
+/// The inputs: the features as the functions take them (dense f32 when
+/// \p dense, the gnnrt_csr_matrix buffer when \p csrNnz >= 0, possibly
+/// both), the int32 labels and the three byte masks.
+inline uint64_t inputBytes(uint64_t nodes, uint64_t features, bool dense,
+                           int64_t csrNnz) {
+  uint64_t bytes = 0;
+  if (dense)
+    bytes += align64(4 * nodes * features);
+  if (csrNnz >= 0)
+    bytes += align64(static_cast<uint64_t>(gnnrt_csr_matrix_bytes(
+        static_cast<int64_t>(nodes), static_cast<int64_t>(features), csrNnz)));
+  return bytes + align64(4 * nodes) + 3 * align64(nodes);
+}
+
+/// One f32 parameter or optimizer state of \p elements: two copies, the one
+/// a step reads and the one it writes.
+inline uint64_t stateBytes(uint64_t elements) {
+  return 2 * align64(4 * elements);
+}
+
+/// One f32 tensor @M.prepare returns.
+inline uint64_t preparedTensorBytes(uint64_t elements) {
+  return align64(4 * elements);
+}
+
+/// The loss (one f32) and the logits [N, C].
+inline uint64_t outputBytes(uint64_t nodes, uint64_t classes) {
+  return align64(4) + align64(4 * nodes * classes);
+}
+
+} // namespace gnnrt::footprint
+
+#endif // GNNRT_FOOTPRINT_H
