@@ -11,6 +11,7 @@
 #include "dialects/Gnn/GnnOps.h"
 #include "dialects/Mem/MemOps.h"
 #include "dialects/Train/TrainOps.h"
+#include "passes/MemoryPlan/Liveness.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -86,17 +87,9 @@ int64_t numElements(Value v) {
   return cast<RankedTensorType>(v.getType()).getNumElements();
 }
 
-/// The bytes of a tensor's buffer as a C expression: the CSR layout's
-/// formula from the runtime, or elements times their width.
-std::string bufferBytes(RankedTensorType type) {
-  if (auto csr = getCsrEncoding(type))
-    return "gnnrt_csr_matrix_bytes(" + std::to_string(type.getDimSize(0)) +
-           ", " + std::to_string(type.getDimSize(1)) + ", " +
-           std::to_string(csr.getNnz()) + ")";
-  Type e = type.getElementType();
-  int64_t width = e.isInteger(1) ? 1 : e.getIntOrFloatBitWidth() / 8;
-  return std::to_string(type.getNumElements() * width);
-}
+/// The bytes of a tensor's buffer, by the planner's one size formula
+/// (Liveness.h), which also sized the arena slot it lives in.
+std::string bufferBytes(Value v) { return std::to_string(*storageBytes(v)); }
 
 class FunctionEmitter {
 public:
@@ -342,8 +335,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     Value x = offload.getInput();
     call(offload.getTier() == mem::Tier::disk ? "gnnrt_offload_to_disk"
                                               : "gnnrt_offload_to_host",
-         {"tiers", i64(handle.getInt()), name(x),
-          bufferBytes(cast<RankedTensorType>(x.getType()))});
+         {"tiers", i64(handle.getInt()), name(x), bufferBytes(x)});
     names[offload.getResult()] = i64(handle.getInt());
     return success();
   }
@@ -352,7 +344,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       return failure();
     call("gnnrt_prefetch",
          {"tiers", name(prefetch.getHandle()), names[prefetch.getResult()],
-          bufferBytes(cast<RankedTensorType>(prefetch.getType()))});
+          bufferBytes(prefetch)});
     return success();
   }
   if (auto free = dyn_cast<mem::FreeOp>(op)) {
