@@ -141,6 +141,11 @@ struct OffloadTiers::Impl {
   /// The entry of \p handle, growing the table; nullptr (and the error
   /// set) if the handle is out of range.
   Entry *entryFor(int32_t handle, int &status);
+  /// The entry of a free \p handle that \p bytes at \p src may be
+  /// offloaded to, or nullptr with the error set; \p operation names the
+  /// call in messages ("offload to disk").
+  Entry *offloadEntry(int32_t handle, const void *src, int64_t bytes,
+                      const char *operation, int &status);
   /// The entry of a live \p handle, or nullptr with the error set.
   Entry *liveEntry(int32_t handle, const char *operation, int &status);
 
@@ -461,26 +466,35 @@ void OffloadTiers::Impl::queueWrites(Entry &entry, const char *from,
   }
 }
 
+Entry *OffloadTiers::Impl::offloadEntry(int32_t handle, const void *src,
+                                        int64_t bytes, const char *operation,
+                                        int &status) {
+  Entry *entry = entryFor(handle, status);
+  if (!entry)
+    return nullptr;
+  std::string what = std::string(operation) + ": " + handleName(handle);
+  if (entry->tier != Tier::None)
+    status = fail(GNNRT_ERR_BAD_HANDLE,
+                  what + " is live (offloaded to " + tierName(entry->tier) +
+                      ", " + formatBytes(entry->bytes) + "); free it first");
+  else if (bytes < 0)
+    status = fail(GNNRT_ERR_BAD_SIZE,
+                  what + ": size " + std::to_string(bytes) + " is negative");
+  else if (!src && bytes > 0)
+    status = fail(GNNRT_ERR_NULL_POINTER, what + ": the source is null");
+  else
+    return entry;
+  return nullptr;
+}
+
 int OffloadTiers::offloadToHost(int32_t handle, const void *src,
                                 int64_t bytes) {
   Impl &d = *impl;
   int status = GNNRT_OK;
-  Entry *entry = d.entryFor(handle, status);
+  Entry *entry =
+      d.offloadEntry(handle, src, bytes, "offload to host memory", status);
   if (!entry)
     return status;
-  if (entry->tier != Tier::None)
-    return d.fail(GNNRT_ERR_BAD_HANDLE,
-                  "offload to host memory: " + handleName(handle) +
-                      " is live (offloaded to " + tierName(entry->tier) + ", " +
-                      formatBytes(entry->bytes) + "); free it first");
-  if (bytes < 0)
-    return d.fail(GNNRT_ERR_BAD_SIZE,
-                  "offload to host memory: " + handleName(handle) + ": size " +
-                      std::to_string(bytes) + " is negative");
-  if (!src && bytes > 0)
-    return d.fail(GNNRT_ERR_NULL_POINTER,
-                  "offload to host memory: " + handleName(handle) +
-                      ": the source is null");
   auto size = static_cast<uint64_t>(bytes);
   // What the arena will take, so the message's numbers add up.
   uint64_t need = size == 0 ? Arena::kAlignment
@@ -521,22 +535,9 @@ int OffloadTiers::offloadToDisk(int32_t handle, const void *src,
                                 int64_t bytes) {
   Impl &d = *impl;
   int status = GNNRT_OK;
-  Entry *entry = d.entryFor(handle, status);
+  Entry *entry = d.offloadEntry(handle, src, bytes, "offload to disk", status);
   if (!entry)
     return status;
-  if (entry->tier != Tier::None)
-    return d.fail(GNNRT_ERR_BAD_HANDLE,
-                  "offload to disk: " + handleName(handle) +
-                      " is live (offloaded to " + tierName(entry->tier) + ", " +
-                      formatBytes(entry->bytes) + "); free it first");
-  if (bytes < 0)
-    return d.fail(GNNRT_ERR_BAD_SIZE, "offload to disk: " + handleName(handle) +
-                                          ": size " + std::to_string(bytes) +
-                                          " is negative");
-  if (!src && bytes > 0)
-    return d.fail(GNNRT_ERR_NULL_POINTER,
-                  "offload to disk: " + handleName(handle) +
-                      ": the source is null");
   auto size = static_cast<uint64_t>(bytes);
   if (!d.hasDisk)
     return d.fail(GNNRT_ERR_DISK_FULL,
