@@ -294,72 +294,129 @@ Solution mlir::gnn::plan::solveExact(const Problem &problem,
 
 namespace {
 
-/// Bytes over capacity, summed over points and tiers: zero exactly when a
-/// plan fits, and it shrinks with every byte relieved anywhere, so the
-/// greedy's moves always make progress.
-int64_t overflow(const Problem &problem, const std::vector<int> &choice) {
-  int64_t total = 0;
-  for (int t = 0; t < kNumTiers; ++t) {
-    std::vector<int64_t> curve = tierCurve(problem, choice, Tier(t));
-    for (int64_t bytes : curve)
-      total += std::max<int64_t>(0, bytes - problem.capacity[t]);
+/// The greedy's current plan: each tier's curve under it, and its overflow,
+/// bytes over capacity summed over points and tiers. The overflow is zero
+/// exactly when a plan fits and shrinks with every byte relieved anywhere,
+/// so the greedy's moves always make progress. A move is priced over the
+/// points its two options touch only, not by re-evaluating the whole plan.
+class GreedyState {
+public:
+  explicit GreedyState(const Problem &problem)
+      : problem(problem), choice(problem.candidates.size(), 0),
+        forced(problem.candidates.size(), 0) {
+    for (int t = 0; t < kNumTiers; ++t) {
+      curve[t] = tierCurve(problem, choice, Tier(t));
+      for (int64_t bytes : curve[t])
+        over += std::max<int64_t>(0, bytes - problem.capacity[t]);
+    }
+    for (auto [i, c] : llvm::enumerate(problem.candidates))
+      for (int j : c.options[0].requiresKept)
+        ++forced[j];
   }
-  return total;
-}
 
-bool requirementsHold(const Problem &problem, const std::vector<int> &choice) {
-  for (auto [i, c] : llvm::enumerate(problem.candidates))
-    for (int j : c.options[choice[i]].requiresKept)
-      if (choice[j] != 0)
-        return false;
-  return true;
-}
+  /// Whether candidate \p i may take option \p o: what it requires is
+  /// kept, and nothing chosen requires \p i kept unless \p o keeps it.
+  bool allowed(int i, int o) const {
+    if (o != 0 && forced[i] > 0)
+      return false;
+    return llvm::all_of(option(i, o).requiresKept,
+                        [&](int j) { return choice[j] == 0; });
+  }
+
+  /// The overflow if candidate \p i took option \p o.
+  int64_t overflowAfter(int i, int o) const {
+    const Option &from = option(i, choice[i]), &to = option(i, o);
+    int64_t after = over;
+    for (int t = 0; t < kNumTiers; ++t) {
+      int64_t lo = problem.numPoints, hi = -1;
+      for (const Option *opt : {&from, &to})
+        for (const Usage &u : opt->usage)
+          if (static_cast<int>(u.tier) == t) {
+            lo = std::min(lo, u.from);
+            hi = std::max(hi, u.to);
+          }
+      int64_t cap = problem.capacity[t];
+      for (int64_t p = lo; p <= hi; ++p) {
+        int64_t bytes = curve[t][p];
+        for (const Usage &u : from.usage)
+          if (static_cast<int>(u.tier) == t && u.from <= p && p <= u.to)
+            bytes -= u.bytes;
+        for (const Usage &u : to.usage)
+          if (static_cast<int>(u.tier) == t && u.from <= p && p <= u.to)
+            bytes += u.bytes;
+        after += std::max<int64_t>(0, bytes - cap) -
+                 std::max<int64_t>(0, curve[t][p] - cap);
+      }
+    }
+    return after;
+  }
+
+  void apply(int i, int o) {
+    over = overflowAfter(i, o);
+    for (int sign : {-1, +1}) {
+      const Option &opt = option(i, sign < 0 ? choice[i] : o);
+      for (const Usage &u : opt.usage)
+        for (int64_t p = u.from; p <= u.to; ++p)
+          curve[static_cast<int>(u.tier)][p] += sign * u.bytes;
+      for (int j : opt.requiresKept)
+        forced[j] += sign;
+    }
+    choice[i] = o;
+  }
+
+  const Option &option(int i, int o) const {
+    return problem.candidates[i].options[o];
+  }
+
+  const Problem &problem;
+  std::vector<int> choice;
+  /// How many chosen options require each candidate kept.
+  std::vector<int> forced;
+  std::array<std::vector<int64_t>, kNumTiers> curve;
+  int64_t over = 0;
+};
 
 } // namespace
 
 Solution mlir::gnn::plan::solveGreedy(const Problem &problem) {
   int n = static_cast<int>(problem.candidates.size());
-  std::vector<int> choice(n, 0);
+  GreedyState state(problem);
+  const std::vector<int> &choice = state.choice;
   int64_t work = 0;
-  int64_t over = overflow(problem, choice);
   // Relieve overflow: the move with the least added seconds per byte of
   // overflow removed.
-  while (over > 0) {
+  while (state.over > 0) {
     double bestScore = std::numeric_limits<double>::infinity();
     int bestI = -1, bestO = -1;
-    int64_t bestOver = over;
+    int64_t bestOver = state.over;
     for (int i = 0; i < n; ++i) {
       const Candidate &c = problem.candidates[i];
       for (int o = 0; o < static_cast<int>(c.options.size()); ++o) {
         if (o == choice[i])
           continue;
         ++work;
-        int old = choice[i];
-        choice[i] = o;
-        if (requirementsHold(problem, choice)) {
-          int64_t after = overflow(problem, choice);
-          if (after < over) {
-            double added = c.options[o].seconds - c.options[old].seconds;
-            double score = added / static_cast<double>(over - after);
-            if (score < bestScore || (score == bestScore && after < bestOver)) {
-              bestScore = score;
-              bestI = i;
-              bestO = o;
-              bestOver = after;
-            }
-          }
+        if (!state.allowed(i, o))
+          continue;
+        int64_t after = state.overflowAfter(i, o);
+        if (after >= state.over)
+          continue;
+        double added = c.options[o].seconds - c.options[choice[i]].seconds;
+        double score = added / static_cast<double>(state.over - after);
+        if (score < bestScore || (score == bestScore && after < bestOver)) {
+          bestScore = score;
+          bestI = i;
+          bestO = o;
+          bestOver = after;
         }
-        choice[i] = old;
       }
     }
     if (bestI < 0)
       break;
-    choice[bestI] = bestO;
-    over = bestOver;
+    state.apply(bestI, bestO);
   }
   // Undo what is no longer needed: the most expensive choices first, each
   // to the cheapest option that still fits.
-  if (over == 0) {
+  if (state.over == 0) {
     bool changed = true;
     while (changed) {
       changed = false;
@@ -375,14 +432,11 @@ Solution mlir::gnn::plan::solveGreedy(const Problem &problem) {
           if (c.options[o].seconds >= c.options[choice[i]].seconds)
             continue;
           ++work;
-          int old = choice[i];
-          choice[i] = o;
-          if (requirementsHold(problem, choice) &&
-              overflow(problem, choice) == 0) {
+          if (state.allowed(i, o) && state.overflowAfter(i, o) == 0) {
+            state.apply(i, o);
             changed = true;
             break;
           }
-          choice[i] = old;
         }
       }
     }
