@@ -765,8 +765,8 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     }
   diags.error(loc, "memory = " + spelled +
                        " is below the smallest plan for this program on '" +
-                       bt.data.name + "' (at least " + formatBytes(worst) +
-                       "); the " + getOpName(worstOp->kind).str() + " '" +
+                       bt.data.name + "' (at least " + formatBytes(worst) + ", " +
+                       std::to_string(worst) + " bytes); the " + getOpName(worstOp->kind).str() + " '" +
                        worstOp->name +
                        "' alone needs that much on the device at once");
   diags.note(worstOp->loc, "'" + worstOp->name + "' is here");

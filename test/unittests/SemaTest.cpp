@@ -1659,8 +1659,10 @@ TEST(SemaTest, MemoryBelowSmallestPlan) {
   EXPECT_TRUE(oneError(
       *c, c->at("memory"),
       "memory = 300 KiB is below the smallest plan for this program on 'cora' "
-      "(at least 321.2 KiB); the gcn_conv 'gcn_conv_0' alone needs that much "
-      "on the device at once"))
+      "(at least 321.2 KiB, " +
+          std::to_string(gcn0Bytes(4)) +
+          " bytes); the gcn_conv 'gcn_conv_0' alone needs that much on the "
+          "device at once"))
       << c->dump();
   const Diagnostic *note = c->find(DiagKind::Note, "'gcn_conv_0' is here");
   ASSERT_NE(note, nullptr) << c->dump();
@@ -1682,7 +1684,8 @@ TEST(SemaTest, MemoryBoundScalesWithPrecision) {
   c = checkMemory("  memory = 322 KiB;\n  precision = fp64;\n");
   EXPECT_TRUE(
       oneError(*c, c->at("memory"),
-               "(at least 549.4 KiB); the gcn_conv 'gcn_conv_1' alone"));
+               "(at least 549.4 KiB, " + std::to_string(gcn1Bytes(8)) +
+                   " bytes); the gcn_conv 'gcn_conv_1' alone"));
   c = checkMemory(bytes(gcn1Bytes(8)) + "  precision = fp64;\n");
   EXPECT_EQ(c->errors(), 0u) << c->dump();
   c = checkMemory(bytes(gcn1Bytes(8) - 1) + "  precision = fp64;\n");
@@ -1694,7 +1697,8 @@ TEST(SemaTest, MemoryBoundScalesWithPrecision) {
   c = checkMemory(bytes(gcn0Bytes(2) - 1) + "  precision = bf16;\n");
   EXPECT_TRUE(
       oneError(*c, c->at("memory"),
-               "(at least 236.6 KiB); the gcn_conv 'gcn_conv_0' alone"));
+               "(at least 236.6 KiB, " + std::to_string(gcn0Bytes(2)) +
+                   " bytes); the gcn_conv 'gcn_conv_0' alone"));
 }
 
 // gat_conv(x, out = 8, heads = 8) on cora, fp32: width 64 (concat), so
@@ -1719,7 +1723,8 @@ TEST(SemaTest, MemoryBoundCountsGatAttention) {
   // than the full bound already fails.
   c = checkMemory(bytes(kGatBytes - 1), model);
   EXPECT_TRUE(oneError(*c, c->at("memory"),
-                       "(at least 1.5 MiB); the gat_conv 'gat_conv_0' alone"));
+                       "(at least 1.5 MiB, 1548436 bytes); the gat_conv "
+                       "'gat_conv_0' alone"));
 }
 
 TEST(SemaTest, MemoryBoundSkippedUnderSampling) {
