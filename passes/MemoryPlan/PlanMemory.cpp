@@ -603,20 +603,35 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     return func.emitError("gnn-plan-memory: internal error: ")
            << llvm::toString(std::move(err));
 
-  // A forced policy: one option per candidate, the simple one when it
-  // exists (keep when it does not).
   // A forced policy: every candidate takes the policy's fate where it has
   // an option of it that needs nothing kept (for recompute the last such
   // recipe, the one going furthest back), and is kept otherwise.
   auto forced = [&](Fate fate) {
     std::vector<int> choice(problem.candidates.size(), 0);
-    if (fate == Fate::Host && problem.capacity[1] <= 0)
-      return choice;
     for (auto [c, cand] : llvm::enumerate(problem.candidates))
       for (auto [o, option] : llvm::enumerate(cand.options))
         if (option.fate == fate && option.requiresKept.empty() &&
             (choice[c] == 0 || fate == Fate::Recompute))
           choice[c] = static_cast<int>(o);
+    return choice;
+  };
+  // offload_all: every candidate leaves the device, to host memory while
+  // host_memory holds it and to the spill directory after that, in
+  // schedule order, so a small host budget with a disk still offloads
+  // everything instead of failing.
+  auto offloadAll = [&]() {
+    std::vector<int> choice(problem.candidates.size(), 0);
+    std::vector<int> toDisk = forced(Fate::Disk);
+    std::vector<int> toHost = forced(Fate::Host);
+    for (size_t c = 0; c < choice.size(); ++c) {
+      choice[c] = toHost[c];
+      // Without a disk the host must take it (and an error says how much
+      // host memory offload_all needs).
+      if (problem.capacity[2] <= 0 ||
+          plan::evaluate(problem, choice).peak[1] <= problem.capacity[1])
+        continue;
+      choice[c] = toDisk[c];
+    }
     return choice;
   };
 
@@ -627,7 +642,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     if (policyName == "recompute_all")
       return plan::evaluate(problem, forced(Fate::Recompute));
     if (policyName == "offload_all")
-      return plan::evaluate(problem, forced(Fate::Host));
+      return plan::evaluate(problem, offloadAll());
     std::string which = solver;
     if (which == "auto")
       which = problem.candidates.size() <= 40 ? "exact" : "greedy";
