@@ -386,7 +386,12 @@ void StepPlanner::build(bool allowNarrow, Type narrowType) {
       o.seconds = transferSeconds(info.bytes, transfer, false, profile) +
                   transferSeconds(info.bytes, transfer, true, profile);
       o.usage.push_back({Tier::Device, point(info.def), released, info.bytes});
-      o.usage.push_back({tier, released, restored, info.bytes});
+      // Host memory is an arena of 64-byte slots, like the device; a spill
+      // file holds the tensor's bytes and nothing more.
+      int64_t away = info.bytes;
+      if (tier == Tier::Disk)
+        away = storageBytes(info.value).value_or(info.bytes);
+      o.usage.push_back({tier, released, restored, away});
       o.usage.push_back(
           {Tier::Device, restored, point(info.lastUse), info.bytes});
       cand.options.push_back(std::move(o));
@@ -714,53 +719,81 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   FailureOr<Attempt> result = tryRoom(room);
   if (failed(result))
     return failure();
-  if (!result->placed) {
-    std::string on =
-        fp->dataset.empty() ? std::string() : " on '" + fp->dataset + "'";
-    if (policyName != "auto") {
-      const plan::Solution &sol = result->solution;
-      for (auto [tier, setting] :
-           {std::pair{Tier::Host, "host_memory"}, {Tier::Disk, "disk"}}) {
-        int t = static_cast<int>(tier);
-        if (sol.peak[t] > problem.capacity[t])
-          return mlir::emitError(func.getLoc())
-                 << setting << " = " << formatBytes(problem.capacity[t])
-                 << " is too small for plan = " << policyName << on
-                 << ": it needs " << formatBytes(sol.peak[t])
-                 << " there (plan = auto may fit)";
-      }
-      return mlir::emitError(func.getLoc())
-             << "memory = " << formatBytes(*budgetBytes)
-             << " is too small for plan = " << policyName << on << ": it needs "
-             << formatBytes(fixed + std::max(result->arena, fp->otherArenas))
-             << " (plan = auto may fit)";
+  std::string on =
+      fp->dataset.empty() ? std::string() : " on '" + fp->dataset + "'";
+  if (!result->placed && policyName != "auto") {
+    const plan::Solution &sol = result->solution;
+    for (auto [tier, setting] :
+         {std::pair{Tier::Host, "host_memory"}, {Tier::Disk, "disk"}}) {
+      int t = static_cast<int>(tier);
+      if (sol.peak[t] > problem.capacity[t])
+        return mlir::emitError(func.getLoc())
+               << setting << " = " << formatBytes(problem.capacity[t])
+               << " is too small for plan = " << policyName << on
+               << ": it needs " << formatBytes(sol.peak[t])
+               << " there (plan = auto may fit)";
     }
-    // The smallest room that places: bisect between this one and keeping
-    // everything (which always places when nothing limits it).
+    return mlir::emitError(func.getLoc())
+           << "memory = " << formatBytes(*budgetBytes)
+           << " is too small for plan = " << policyName << on << ": it needs "
+           << formatBytes(fixed + std::max(result->arena, fp->otherArenas))
+           << " (plan = auto may fit)";
+  }
+  if (!result->placed) {
+    // Placement can fail in a room where a smaller room's plan fits (first
+    // fit fragments differently), so whether a room places is not monotone
+    // in its size. The smallest room that places is therefore searched
+    // over the same slots whatever the budget: bisect between nothing and
+    // keeping everything (which always places when nothing limits it).
+    // Every budget at or above the smallest plan it reports then compiles.
     FailureOr<Attempt> all = tryRoom(unlimited);
     if (failed(all))
       return failure();
-    int64_t lo = std::max<int64_t>(room, 0), hi = all->arena;
-    // Arena sizes are whole 64-byte slots: bisect over slots, so the
-    // smallest budget reported is exactly the one that places.
-    lo = lo / kArenaAlignment * kArenaAlignment;
+    int64_t lo = 0, hi = all->arena;
+    std::optional<Attempt> smallest;
     while (hi - lo > kArenaAlignment) {
       int64_t mid = lo + (hi - lo) / kArenaAlignment / 2 * kArenaAlignment;
       FailureOr<Attempt> a = tryRoom(mid);
       if (failed(a))
         return failure();
-      (a->placed ? hi : lo) = mid;
+      if (!a->placed) {
+        lo = mid;
+        continue;
+      }
+      hi = mid;
+      smallest = std::move(*a);
     }
-    int64_t smallest = fixed + std::max(hi, fp->otherArenas);
-    return mlir::emitError(func.getLoc())
-           << "memory = " << formatBytes(*budgetBytes)
-           << " is below the smallest plan for this program" << on << " ("
-           << formatBytes(smallest) << ", " << smallest
-           << " bytes): the session holds " << formatBytes(fixed)
-           << " besides the step's arena (graph, inputs, parameters and "
-              "optimizer state twice, outputs), and the step needs at least "
-           << formatBytes(std::max(hi, fp->otherArenas))
-           << " more with every fate available";
+    if (!smallest)
+      smallest = std::move(*all);
+    if (hi > room) {
+      int64_t needed = fixed + std::max(hi, fp->otherArenas);
+      return mlir::emitError(func.getLoc())
+             << "memory = " << formatBytes(*budgetBytes)
+             << " is below the smallest plan for this program" << on << " ("
+             << formatBytes(needed) << ", " << needed
+             << " bytes): the session holds " << formatBytes(fixed)
+             << " besides the step's arena (graph, inputs, parameters and "
+                "optimizer state twice, outputs), and the step needs at least "
+             << formatBytes(std::max(hi, fp->otherArenas))
+             << " more with every fate available";
+    }
+    // The smallest plan fits this budget; a larger room between it and
+    // the budget may place a cheaper one.
+    lo = hi;
+    hi = room / kArenaAlignment * kArenaAlignment;
+    while (hi - lo > kArenaAlignment) {
+      int64_t mid = lo + (hi - lo) / kArenaAlignment / 2 * kArenaAlignment;
+      FailureOr<Attempt> a = tryRoom(mid);
+      if (failed(a))
+        return failure();
+      if (!a->placed) {
+        hi = mid;
+        continue;
+      }
+      lo = mid;
+      smallest = std::move(*a);
+    }
+    result = std::move(*smallest);
   }
   if (budgetBytes && fp->otherArenas > room)
     return mlir::emitError(func.getLoc())

@@ -367,10 +367,16 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
 
   // The graph-derived values, once for this graph.
   if (const gnnrt_function_desc *prep = desc.prepare) {
-    prepareArena = static_cast<char *>(
-        alloc(static_cast<uint64_t>(prep->arena_bytes), "graph-derived"));
-    if (!prepareArena)
-      return false;
+    // No workspace, no allocation: the planner's footprint
+    // (gnnrt/Footprint.h) counts prepare's arena as it is, and a 0-byte
+    // request would still take a 64-byte slot.
+    prepareArena = nullptr;
+    if (prep->arena_bytes > 0) {
+      prepareArena = static_cast<char *>(
+          alloc(static_cast<uint64_t>(prep->arena_bytes), "graph-derived"));
+      if (!prepareArena)
+        return false;
+    }
     preparedGraphs.assign(prep->num_results, gnnrt_graph{});
     prepared.clear();
     for (int32_t k = 0; k < prep->num_results; ++k) {
