@@ -193,7 +193,10 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     tier, predicted and keep-all seconds, policy), `mem.num_handles`,
     `mem.fates` (one dictionary per candidate: name, bytes, fate, seconds,
     schedule positions, location) and `mem.device_curve`/`mem.host_curve`/
-    `mem.disk_curve` (bytes per timeline point), which `gnnc plan` prints.
+    `mem.disk_curve` (bytes per timeline point), `mem.solver` (the solver
+    that chose the fates, `none` under a forced policy) and
+    `mem.loss_point` (the loss's timeline point, where the backward part
+    starts), which `gnnc plan` prints.
   }];
   let dependentDialects = ["::mlir::mem::MemDialect"];
   let options = [

@@ -9,6 +9,7 @@
 #include "lang/Basic/Diagnostics.h"
 #include "lang/Basic/Suggest.h"
 #include "lang/MLIRGen/MLIRGen.h"
+#include "lang/Parser/Literals.h"
 #include "lang/Parser/Parser.h"
 #include "lang/Sema/Sema.h"
 #include "passes/Pipeline/Pipeline.h"
@@ -19,6 +20,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -75,6 +77,55 @@ std::string gnnc::versionString() {
          " (language v1, LLVM " LLVM_VERSION_STRING ")";
 }
 
+llvm::Expected<uint64_t> gnnc::parseSizeSpelling(llvm::StringRef text) {
+  auto fail = [&](const llvm::Twine &why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "'" + text + "': " + why);
+  };
+  llvm::StringRef s = text.trim();
+  // The number as the grammar's NUM reads it (Gnn.g4): digits, an optional
+  // fraction, an optional exponent; the unit is whatever follows.
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && llvm::isDigit(s[i]))
+      ++i;
+    return i > start;
+  };
+  if (!digits())
+    return fail("a size is a number and an optional unit (3MiB, 3 MiB, "
+                "3145728)");
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    digits();
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    size_t mark = i++;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-'))
+      ++i;
+    if (!digits())
+      i = mark; // Not an exponent: "3 EiB"-like units start here.
+  }
+  llvm::StringRef number = s.take_front(i);
+  llvm::StringRef unit = s.drop_front(i).ltrim(" \t");
+  if (unit.empty())
+    unit = "B";
+  if (sizeUnitBytes(unit) == 0) {
+    std::string known;
+    for (llvm::StringRef u : sizeUnitNames())
+      known += (known.empty() ? "" : ", ") + u.str();
+    return fail("unknown size unit '" + unit + "'" +
+                didYouMean(unit, sizeUnitNames()) + " (units: " + known + ")");
+  }
+  uint64_t bytes = 0;
+  LiteralResult r = decodeSize(number, unit, bytes);
+  if (!r.ok)
+    return fail(r.error);
+  if (bytes == 0)
+    return fail("a memory budget must be at least 1 B");
+  return bytes;
+}
+
 void gnnc::reportToolError(llvm::raw_ostream &os, const llvm::Twine &message) {
   llvm::WithColor::error(os, "gnnc") << message << "\n";
 }
@@ -125,6 +176,10 @@ bool Compilation::runFrontendOn(const std::string *source) {
   if (options.inputFile != "-" && !source)
     semaOptions.sourceDir =
         llvm::sys::path::parent_path(options.inputFile).str();
+  // --memory replaces the budget everywhere it is read: Sema's lower
+  // bound, MLIRGen's train.config (the planner, its errors) and the
+  // runtime's arena.
+  semaOptions.memory = options.memory;
   checked = checkProgram(*ast, *diags, semaOptions);
   if (diags->hasErrors())
     return false;

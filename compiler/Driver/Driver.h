@@ -19,7 +19,9 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,7 +57,16 @@ struct DriverOptions {
   /// --plan, --solver: override the program's `plan` and the planner's
   /// solver (empty: the program's; "auto").
   std::string policy, solver = "auto";
+  /// --memory: the device budget of every train block in bytes, replacing
+  /// the program's `memory` after the front end (unset: the program's).
+  std::optional<uint64_t> memory;
 };
+
+/// Reads a size the way the language spells one: "3MiB", "3 MiB",
+/// "1.5 GiB", "512 KiB" or plain bytes ("3145728"); the units are
+/// Literals.h's. Fails with a message for anything else, and for 0 (a
+/// budget holds at least one byte).
+llvm::Expected<uint64_t> parseSizeSpelling(llvm::StringRef text);
 
 /// The stages `gnnc emit --stage=` can print, in pipeline order.
 enum class Stage { AST, GNN, Decomposed, Train, Plan, Cpp, Cuda };

@@ -33,6 +33,7 @@ gnnc::jit::generateCpp(const std::string &path, const std::string *source,
   driverOptions.profile = options.profile;
   driverOptions.policy = options.policy;
   driverOptions.solver = options.solver;
+  driverOptions.memory = options.memory;
   std::string diags;
   llvm::raw_string_ostream diagOS(diags);
   Compilation compilation(driverOptions, diagOS);

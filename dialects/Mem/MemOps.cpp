@@ -119,7 +119,8 @@ LogicalResult MemDialect::verifyOperationAttribute(Operation *op,
   // names catches a misspelt `mem.plan` that reports would silently miss.
   // Besides the plan, gnn-plan-memory records what `gnnc plan` and the
   // emitters read: the offload handle of each copy and their count, the
-  // per-tensor table, and the bytes of each tier over the timeline.
+  // solver that chose the fates, the per-tensor table, the bytes of each
+  // tier over the timeline and the loss's point on it.
   bool onFunction = isa<FunctionOpInterface>(op);
   auto wrongPlace = [&](StringRef where) {
     return op->emitError() << "'" << name << "' belongs on " << where
@@ -131,7 +132,8 @@ LogicalResult MemDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a #mem.plan attribute, got " << value;
     return onFunction ? success() : wrongPlace("a function");
   }
-  if (name == "mem.handle" || name == "mem.num_handles") {
+  if (name == "mem.handle" || name == "mem.num_handles" ||
+      name == "mem.loss_point") {
     auto i = dyn_cast<IntegerAttr>(value);
     if (!i || i.getInt() < 0)
       return op->emitError()
@@ -139,6 +141,13 @@ LogicalResult MemDialect::verifyOperationAttribute(Operation *op,
              << value;
     if (name == "mem.handle")
       return isa<OffloadOp>(op) ? success() : wrongPlace("a mem.offload");
+    return onFunction ? success() : wrongPlace("a function");
+  }
+  if (name == "mem.solver") {
+    auto solver = dyn_cast<StringAttr>(value);
+    if (!solver || solver.getValue().empty())
+      return op->emitError()
+             << "'" << name << "' must name the solver that chose the fates";
     return onFunction ? success() : wrongPlace("a function");
   }
   if (name == "mem.fates") {

@@ -308,6 +308,8 @@ std::optional<BoundTrain> SemaImpl::checkTrain(const ast::TrainDecl &train) {
   if (!inst)
     return std::nullopt;
   bt.model = std::move(*inst);
+  if (options.memory)
+    bt.config.memory = *options.memory;
   checkMemoryLowerBound(bt, train);
   return bt;
 }
@@ -757,17 +759,21 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     return;
   Location loc = train.getLoc();
   std::string spelled = formatBytes(*bt.config.memory);
-  for (const ast::Setting &s : train.getSettings())
-    if (s.name == "memory") {
+  if (options.memory)
+    spelled += " (--memory)";
+  else
+    for (const ast::Setting &s : train.getSettings()) {
+      if (s.name != "memory")
+        continue;
       loc = s.loc;
       if (const auto *size = dyn_cast<ast::SizeExpr>(s.value.get()))
         spelled = size->getSpelling();
     }
   diags.error(loc, "memory = " + spelled +
                        " is below the smallest plan for this program on '" +
-                       bt.data.name + "' (at least " + formatBytes(worst) + ", " +
-                       std::to_string(worst) + " bytes); the " + getOpName(worstOp->kind).str() + " '" +
-                       worstOp->name +
+                       bt.data.name + "' (at least " + formatBytes(worst) +
+                       ", " + std::to_string(worst) + " bytes); the " +
+                       getOpName(worstOp->kind).str() + " '" + worstOp->name +
                        "' alone needs that much on the device at once");
   diags.note(worstOp->loc, "'" + worstOp->name + "' is here");
 }

@@ -14,6 +14,7 @@
 #include "lang/AST/AST.h"
 #include "lang/Sema/CheckedProgram.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct SemaOptions {
   /// Upper bound on unrolled statements per model, so `repeat` cannot make
   /// the compiler run away.
   unsigned maxUnrolledStatements = 100000;
+  /// Replaces every train block's `memory` (the tools' --memory), before
+  /// the budget is checked, so an override can also rescue a program
+  /// whose own budget is too small.
+  std::optional<uint64_t> memory;
 };
 
 /// Checks \p program, reporting problems to \p diags (several per run where

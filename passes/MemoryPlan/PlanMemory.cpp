@@ -67,6 +67,28 @@ std::string formatBytes(int64_t bytes) {
   return llvm::formatv("{0} bytes", bytes);
 }
 
+/// `file:line:col` of the first FileLineColLoc in \p loc (the `.gnn` call
+/// MLIRGen recorded, possibly under a name or fused), the way diagnostics
+/// name a place; the printed location when it has none.
+std::string formatLocation(Location loc) {
+  std::optional<FileLineColLoc> found;
+  loc->walk([&](Location l) {
+    if (auto fl = dyn_cast<FileLineColLoc>(l)) {
+      found = fl;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (found)
+    os << found->getFilename().getValue() << ":" << found->getLine() << ":"
+       << found->getColumn();
+  else
+    loc.print(os);
+  return s;
+}
+
 /// The first argument of \p func whose `gnn.input` or `train.role` is
 /// \p role.
 BlockArgument argumentWithRole(func::FuncOp func, StringRef role) {
@@ -640,7 +662,11 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     return choice;
   };
 
+  // The solver that chose the last solution ("none" for a forced policy),
+  // recorded as `mem.solver` so `gnnc plan` can say what `auto` picked.
+  std::string solverUsed = "none";
   auto solve = [&]() -> FailureOr<plan::Solution> {
+    solverUsed = "none";
     if (policyName == "keep_all")
       return plan::evaluate(problem,
                             std::vector<int>(problem.candidates.size(), 0));
@@ -651,6 +677,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     std::string which = solver;
     if (which == "auto")
       which = problem.candidates.size() <= 40 ? "exact" : "greedy";
+    solverUsed = which;
     if (which == "ilp") {
       llvm::Expected<plan::Solution> s = plan::solveIlp(problem);
       if (!s) {
@@ -667,8 +694,10 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return failure();
     }
     plan::Solution s = plan::solveExact(problem);
-    if (!s.optimal && !s.feasible)
+    if (!s.optimal && !s.feasible) {
+      solverUsed = "greedy";
       return plan::solveGreedy(problem);
+    }
     return s;
   };
 
@@ -677,6 +706,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   struct Attempt {
     bool placed = false;
     plan::Solution solution;
+    std::string solver;
     OwningOpRef<func::FuncOp> planned;
     int64_t arena = 0, handles = 0;
   };
@@ -688,6 +718,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       if (failed(s))
         return failure();
       a.solution = *s;
+      a.solver = solverUsed;
       // A forced policy is placed anyway, so an error can say what it
       // really needs; the other tiers are checked by their curves.
       bool otherTiersFit = a.solution.peak[1] <= problem.capacity[1] &&
@@ -819,6 +850,12 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
                                    planner.keepAllSeconds + solution.seconds,
                                    planner.keepAllSeconds, policyName));
   func->setAttr("mem.num_handles", b.getI64IntegerAttr(handles));
+  func->setAttr("mem.solver", b.getStringAttr(result->solver));
+  // Where the forward part ends on the curves' timeline (the loss op's
+  // point), for pictures that mark the forward/backward boundary.
+  if (Operation *loss = live->getLossOp())
+    func->setAttr("mem.loss_point",
+                  b.getI64IntegerAttr(2 * live->getIndex(loss) + 1));
   // The per-tensor table `gnnc plan` prints.
   SmallVector<Attribute> rows;
   for (auto [c, cand] : llvm::enumerate(problem.candidates)) {
@@ -832,12 +869,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     row.append("def", b.getI64IntegerAttr(info.def));
     row.append("last_forward", b.getI64IntegerAttr(info.lastForward));
     row.append("first_backward", b.getI64IntegerAttr(info.firstBackward));
-    row.append("loc", b.getStringAttr([&] {
-      std::string s;
-      llvm::raw_string_ostream os(s);
-      info.value.getLoc().print(os);
-      return s;
-    }()));
+    row.append("loc", b.getStringAttr(formatLocation(info.value.getLoc())));
     rows.push_back(row.getDictionary(func.getContext()));
   }
   func->setAttr("mem.fates", b.getArrayAttr(rows));

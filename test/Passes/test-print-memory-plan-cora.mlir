@@ -2,7 +2,9 @@
 // The analyses on a real step: Kipf & Welling's GCN on Cora through the
 // named pipeline to stage cpp (what `gnnc emit --stage=cpp` prints as C++),
 // with its buffers placed.
-// RUN: gnnc emit --stage=gnn --data %gnnc_data %gnnc_src/examples/cora_gcn.gnn | gnnc-opt -gnnc-pipeline=stage=cpp -test-print-memory-plan -o /dev/null | FileCheck %s --match-full-lines
+// RUN: gnnc emit --stage=gnn --data %gnnc_data %gnnc_src/examples/cora_gcn.gnn > %t.mlir
+// RUN: gnnc-opt -gnnc-pipeline=stage=cpp -test-print-memory-plan -o /dev/null %t.mlir | FileCheck %s --match-full-lines
+// RUN: gnnc-opt -gnnc-pipeline="stage=cpp budget=3145728" -test-print-memory-plan -o /dev/null %t.mlir | FileCheck %s --match-full-lines --check-prefix=TIGHT
 
 // @GCN.prepare keeps the graph with 2708 self loops in its arena,
 // 4 * 2 * (2708 + 1 + 2 * 13264) = 233896 bytes (233920 as a 64-byte slot),
@@ -47,6 +49,26 @@
 // The live peak is in the backward pass, at the second layer's weight
 // gradient; first fit's arena is 7% larger (fragmentation).
 // CHECK-NEXT: arena peak 1400384 bytes at 16 (gnn.matmul), gnn.arena_bytes 1497408
+// The program's 256 MiB keeps the three planned tensors (the logits are
+// saved but read right after the loss: not a candidate); the predicted
+// peak is the session's bytes plus that arena, what `gnnc run` measures.
+// CHECK-NEXT: plan auto, budget 268435456, solver exact; tensors planned: 3
+// CHECK-NEXT: fate gnn.dropout@2  804096  keep
+// CHECK-NEXT: fate gnn.bias_add@5  173312  keep
+// CHECK-NEXT: fate gnn.dropout@7  173312  keep
+// CHECK-NEXT: predicted peak device 3427968, host 0, disk 0
+
+// At 3 MiB the input dropout is recomputed (mem-expand-recompute has
+// inlined it by stage cpp, so the analyses see its second copy) and the
+// peak drops to the smallest plan.
+// TIGHT-LABEL: memory plan @GCN.step: {{.*}}
+// TIGHT: plan auto, budget 3145728, solver exact; tensors planned: 3
+// TIGHT-NEXT: fate gnn.dropout@2  804096  recompute
+// TIGHT-NEXT: fate gnn.bias_add@5  173312  keep
+// TIGHT-NEXT: fate gnn.dropout@7  173312  keep
+// TIGHT-NEXT: predicted peak device 3076032, host 0, disk 0
+// TIGHT-LABEL: memory plan @GCN.predict: 8 ops, no loss
+// TIGHT-NOT: fate
 
 // Predict saves nothing and its first fit is tight.
 // CHECK-LABEL: memory plan @GCN.predict: 8 ops, no loss

@@ -106,6 +106,7 @@ int gnnc::runProgram(const DriverOptions &driver, const RunOptions &options) {
   compileOptions.profile = driver.profile;
   compileOptions.policy = driver.policy;
   compileOptions.solver = driver.solver;
+  compileOptions.memory = driver.memory;
   compileOptions.useCache = options.useCache;
   compileOptions.verbose = options.verboseBuild;
   bool progress = !options.quiet && gnnrt::Progress::stderrIsTerminal();
@@ -175,6 +176,7 @@ int gnnc::compileProgram(const DriverOptions &driver, const std::string &output,
   options.profile = driver.profile;
   options.policy = driver.policy;
   options.solver = driver.solver;
+  options.memory = driver.memory;
   auto cpp = jit::generateCpp(driver.inputFile, nullptr, options);
   if (!cpp) {
     // Front-end diagnostics already name file:line:col; print them as is.

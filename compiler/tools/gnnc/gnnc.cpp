@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Driver/Driver.h"
+#include "compiler/tools/gnnc/Plan.h"
 #include "compiler/tools/gnnc/Run.h"
 
 #include "lang/Sema/Builtins.h"
@@ -92,6 +93,23 @@ static cl::opt<std::string> planSolver(
     cl::value_desc("SOLVER"), cl::init("auto"), cl::sub(emitCmd),
     cl::sub(runCmd), cl::sub(compileCmd), cl::sub(planCmd),
     cl::cat(gnncCategory));
+
+static cl::opt<std::string> memoryBudget(
+    "memory",
+    cl::desc("Override the program's device memory budget in every train "
+             "block (the language's size spelling: 3MiB, 3 MiB, 512 KiB, "
+             "or plain bytes)"),
+    cl::value_desc("SIZE"), cl::sub(checkCmd), cl::sub(emitCmd),
+    cl::sub(runCmd), cl::sub(compileCmd), cl::sub(planCmd),
+    cl::cat(gnncCategory));
+static cl::opt<bool>
+    planJson("json",
+             cl::desc("Print the plan as JSON (docs/MemoryPlanning.md)"),
+             cl::sub(planCmd), cl::cat(gnncCategory));
+static cl::opt<std::string>
+    planSvg("svg",
+            cl::desc("Also draw each tier's bytes over the step as an SVG"),
+            cl::value_desc("FILE"), cl::sub(planCmd), cl::cat(gnncCategory));
 
 static cl::opt<bool> printDebugInfo(
     "mlir-print-debuginfo",
@@ -269,6 +287,8 @@ int main(int argc, char **argv) {
           "  gnnc check FILE            check a program, report every error\n"
           "  gnnc emit --stage=ast FILE print the syntax tree and the "
           "checked program\n"
+          "  gnnc plan FILE             print the memory plan (--memory "
+          "SIZE, --json, --svg F)\n"
           "  gnnc calibrate             measure this machine for the memory "
           "planner\n",
           &llvm::errs()))
@@ -311,6 +331,13 @@ int main(int argc, char **argv) {
       planSolver != "ilp")
     return usageError("unknown --planner '" + planSolver +
                       "' (auto, exact, greedy, ilp)");
+  if (memoryBudget.getNumOccurrences()) {
+    llvm::Expected<uint64_t> bytes = parseSizeSpelling(memoryBudget);
+    if (!bytes)
+      return usageError("invalid --memory " +
+                        llvm::toString(bytes.takeError()));
+    options.memory = *bytes;
+  }
   options.showColors = llvm::WithColor(llvm::errs()).colorsEnabled();
   Compilation compilation(options, llvm::errs());
   if (!compilation.runFrontend())
@@ -355,9 +382,8 @@ int main(int argc, char **argv) {
       return usageError("gnnc compile needs -o FILE");
     return compileProgram(options, output, verboseBuild);
   }
-  reportToolError(llvm::errs(),
-                  "'gnnc plan' is not supported yet: the memory planner "
-                  "comes with the planner issue (gnnc run trains with every "
-                  "tensor kept)");
-  return 1;
+  PlanOptions plan;
+  plan.json = planJson;
+  plan.svgFile = planSvg;
+  return planProgram(compilation, plan, llvm::outs());
 }

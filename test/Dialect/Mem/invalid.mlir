@@ -253,3 +253,30 @@ module attributes {mem.plan = #mem.plan<budget = 1024, peak_device = 512, peak_h
 func.func @plan_misspelt() attributes {mem.plna = 1} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'mem.solver' must name the solver that chose the fates}}
+func.func @solver_empty() attributes {mem.solver = ""} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mem.solver' must name the solver that chose the fates}}
+func.func @solver_not_a_string() attributes {mem.solver = 3 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mem.loss_point' must be a non-negative integer, got -1 : i64}}
+func.func @loss_point_negative() attributes {mem.loss_point = -1 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'mem.loss_point' belongs on a function, not on 'builtin.module'}}
+module attributes {mem.loss_point = 3 : i64} {
+}

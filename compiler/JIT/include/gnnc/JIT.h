@@ -27,7 +27,9 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +55,9 @@ struct CompileOptions {
   /// `gnnc calibrate`'s output, else the built-in profile), and overrides of
   /// the program's `plan` and of the solver (empty, "auto": the defaults).
   std::string profile, policy, solver = "auto";
+  /// The device budget in bytes for every train block, replacing the
+  /// program's `memory` (gnnc run --memory); unset: the program's.
+  std::optional<uint64_t> memory;
 };
 
 class Model;

@@ -9,6 +9,10 @@
 // order), one line per schedule point with the arena bytes live there,
 // then the totals:
 //
+// On a function gnn-plan-memory planned (it has `mem.fates`), the plan
+// follows: policy, budget and solver, one line per saved tensor with its
+// bytes and fate, and the predicted peak per tier.
+//
 //   memory plan @M.step: 28 ops, loss at 11 (train.cross_entropy)
 //     value            bytes  def  last  storage   saved
 //     %arg6:param[w]    1024    -    24  argument  no
@@ -20,8 +24,12 @@
 //     resident 4096 bytes (arguments 3072, results 1024)
 //     saved 512 bytes in 1 values
 //     arena peak 1536 bytes at 5 (gnn.matmul), gnn.arena_bytes 1536
+//     plan auto, budget 4096, solver exact; tensors planned: 1
+//     fate gnn.dropout@2  512  recompute
+//     predicted peak device 4096, host 0, disk 0
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Mem/MemOps.h"
 #include "passes/MemoryPlan/Liveness.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -61,6 +69,33 @@ std::string label(func::FuncOp func, Value value) {
 /// of an argument nothing reads).
 std::string point(int64_t index) {
   return index == StepLiveness::kEntry ? "-" : std::to_string(index);
+}
+
+/// What gnn-plan-memory decided, when it planned \p func: the policy and
+/// solver, one line per saved tensor (name, bytes, fate) and the predicted
+/// peak of each tier, all from the attributes `gnnc plan` reads.
+void printPlan(func::FuncOp func, raw_ostream &os) {
+  auto fates = func->getAttrOfType<ArrayAttr>("mem.fates");
+  if (!fates)
+    return;
+  os << "  plan";
+  auto plan = func->getAttrOfType<mem::PlanAttr>("mem.plan");
+  if (plan)
+    os << " " << plan.getPolicy() << ", budget " << plan.getBudget();
+  if (auto solver = func->getAttrOfType<StringAttr>("mem.solver"))
+    os << ", solver " << solver.getValue();
+  os << "; tensors planned: " << fates.size() << "\n";
+  for (auto row : fates.getAsRange<DictionaryAttr>()) {
+    auto name = row.getAs<StringAttr>("name");
+    auto bytes = row.getAs<IntegerAttr>("bytes");
+    auto fate = row.getAs<StringAttr>("fate");
+    os << llvm::formatv("  fate {0}  {1}  {2}\n", name ? name.getValue() : "?",
+                        bytes ? std::to_string(bytes.getInt()) : "?",
+                        fate ? fate.getValue() : "?");
+  }
+  if (plan)
+    os << "  predicted peak device " << plan.getPeakDevice() << ", host "
+       << plan.getPeakHost() << ", disk " << plan.getPeakDisk() << "\n";
 }
 
 void print(const StepLiveness &live, raw_ostream &os) {
@@ -122,6 +157,7 @@ void print(const StepLiveness &live, raw_ostream &os) {
   if (auto arena = func->getAttrOfType<IntegerAttr>("gnn.arena_bytes"))
     os << ", gnn.arena_bytes " << arena.getInt();
   os << "\n";
+  printPlan(func, os);
 }
 
 struct TestPrintMemoryPlanPass
