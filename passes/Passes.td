@@ -206,7 +206,7 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
            "auto, keep_all, recompute_all or offload_all (default: the "
            "train block's `plan`)">,
     Option<"solver", "solver", "std::string", /*default=*/"\"auto\"",
-           "auto (exact, greedy beyond 40 candidates), exact, greedy, ilp">,
+           "auto (greedy, then a bounded exact search from its plan), exact, greedy, ilp">,
     Option<"profile", "profile", "std::string", /*default=*/"\"\"",
            "Machine profile JSON (default: the built-in cpu profile)">,
   ];

@@ -56,6 +56,12 @@ using plan::Tier;
 
 namespace {
 
+/// The exact search's node budget under `solver = auto`: enough to prove
+/// the optimum of steps with a few dozen candidates, small enough that
+/// planning a deep model stays well under a second (each node checks
+/// every timeline point).
+constexpr int64_t kAutoExactNodes = 100'000;
+
 std::string formatBytes(int64_t bytes) {
   double b = static_cast<double>(bytes);
   if (b >= 1024.0 * 1024 * 1024)
@@ -675,8 +681,26 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     if (policyName == "offload_all")
       return plan::evaluate(problem, offloadAll());
     std::string which = solver;
-    if (which == "auto")
-      which = problem.candidates.size() <= 40 ? "exact" : "greedy";
+    if (which == "auto") {
+      // The greedy's plan first, then a bounded exact search that starts
+      // from it: small steps get a proven optimum, large ones the best
+      // plan the search found within its node budget (never worse than
+      // the greedy's), and planning stays well under a second.
+      plan::Solution greedy = plan::solveGreedy(problem);
+      plan::ExactLimits limits;
+      limits.maxNodes = kAutoExactNodes;
+      if (greedy.feasible)
+        limits.incumbent = greedy.choice;
+      plan::Solution exact = plan::solveExact(problem, limits);
+      if (!exact.feasible && !exact.optimal) {
+        solverUsed = "greedy";
+        return greedy;
+      }
+      solverUsed = exact.optimal                    ? "exact"
+                   : exact.seconds < greedy.seconds ? "greedy+exact"
+                                                    : "greedy";
+      return exact;
+    }
     solverUsed = which;
     if (which == "ilp") {
       llvm::Expected<plan::Solution> s = plan::solveIlp(problem);

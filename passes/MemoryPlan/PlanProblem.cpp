@@ -192,6 +192,14 @@ public:
     choice.assign(n, -1);
     forced.assign(n, 0);
     best.seconds = std::numeric_limits<double>::infinity();
+    if (!limits.incumbent.empty()) {
+      Solution start = evaluate(problem, limits.incumbent);
+      if (start.feasible) {
+        best.seconds = start.seconds;
+        bestChoice = limits.incumbent;
+        found = true;
+      }
+    }
     if (fits(0))
       search(0, 0.0);
     Solution result;

@@ -105,6 +105,10 @@ struct ExactLimits {
   /// Search nodes before giving up on a proof of optimality; the best plan
   /// found so far is returned with `optimal = false`.
   int64_t maxNodes = 4'000'000;
+  /// A feasible plan to start from (e.g. the greedy's): the search then
+  /// only looks for strictly cheaper ones and prunes against it from the
+  /// first node, and returns it when it finds none.
+  std::vector<int> incumbent;
 };
 
 /// Branch and bound over the candidates, largest first, pruned by cost

@@ -88,8 +88,8 @@ static cl::opt<std::string>
                cl::sub(compileCmd), cl::sub(planCmd), cl::cat(gnncCategory));
 static cl::opt<std::string> planSolver(
     "planner",
-    cl::desc("Memory plan solver: auto (exact search, greedy for very large "
-             "steps), exact, greedy, ilp (GLPK, to check optimality)"),
+    cl::desc("Memory plan solver: auto (greedy, then a bounded exact search "
+             "from its plan), exact, greedy, ilp (GLPK, to check optimality)"),
     cl::value_desc("SOLVER"), cl::init("auto"), cl::sub(emitCmd),
     cl::sub(runCmd), cl::sub(compileCmd), cl::sub(planCmd),
     cl::cat(gnncCategory));

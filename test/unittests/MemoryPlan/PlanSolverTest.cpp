@@ -196,9 +196,44 @@ TEST(PlanSolver, ExactReportsWhenItGivesUp) {
   do
     p = randomProblem(rng, 10, 20);
   while (solveExact(p).work <= 5);
-  Solution s = solveExact(p, ExactLimits{5});
+  ExactLimits five;
+  five.maxNodes = 5;
+  Solution s = solveExact(p, five);
   EXPECT_FALSE(s.optimal);
   EXPECT_LE(s.work, 6);
+}
+
+// `solver = auto` starts the exact search from the greedy's plan: with
+// room to finish it proves the same optimum as the ILP, and cut short it
+// never returns anything worse than the greedy's plan.
+TEST(PlanSolver, ExactFromAnIncumbent) {
+  std::mt19937_64 rng(4242);
+  int started = 0, improved = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Problem p = randomProblem(rng, 2 + trial % 9, 12 + 2 * (trial % 7));
+    Solution greedy = solveGreedy(p);
+    if (!greedy.feasible)
+      continue;
+    ++started;
+    ExactLimits from;
+    from.incumbent = greedy.choice;
+    Solution exact = solveExact(p, from);
+    ASSERT_TRUE(exact.optimal) << trial;
+    ASSERT_TRUE(exact.feasible) << trial;
+    Solution reference = solveExact(p);
+    EXPECT_NEAR(exact.seconds, reference.seconds,
+                1e-9 * (1 + reference.seconds))
+        << trial;
+    improved += exact.seconds < greedy.seconds - 1e-12;
+    // Cut short after one node: the incumbent comes back unchanged.
+    from.maxNodes = 1;
+    Solution shortened = solveExact(p, from);
+    EXPECT_TRUE(shortened.feasible) << trial;
+    EXPECT_LE(shortened.seconds, greedy.seconds + 1e-12) << trial;
+  }
+  EXPECT_GT(started, 50);
+  // Some instances where the search beats the greedy, so the start matters.
+  EXPECT_GT(improved, 0);
 }
 
 } // namespace
