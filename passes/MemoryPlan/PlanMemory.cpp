@@ -734,6 +734,43 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     OwningOpRef<func::FuncOp> planned;
     int64_t arena = 0, handles = 0;
   };
+  // Rewrites the step by \p solution and places it: the arena it needs.
+  auto place = [&](Attempt &a) -> LogicalResult {
+    a.planned = func.clone();
+    a.handles = planner.rewrite(*a.planned, a.solution.choice, narrowType);
+    OwningOpRef<func::FuncOp> flat = a.planned->clone();
+    expandRecomputes(*flat);
+    FailureOr<StepLiveness> after =
+        StepLiveness::compute(*flat, "gnn-plan-memory");
+    if (failed(after))
+      return failure();
+    a.arena = placeFirstFit(*after).arenaBytes;
+    return success();
+  };
+  // The simple policies, placed once, as auto's fall-backs: the solver
+  // sees byte curves, not placements, so in a tight room its plan can
+  // fragment past the room where recompute_all's or offload_all's fits.
+  // With them auto never needs a larger budget than a simple policy.
+  std::optional<std::vector<Attempt>> simple;
+  auto simplePlans = [&]() -> FailureOr<std::vector<Attempt> *> {
+    if (simple)
+      return &*simple;
+    simple.emplace();
+    int64_t device = problem.capacity[0];
+    problem.capacity[0] = unlimited;
+    for (auto [name, choice] :
+         {std::pair{"recompute_all", forced(Fate::Recompute)},
+          {"offload_all", offloadAll()}}) {
+      Attempt a;
+      a.solution = plan::evaluate(problem, choice);
+      a.solver = std::string(name) + " (fall-back)";
+      if (!a.solution.feasible || failed(place(a)))
+        continue;
+      simple->push_back(std::move(a));
+    }
+    problem.capacity[0] = device;
+    return &*simple;
+  };
   auto tryRoom = [&](int64_t room) -> FailureOr<Attempt> {
     Attempt a;
     problem.capacity[0] = room;
@@ -748,16 +785,9 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       bool otherTiersFit = a.solution.peak[1] <= problem.capacity[1] &&
                            a.solution.peak[2] <= problem.capacity[2];
       if (!a.solution.feasible && (policyName == "auto" || !otherTiersFit))
-        return a;
-      a.planned = func.clone();
-      a.handles = planner.rewrite(*a.planned, a.solution.choice, narrowType);
-      OwningOpRef<func::FuncOp> flat = a.planned->clone();
-      expandRecomputes(*flat);
-      FailureOr<StepLiveness> after =
-          StepLiveness::compute(*flat, "gnn-plan-memory");
-      if (failed(after))
+        break;
+      if (failed(place(a)))
         return failure();
-      a.arena = placeFirstFit(*after).arenaBytes;
       if ((a.arena <= room || !budgetBytes) && otherTiersFit) {
         a.placed = true;
         return a;
@@ -766,9 +796,28 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         return a;
       problem.capacity[0] -= a.arena - room;
       if (problem.capacity[0] < 0)
-        return a;
+        break;
     }
-    return a;
+    if (policyName != "auto")
+      return a;
+    FailureOr<std::vector<Attempt> *> fallbacks = simplePlans();
+    if (failed(fallbacks))
+      return failure();
+    Attempt *best = nullptr;
+    for (Attempt &f : **fallbacks)
+      if (f.arena <= room &&
+          (!best || f.solution.seconds < best->solution.seconds))
+        best = &f;
+    if (!best)
+      return a;
+    Attempt copy;
+    copy.placed = true;
+    copy.solution = best->solution;
+    copy.solver = best->solver;
+    copy.planned = best->planned->clone();
+    copy.arena = best->arena;
+    copy.handles = best->handles;
+    return copy;
   };
   int64_t room = budgetBytes ? *budgetBytes - fixed : unlimited;
   FailureOr<Attempt> result = tryRoom(room);

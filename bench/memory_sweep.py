@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""Budget sweep of the memory planner (issue 5's benchmark).
+
+For each program (GCN-3 and GAT, on Facebook and on a 2M-node synthetic
+graph) it measures keep-all's device peak, asks the compiler for the
+smallest plan, and trains at 100/75/50/35/25% of keep-all's peak and at the
+smallest plan with `plan = auto` and with the forced policies
+`recompute_all` and `offload_all`, all in one run of this script on one
+machine. Each row reports the median step time, the measured and planned
+device peak, the host/disk bytes, and how long gnn-plan-memory took (MLIR's
+pass timing, from `gnnc-opt -mlir-timing` on the same IR).
+
+Budgets below the smallest plan cannot train; their rows say so, with the
+compiler's smallest budget. A forced policy that does not fit a budget is
+reported as "does not fit" (the compiler's error), not as a number.
+
+Usage:
+  bench/memory_sweep.py [--quick] [--epochs N] [--threads T] [--markdown]
+                        [--json FILE] [--only MODEL] [--graph GRAPH]
+  --quick   Facebook only (minutes instead of tens of minutes).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchcommon import ROOT, build_stamp, stamp_line
+
+MODELS = {
+    "GCN-3": """model GCN3(hidden = 64, p = 0.5) {
+  h = dropout(x, p = p);
+  h = relu(gcn_conv(h, out = hidden));
+  h = dropout(h, p = p);
+  h = relu(gcn_conv(h, out = hidden));
+  h = dropout(h, p = p);
+  return gcn_conv(h, out = classes);
+}
+""",
+    "GAT": """model GAT(hidden = 8, heads = 4, p = 0.6) {
+  h = dropout(x, p = p);
+  h = elu(gat_conv(h, out = hidden, heads = heads, attn_dropout = p));
+  h = dropout(h, p = p);
+  return gat_conv(h, out = classes, heads = 1, concat = false,
+                  attn_dropout = p);
+}
+""",
+}
+GRAPHS = {
+    "facebook": 'dataset("facebook", normalize_features = true)',
+    "synthetic-2M": "synthetic(nodes = 2000000, avg_degree = 5, features = 32, "
+                    "classes = 8, seed = 1)",
+}
+FRACTIONS = [1.0, 0.75, 0.5, 0.35, 0.25]
+POLICIES = ["auto", "recompute_all", "offload_all"]
+BIG = 1 << 40  # A budget nothing comes near: keep-all's reference.
+
+
+def program(model, graph, budget, epochs):
+    name = re.search(r"model (\w+)", MODELS[model]).group(1)
+    return MODELS[model] + """
+train %s on %s {
+  loss = cross_entropy(); optimizer = adam(lr = 0.01, weight_decay = 5e-4);
+  epochs = %d; seed = 1; eval_every = 1000;
+  memory = %d B;
+}
+""" % (name, GRAPHS[graph], epochs, budget)
+
+
+def fmt_bytes(n):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return "%.2f %s" % (n / scale, unit)
+    return "%d B" % n
+
+
+class Sweep:
+    def __init__(self, args, tmp):
+        self.args = args
+        self.tmp = tmp
+        self.gnnc = os.path.join(ROOT, args.build, "bin", "gnnc")
+        self.opt = os.path.join(ROOT, args.build, "bin", "gnnc-opt")
+
+    def write(self, model, graph, budget):
+        path = os.path.join(self.tmp, "%s-%s-%d.gnn" % (model, graph, budget))
+        with open(path, "w") as f:
+            f.write(program(model, graph, budget, self.args.epochs))
+        return path
+
+    def smallest(self, model, graph):
+        """The compiler's smallest budget: the front end's bound from a 1-byte
+        budget, then the planner's exact smallest plan from there."""
+        out = subprocess.run([self.gnnc, "check", self.write(model, graph, 1)],
+                             capture_output=True, text=True)
+        m = re.search(r"\(at least [^,]*, (\d+) bytes\)", out.stderr)
+        if not m:
+            sys.exit("gnnc check gave no lower bound:\n" + out.stderr)
+        bound = int(m.group(1))
+        out = subprocess.run([self.gnnc, "emit", "--stage=plan",
+                              self.write(model, graph, bound)],
+                             capture_output=True, text=True)
+        if out.returncode == 0:
+            return bound
+        m = re.search(r"smallest plan[^(]*\([^,]*, (\d+) bytes\)", out.stderr)
+        if not m:
+            sys.exit("gnnc emit --stage=plan failed:\n" + out.stderr[-2000:])
+        return int(m.group(1))
+
+    def plan_seconds(self, model, graph, budget):
+        """gnn-plan-memory's wall time on the step, by MLIR's pass timing."""
+        ir = subprocess.run([self.gnnc, "emit", "--stage=gnn",
+                             self.write(model, graph, BIG)],
+                            capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([self.opt, "-gnnc-pipeline=stage=plan budget=%d" % budget,
+                              "-mlir-timing", "-mlir-timing-display=list",
+                              "-o", os.devnull], input=ir, capture_output=True, text=True)
+        m = re.search(r"([0-9.]+) \(\s*[0-9.]+%\)\s+GnnPlanMemory", out.stderr)
+        return float(m.group(1)) if m else None
+
+    def run(self, model, graph, budget, policy):
+        report = os.path.join(self.tmp, "report.json")
+        cmd = [self.gnnc, "run", "--quiet", "--plan", policy, "--report", report,
+               self.write(model, graph, budget)]
+        if self.args.threads:
+            cmd += ["--threads", str(self.args.threads)]
+        started = time.time()
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        if out.returncode != 0:
+            err = [l for l in out.stderr.splitlines() if "error" in l]
+            return {"error": err[0] if err else out.stderr[-300:]}
+        with open(report) as f:
+            r = json.load(f)["runs"][0]
+        mem = r["memory"]
+        return {
+            "ms": 1000 * r["median_epoch_seconds"],
+            "measured": mem["device"]["measured_peak_bytes"],
+            "planned": mem["device"]["planned_peak_bytes"],
+            "host": mem["host"]["measured_peak_bytes"],
+            "disk": mem["disk"]["measured_peak_bytes"],
+            "predicted_ms": 1000 * mem["plan"]["predicted_step_seconds"],
+            "loss": r["loss"],
+            "wall_s": time.time() - started,
+        }
+
+    def sweep(self, model, graph):
+        print("== %s on %s" % (model, graph), file=sys.stderr, flush=True)
+        keep = self.run(model, graph, BIG, "keep_all")
+        if "error" in keep:
+            sys.exit("keep_all failed: " + keep["error"])
+        peak = keep["planned"]
+        smallest = self.smallest(model, graph)
+        budgets = [(f, int(f * peak)) for f in FRACTIONS]
+        budgets.append((smallest / peak, smallest))
+        rows = []
+        for fraction, budget in sorted(set(budgets), key=lambda b: -b[1]):
+            row = {"fraction": fraction, "budget": budget, "runs": {}}
+            if budget < smallest:
+                row["below_smallest"] = True
+                rows.append(row)
+                continue
+            row["plan_seconds"] = self.plan_seconds(model, graph, budget)
+            for policy in POLICIES:
+                print("   %5.1f%% %s" % (100 * fraction, policy), file=sys.stderr, flush=True)
+                r = self.run(model, graph, budget, policy)
+                if "loss" in r:
+                    r["same_losses"] = r.pop("loss") == keep["loss"]
+                row["runs"][policy] = r
+            rows.append(row)
+        keep.pop("loss")
+        return {"model": model, "graph": graph, "keep_all": keep,
+                "keep_all_peak": peak, "smallest": smallest, "rows": rows}
+
+
+def cell(r):
+    if "error" in r:
+        return "does not fit"
+    return "%.1f ms, %s" % (r["ms"], fmt_bytes(r["measured"]))
+
+
+def table(result, markdown):
+    keep = result["keep_all"]
+    lines = ["%s on %s: keep-all peak %s, %.1f ms/epoch; smallest plan %s (%.0f%%)" % (
+        result["model"], result["graph"], fmt_bytes(result["keep_all_peak"]), keep["ms"],
+        fmt_bytes(result["smallest"]), 100.0 * result["smallest"] / result["keep_all_peak"])]
+    head = ["budget", "auto", "recompute_all", "offload_all",
+            "auto vs keep-all", "auto vs best forced", "planned = measured",
+            "plan time"]
+    rows = []
+    for row in result["rows"]:
+        label = "%.0f%% (%s)" % (100 * row["fraction"], fmt_bytes(row["budget"]))
+        if row.get("below_smallest"):
+            rows.append([label, "below the smallest plan"] + [""] * (len(head) - 2))
+            continue
+        runs = row["runs"]
+        auto = runs["auto"]
+        forced = [runs[p]["ms"] for p in POLICIES[1:] if "ms" in runs[p]]
+        vs_keep = "%+.1f%%" % (100 * (auto["ms"] / keep["ms"] - 1)) if "ms" in auto else ""
+        vs_best = "%.2fx" % (auto["ms"] / min(forced)) if forced and "ms" in auto else "-"
+        exact = all(r["measured"] == r["planned"] and r["measured"] <= row["budget"]
+                    and r["same_losses"] for r in runs.values() if "ms" in r)
+        plan = "%.3f s" % row["plan_seconds"] if row["plan_seconds"] is not None else "?"
+        rows.append([label] + [cell(runs[p]) for p in POLICIES] +
+                    [vs_keep, vs_best, "yes" if exact else "NO", plan])
+    if markdown:
+        lines.append("")
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "---|" * len(head))
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+    else:
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+        lines.append("  ".join(h.ljust(w) for h, w in zip(head, widths)))
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--epochs", type=int, default=4,
+                    help="epochs per run; the first is excluded from the median")
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--quick", action="store_true", help="Facebook only")
+    ap.add_argument("--only", help="one model (GCN-3 or GAT)")
+    ap.add_argument("--graph", help="one graph (facebook or synthetic-2M)")
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--json", help="also write the results here")
+    args = ap.parse_args()
+    stamps = build_stamp(os.path.join(args.build, "bin", "gnnc"))
+    graphs = ["facebook"] if args.quick else list(GRAPHS)
+    if args.graph:
+        graphs = [args.graph]
+    models = [args.only] if args.only else list(MODELS)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="gnnc-sweep-") as tmp:
+        sweep = Sweep(args, tmp)
+        for graph in graphs:
+            for model in models:
+                results.append(sweep.sweep(model, graph))
+    print("# gnnc memory planner budget sweep (%d epochs per run, median of epochs 2..%d)"
+          % (args.epochs, args.epochs))
+    print("# build: " + stamp_line(stamps))
+    print("# cells: median ms/epoch, measured device peak; 'planned = measured' also "
+          "checks peak <= budget and losses bit-identical to keep_all")
+    for r in results:
+        print()
+        print(table(r, args.markdown))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"build": stamps, "results": results}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
