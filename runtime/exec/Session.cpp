@@ -333,8 +333,12 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   }
   Arena &arena = *deviceArena;
   auto alloc = [&](uint64_t bytes, const char *what) -> void * {
+    // Nothing to hold takes nothing from the arena, as gnnrt/Footprint.h
+    // (the planner's sum) counts it; a non-null address keeps the callers'
+    // checks uniform. Nothing reads or writes through it.
+    static char empty;
     if (bytes == 0)
-      bytes = 1;
+      return &empty;
     void *p = arena.allocate(bytes, what, error);
     if (!p)
       error = where + error;
@@ -367,16 +371,10 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
 
   // The graph-derived values, once for this graph.
   if (const gnnrt_function_desc *prep = desc.prepare) {
-    // No workspace, no allocation: the planner's footprint
-    // (gnnrt/Footprint.h) counts prepare's arena as it is, and a 0-byte
-    // request would still take a 64-byte slot.
-    prepareArena = nullptr;
-    if (prep->arena_bytes > 0) {
-      prepareArena = static_cast<char *>(
-          alloc(static_cast<uint64_t>(prep->arena_bytes), "graph-derived"));
-      if (!prepareArena)
-        return false;
-    }
+    prepareArena = static_cast<char *>(
+        alloc(static_cast<uint64_t>(prep->arena_bytes), "graph-derived"));
+    if (!prepareArena)
+      return false;
     preparedGraphs.assign(prep->num_results, gnnrt_graph{});
     prepared.clear();
     for (int32_t k = 0; k < prep->num_results; ++k) {
