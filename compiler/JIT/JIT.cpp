@@ -20,8 +20,6 @@
 using namespace gnnc;
 using namespace gnnc::jit;
 
-namespace {} // namespace
-
 llvm::Expected<std::string>
 gnnc::jit::generateCpp(const std::string &path, const std::string *source,
                        const CompileOptions &options) {

@@ -96,17 +96,24 @@ int error(const llvm::Twine &message) {
   return 1;
 }
 
+/// The command line's compiler options for the JIT, which both `gnnc run`
+/// and `gnnc compile` build through (one place to add an option to).
+jit::CompileOptions compileOptionsFor(const DriverOptions &driver) {
+  jit::CompileOptions options;
+  options.dataDirs = driver.dataDirs;
+  options.only = driver.only;
+  options.denseFeatures = driver.denseFeatures;
+  options.profile = driver.profile;
+  options.policy = driver.policy;
+  options.solver = driver.solver;
+  options.memory = driver.memory;
+  return options;
+}
+
 } // namespace
 
 int gnnc::runProgram(const DriverOptions &driver, const RunOptions &options) {
-  jit::CompileOptions compileOptions;
-  compileOptions.dataDirs = driver.dataDirs;
-  compileOptions.only = driver.only;
-  compileOptions.denseFeatures = driver.denseFeatures;
-  compileOptions.profile = driver.profile;
-  compileOptions.policy = driver.policy;
-  compileOptions.solver = driver.solver;
-  compileOptions.memory = driver.memory;
+  jit::CompileOptions compileOptions = compileOptionsFor(driver);
   compileOptions.useCache = options.useCache;
   compileOptions.verbose = options.verboseBuild;
   bool progress = !options.quiet && gnnrt::Progress::stderrIsTerminal();
@@ -169,14 +176,7 @@ int gnnc::runProgram(const DriverOptions &driver, const RunOptions &options) {
 
 int gnnc::compileProgram(const DriverOptions &driver, const std::string &output,
                          bool verbose) {
-  jit::CompileOptions options;
-  options.dataDirs = driver.dataDirs;
-  options.only = driver.only;
-  options.denseFeatures = driver.denseFeatures;
-  options.profile = driver.profile;
-  options.policy = driver.policy;
-  options.solver = driver.solver;
-  options.memory = driver.memory;
+  jit::CompileOptions options = compileOptionsFor(driver);
   auto cpp = jit::generateCpp(driver.inputFile, nullptr, options);
   if (!cpp) {
     // Front-end diagnostics already name file:line:col; print them as is.
