@@ -850,23 +850,35 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     // over the same slots whatever the budget: bisect between nothing and
     // keeping everything (which always places when nothing limits it).
     // Every budget at or above the smallest plan it reports then compiles.
+    //
+    // Bisects whole 64-byte slots between a room that places and one that
+    // does not (in either order); returns the placed room next to the
+    // other and keeps its attempt in \p best.
+    auto bisect = [&](int64_t placed, int64_t other,
+                      std::optional<Attempt> &best) -> FailureOr<int64_t> {
+      while (std::abs(placed - other) > kArenaAlignment) {
+        int64_t lo = std::min(placed, other), hi = std::max(placed, other);
+        int64_t mid = lo + (hi - lo) / kArenaAlignment / 2 * kArenaAlignment;
+        FailureOr<Attempt> a = tryRoom(mid);
+        if (failed(a))
+          return failure();
+        if (!a->placed) {
+          other = mid;
+          continue;
+        }
+        placed = mid;
+        best = std::move(*a);
+      }
+      return placed;
+    };
     FailureOr<Attempt> all = tryRoom(unlimited);
     if (failed(all))
       return failure();
-    int64_t lo = 0, hi = all->arena;
     std::optional<Attempt> smallest;
-    while (hi - lo > kArenaAlignment) {
-      int64_t mid = lo + (hi - lo) / kArenaAlignment / 2 * kArenaAlignment;
-      FailureOr<Attempt> a = tryRoom(mid);
-      if (failed(a))
-        return failure();
-      if (!a->placed) {
-        lo = mid;
-        continue;
-      }
-      hi = mid;
-      smallest = std::move(*a);
-    }
+    FailureOr<int64_t> least = bisect(all->arena, 0, smallest);
+    if (failed(least))
+      return failure();
+    int64_t hi = *least;
     if (!smallest)
       smallest = std::move(*all);
     if (hi > room) {
@@ -883,20 +895,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     }
     // The smallest plan fits this budget; a larger room between it and
     // the budget may place a cheaper one.
-    lo = hi;
-    hi = room / kArenaAlignment * kArenaAlignment;
-    while (hi - lo > kArenaAlignment) {
-      int64_t mid = lo + (hi - lo) / kArenaAlignment / 2 * kArenaAlignment;
-      FailureOr<Attempt> a = tryRoom(mid);
-      if (failed(a))
-        return failure();
-      if (!a->placed) {
-        hi = mid;
-        continue;
-      }
-      lo = mid;
-      smallest = std::move(*a);
-    }
+    if (failed(bisect(hi, room / kArenaAlignment * kArenaAlignment, smallest)))
+      return failure();
     result = std::move(*smallest);
   }
   if (budgetBytes && fp->otherArenas > room)
