@@ -596,10 +596,9 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   std::optional<int64_t> budgetBytes =
       budget >= 0 ? std::optional<int64_t>(budget) : getInt("memory");
   std::string policyName = policy.empty() ? getStr("plan", "auto") : policy;
-  if (policyName != "auto" && policyName != "keep_all" &&
-      policyName != "recompute_all" && policyName != "offload_all")
+  if (!llvm::is_contained(plan::kPolicyNames, policyName))
     return func.emitError("gnn-plan-memory: unknown policy '")
-           << policyName << "' (auto, keep_all, recompute_all, offload_all)";
+           << policyName << "' (" << plan::nameList(plan::kPolicyNames) << ")";
   std::string savedPrecision = getStr("saved_precision", "exact");
   Builder b(func.getContext());
   Type narrowType =
@@ -714,7 +713,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return plan::solveGreedy(problem);
     if (which != "exact") {
       func.emitError("gnn-plan-memory: unknown solver '")
-          << which << "' (auto, exact, greedy, ilp)";
+          << which << "' (" << plan::nameList(plan::kSolverNames) << ")";
       return failure();
     }
     plan::Solution s = plan::solveExact(problem);

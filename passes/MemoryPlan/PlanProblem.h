@@ -20,16 +20,31 @@
 #ifndef GNNC_PASSES_MEMORYPLAN_PLANPROBLEM_H
 #define GNNC_PASSES_MEMORYPLAN_PLANPROBLEM_H
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <vector>
 
 namespace mlir::gnn::plan {
+
+/// The memory policies (`plan` in the language, --plan) and the solvers
+/// (--planner): the one list the pass and the tools check names against.
+inline constexpr llvm::StringLiteral kPolicyNames[] = {
+    "auto", "keep_all", "recompute_all", "offload_all"};
+inline constexpr llvm::StringLiteral kSolverNames[] = {"auto", "exact",
+                                                       "greedy", "ilp"};
+/// "a, b, c" for messages.
+template <size_t N>
+std::string nameList(const llvm::StringLiteral (&names)[N]) {
+  return llvm::join(std::begin(names), std::end(names), ", ");
+}
 
 /// Where bytes are held. The order is the index into per-tier arrays.
 enum class Tier { Device = 0, Host = 1, Disk = 2 };

@@ -11,6 +11,7 @@
 
 #include "lang/Sema/Builtins.h"
 #include "passes/MemoryPlan/CostModel.h"
+#include "passes/MemoryPlan/PlanProblem.h"
 
 #include "gnnrt/Calibrate.h"
 
@@ -322,15 +323,16 @@ int main(int argc, char **argv) {
   options.profile = profileFile;
   options.policy = planPolicy;
   options.solver = planSolver;
-  if (!llvm::is_contained(
-          {"", "auto", "keep_all", "recompute_all", "offload_all"},
-          llvm::StringRef(planPolicy)))
-    return usageError("unknown --plan '" + planPolicy +
-                      "' (auto, keep_all, recompute_all, offload_all)");
-  if (planSolver != "auto" && planSolver != "exact" && planSolver != "greedy" &&
-      planSolver != "ilp")
-    return usageError("unknown --planner '" + planSolver +
-                      "' (auto, exact, greedy, ilp)");
+  // Names the planner knows (passes/MemoryPlan/PlanProblem.h); checked
+  // here too so a typo is a usage error before anything compiles.
+  using mlir::gnn::plan::kPolicyNames, mlir::gnn::plan::kSolverNames;
+  if (!planPolicy.empty() &&
+      !llvm::is_contained(kPolicyNames, llvm::StringRef(planPolicy)))
+    return usageError("unknown --plan '" + planPolicy + "' (" +
+                      mlir::gnn::plan::nameList(kPolicyNames) + ")");
+  if (!llvm::is_contained(kSolverNames, llvm::StringRef(planSolver)))
+    return usageError("unknown --planner '" + planSolver + "' (" +
+                      mlir::gnn::plan::nameList(kSolverNames) + ")");
   if (memoryBudget.getNumOccurrences()) {
     llvm::Expected<uint64_t> bytes = parseSizeSpelling(memoryBudget);
     if (!bytes)
