@@ -12,12 +12,27 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <new>
 #include <type_traits>
 
 namespace gnnrt::cpu {
+
+/// A float's IEEE-754 bits and back (the bf16/f16 conversions, and the
+/// tests that build special values bit by bit).
+inline uint32_t bitsOf(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof(b));
+  return b;
+}
+
+inline float fromBits(uint32_t b) {
+  float v;
+  std::memcpy(&v, &b, sizeof(v));
+  return v;
+}
 
 /// Loops over fewer elements than this run on one thread: below it the
 /// fork/join of an OpenMP team costs more than the loop.

@@ -12,7 +12,6 @@
 #include "Common.h"
 
 #include <cstdint>
-#include <cstring>
 
 using namespace gnnrt::cpu;
 
@@ -21,18 +20,6 @@ namespace {
 /// Elements per chunk of the parallel loop: large enough that a chunk's
 /// cost dwarfs handing it out, small enough that two threads balance.
 constexpr int64_t kChunk = 1 << 16;
-
-inline uint32_t bitsOf(float v) {
-  uint32_t b;
-  std::memcpy(&b, &v, sizeof(b));
-  return b;
-}
-
-inline float fromBits(uint32_t b) {
-  float v;
-  std::memcpy(&v, &b, sizeof(v));
-  return v;
-}
 
 /// `x >> shift` rounded to nearest, ties to even: adding just under half of
 /// the dropped part, plus the kept part's lowest bit, carries exactly when

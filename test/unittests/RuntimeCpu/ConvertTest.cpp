@@ -26,6 +26,8 @@
 #endif
 
 using namespace gnnrt::cpu::test;
+using gnnrt::cpu::bitsOf;
+using gnnrt::cpu::fromBits;
 
 namespace {
 

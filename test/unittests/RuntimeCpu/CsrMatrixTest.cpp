@@ -27,8 +27,8 @@
 
 namespace {
 
-using gnnrt::cpu::test::bitsOf;
-using gnnrt::cpu::test::fromBits;
+using gnnrt::cpu::bitsOf;
+using gnnrt::cpu::fromBits;
 using gnnrt::cpu::test::nextRandom;
 
 /// Uniform in [-1, 1), a multiple of 2^-20.

@@ -25,8 +25,8 @@
 
 namespace {
 
-using gnnrt::cpu::test::bitsOf;
-using gnnrt::cpu::test::fromBits;
+using gnnrt::cpu::bitsOf;
+using gnnrt::cpu::fromBits;
 using gnnrt::cpu::test::nextRandom;
 
 /// The definition of gnn.dropout, one element at a time.

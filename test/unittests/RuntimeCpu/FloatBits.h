@@ -1,29 +1,19 @@
 //===- FloatBits.h - Bit-level helpers for the CPU kernel tests -*- C++ -*-===//
 //
-// The tests that compare kernels bit for bit (dropout, its CSR form) build
-// special floats from bit patterns and draw inputs from a generator that
+// The tests that compare kernels bit for bit (dropout, its CSR form, the
+// bf16/f16 conversions) build special floats from bit patterns with the
+// kernels' bitsOf/fromBits (Common.h) and draw inputs from a generator that
 // does not depend on the C++ library, so a failure reproduces everywhere.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GNNC_TEST_UNITTESTS_RUNTIMECPU_FLOATBITS_H
 #define GNNC_TEST_UNITTESTS_RUNTIMECPU_FLOATBITS_H
 
+#include "Common.h" // bitsOf, fromBits: the kernels' own.
+
 #include <cstdint>
-#include <cstring>
 
 namespace gnnrt::cpu::test {
-
-inline uint32_t bitsOf(float v) {
-  uint32_t b;
-  std::memcpy(&b, &v, sizeof(b));
-  return b;
-}
-
-inline float fromBits(uint32_t b) {
-  float v;
-  std::memcpy(&v, &b, sizeof(v));
-  return v;
-}
 
 /// splitmix64, so the inputs do not depend on the C++ library.
 inline uint64_t nextRandom(uint64_t &state) {
