@@ -41,3 +41,14 @@ if os.path.isdir(config.gnnc_data_dir):
     config.available_features.add("shipped-data")
 if config.gnnc_have_cuda:
     config.available_features.add("cuda-toolkit")
+    # The CUDA target's tests compile generated code without a GPU.
+    config.substitutions.append(("%nvcc", config.nvcc))
+    config.substitutions.append(("%host_cxx", config.host_cxx))
+    config.substitutions.append(("%gnnrt_include", os.path.join(config.gnnc_src_root, "runtime", "include")))
+    llvm_config.add_tool_substitutions(["gnnrt-nvrtc"], tool_dirs)
+    # A GPU the driver sees: tests that need one run, those that check the
+    # no-device path do not.
+    import shutil, subprocess
+    smi = shutil.which("nvidia-smi")
+    if smi and subprocess.run([smi, "-L"], capture_output=True).returncode == 0:
+        config.available_features.add("cuda-device")

@@ -5,6 +5,7 @@
 #include "llvm/Support/FileSystem.h"
 
 #include "compiler/Target/CPU/EmitCpp.h"
+#include "compiler/Target/CUDA/EmitCuda.h"
 
 #include "lang/Basic/Diagnostics.h"
 #include "lang/Basic/Suggest.h"
@@ -231,13 +232,14 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
     return module &&
            succeeded(mlir::gnn::emitCpp(*module, os, cppEmitOptions()));
   }
-  default:
-    reportToolError(diagOS, "--stage=" + stageName(stage) +
-                                " is not supported yet: this gnnc stops "
-                                "after the CPU code (available: ast, gnn, "
-                                "decomposed, train, plan, cpp)");
-    return false;
+  case Stage::Cuda: {
+    // The same IR as the CPU target's: the lowest stage is target-neutral.
+    mlir::OwningOpRef<mlir::ModuleOp> module = lowerTo(Stage::Cpp);
+    return module &&
+           succeeded(mlir::gnn::emitCuda(*module, os, cppEmitOptions()));
   }
+  }
+  llvm_unreachable("unknown stage");
 }
 
 mlir::gnn::CppEmitOptions Compilation::cppEmitOptions() const {

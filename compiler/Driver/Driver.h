@@ -60,6 +60,8 @@ struct DriverOptions {
   /// --memory: the device budget of every train block in bytes, replacing
   /// the program's `memory` after the front end (unset: the program's).
   std::optional<uint64_t> memory;
+  /// --target: "cpu" or "cuda" (run and compile).
+  std::string target = "cpu";
 };
 
 /// Reads a size the way the language spells one: "3MiB", "3 MiB",

@@ -44,9 +44,12 @@ gnnc::jit::generateCpp(const std::string &path, const std::string *source,
                 (options.only.empty()
                      ? ""
                      : " (none of model '" + options.only + "')"));
+  if (options.target != "cpu" && options.target != "cuda")
+    return fail("unknown target '" + options.target + "' (cpu, cuda)");
   std::string cpp;
   llvm::raw_string_ostream os(cpp);
-  if (!compilation.emit(Stage::Cpp, os))
+  if (!compilation.emit(options.target == "cuda" ? Stage::Cuda : Stage::Cpp,
+                        os))
     return fail(llvm::StringRef(diags).rtrim());
   return cpp;
 }

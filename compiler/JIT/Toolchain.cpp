@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/JIT/Toolchain.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -43,6 +44,9 @@ std::optional<Toolchain> fromPrefix(llvm::StringRef prefix) {
   t.rtCpu = archive("libGnncRtCpu.a");
   t.rtExec = archive("libGnncRtExec.a");
   t.rtData = archive("libGnncRtData.a");
+  llvm::SmallString<256> cuda(prefix);
+  path::append(cuda, "lib", "libgnnrt_cuda.so");
+  t.rtCuda = cuda.str().str();
   llvm::SmallString<256> header(t.includeDir);
   path::append(header, "gnnrt", "Model.h");
   if (!fs::exists(header) || !fs::exists(t.rtCpu))
@@ -141,6 +145,7 @@ llvm::Expected<Toolchain> gnnc::jit::findToolchain() {
     t.rtCpu = GNNC_BUILD_RT_CPU;
     t.rtExec = GNNC_BUILD_RT_EXEC;
     t.rtData = GNNC_BUILD_RT_DATA;
+    t.rtCuda = GNNC_BUILD_RT_CUDA;
     t.origin = "build tree";
     found = t;
   }
@@ -150,6 +155,12 @@ llvm::Expected<Toolchain> gnnc::jit::findToolchain() {
     return fail("cannot find the gnnc runtime (looked in $GNNC_RUNTIME_DIR, "
                 "next to this executable, in the build tree " GNNC_BUILD_RT_CPU
                 " and under " GNNC_INSTALL_PREFIX ")");
+  if (auto env = llvm::sys::Process::GetEnv("NVCC"))
+    found->nvcc = *env;
+  else if (fs::can_execute(GNNC_NVCC))
+    found->nvcc = GNNC_NVCC;
+  else if (auto p = llvm::sys::findProgramByName("nvcc"))
+    found->nvcc = *p;
   for (llvm::StringRef flag : splitFlags(GNNC_RT_LINK_FLAGS))
     found->linkFlags.push_back(flag.str());
 
@@ -169,14 +180,26 @@ llvm::Expected<Toolchain> gnnc::jit::findToolchain() {
   return *found;
 }
 
+/// Generated CUDA code calls libgnnrt_cuda.so (the session loads it only
+/// for CUDA programs, so CPU builds do not link it); found at run time
+/// through the rpath.
+static std::vector<std::string> cudaLinkFlags(const Toolchain &toolchain) {
+  return {toolchain.rtCuda,
+          "-Wl,-rpath," + path::parent_path(toolchain.rtCuda).str(), "-ldl"};
+}
+
 llvm::Expected<BuildResult>
 gnnc::jit::buildSharedObject(const Toolchain &toolchain, const std::string &cpp,
                              const CompileOptions &options) {
-  std::vector<std::string> flags = {"-O2", "-fPIC", "-shared", "-w",
-                                    "-I" + toolchain.includeDir};
+  // A CUDA unit is built the same way: its host part is plain C++17 (the
+  // file is named .cpp), its kernels are compiled by NVRTC at run time.
+  std::vector<std::string> flags = {"-O2",        "-fPIC",
+                                    "-shared",    "-w",
+                                    "-std=c++17", "-I" + toolchain.includeDir};
   std::string key = cpp + "\n" + toolchain.cxx + "\n" + stamp(toolchain.cxx) +
                     "\n" + toolchain.rtCpu + "\n" + stamp(toolchain.rtCpu) +
-                    "\n" + toolchain.rtExec + "\n" + stamp(toolchain.rtExec);
+                    "\n" + toolchain.rtExec + "\n" + stamp(toolchain.rtExec) +
+                    "\n" + toolchain.rtCuda + "\n" + stamp(toolchain.rtCuda);
   for (const std::string &f : flags)
     key += " " + f;
   for (const std::string &f : toolchain.linkFlags)
@@ -221,6 +244,8 @@ gnnc::jit::buildSharedObject(const Toolchain &toolchain, const std::string &cpp,
   // in the exec archive; only the objects the code calls are pulled in.
   args.push_back(toolchain.rtExec);
   args.push_back(toolchain.rtCpu);
+  if (options.target == "cuda")
+    llvm::append_range(args, cudaLinkFlags(toolchain));
   args.insert(args.end(), toolchain.linkFlags.begin(),
               toolchain.linkFlags.end());
   if (llvm::Error e = run(args, options.verbose)) {
@@ -235,13 +260,31 @@ gnnc::jit::buildSharedObject(const Toolchain &toolchain, const std::string &cpp,
   return BuildResult{so.str().str(), false};
 }
 
+/// Writes \p bytes as the C array `gnnc_fatbin` into \p file.
+static llvm::Error writeByteArray(llvm::StringRef bytes, llvm::StringRef file) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(file, ec);
+  if (ec)
+    return fail("cannot write " + file + ": " + ec.message());
+  // 16-byte aligned: the loader reads the fatbin header in place.
+  os << "alignas(16) static const unsigned char gnnc_fatbin[] = {";
+  for (size_t i = 0; i < bytes.size(); ++i)
+    os << (i % 16 ? "" : "\n")
+       << static_cast<unsigned>(static_cast<unsigned char>(bytes[i])) << ",";
+  os << "};\n";
+  return llvm::Error::success();
+}
+
 llvm::Error gnnc::jit::buildExecutable(const Toolchain &toolchain,
                                        const std::string &cpp,
-                                       const std::string &output,
-                                       bool verbose) {
-  llvm::SmallString<256> source;
-  if (std::error_code ec = fs::createTemporaryFile("gnnc-prog", "cpp", source))
-    return fail("cannot create a temporary file: " + ec.message());
+                                       const std::string &output, bool verbose,
+                                       llvm::ArrayRef<std::string> cudaArchs) {
+  llvm::SmallString<256> dir;
+  if (std::error_code ec = fs::createUniqueDirectory("gnnc-prog", dir))
+    return fail("cannot create a temporary directory: " + ec.message());
+  auto cleanup = llvm::make_scope_exit([&] { fs::remove_directories(dir); });
+  llvm::SmallString<256> source(dir);
+  path::append(source, "prog.cpp");
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(source, ec);
@@ -249,20 +292,46 @@ llvm::Error gnnc::jit::buildExecutable(const Toolchain &toolchain,
       return fail("cannot write " + source + ": " + ec.message());
     os << cpp
        << "\n// The standalone driver: gnnrt/Standalone.h.\n"
+          "#ifndef GNNC_CUDA_DEVICE_PASS\n"
           "#include \"gnnrt/Standalone.h\"\n\n"
           "int main(int argc, char **argv) {\n"
           "  int64_t count = 0;\n"
           "  const gnnrt_model_desc *const *models = gnnc_models(&count);\n"
           "  return gnnrt_standalone_main(models, count, argc, argv);\n"
-          "}\n";
+          "}\n"
+          "#endif\n";
   }
-  std::vector<std::string> args = {
-      toolchain.cxx,      "-O2",          "-w",   "-I" + toolchain.includeDir,
-      source.str().str(), "-o",           output, toolchain.rtExec,
-      toolchain.rtData,   toolchain.rtCpu};
+  std::vector<std::string> args = {toolchain.cxx, "-O2", "-w", "-std=c++17",
+                                   "-I" + toolchain.includeDir};
+  if (!cudaArchs.empty()) {
+    // The device part, for every architecture asked for, with the same
+    // exact arithmetic as NVRTC's (--fmad=false, gnnrt_cuda_compile).
+    if (toolchain.nvcc.empty())
+      return fail("gnnc compile --target=cuda needs nvcc: install the CUDA "
+                  "toolkit or set $NVCC");
+    llvm::SmallString<256> fatbin(dir), include(dir);
+    path::append(fatbin, "prog.fatbin");
+    path::append(include, "prog_fatbin.inc");
+    std::vector<std::string> nvcc = {toolchain.nvcc, "-x",
+                                     "cu",           "-DGNNC_CUDA_DEVICE_PASS",
+                                     "--fatbin",     "--fmad=false"};
+    for (const std::string &arch : cudaArchs)
+      nvcc.push_back("-gencode=arch=compute_" + arch + ",code=sm_" + arch);
+    nvcc.insert(nvcc.end(), {source.str().str(), "-o", fatbin.str().str()});
+    if (llvm::Error e = run(nvcc, verbose))
+      return e;
+    auto bytes = llvm::MemoryBuffer::getFile(fatbin, /*IsText=*/false);
+    if (!bytes)
+      return fail("cannot read " + fatbin + ": " + bytes.getError().message());
+    if (llvm::Error e = writeByteArray((*bytes)->getBuffer(), include))
+      return e;
+    args.push_back("-DGNNC_CUDA_FATBIN=\"" + include.str().str() + "\"");
+  }
+  args.insert(args.end(), {source.str().str(), "-o", output, toolchain.rtExec,
+                           toolchain.rtData, toolchain.rtCpu});
+  if (!cudaArchs.empty())
+    llvm::append_range(args, cudaLinkFlags(toolchain));
   args.insert(args.end(), toolchain.linkFlags.begin(),
               toolchain.linkFlags.end());
-  llvm::Error e = run(args, verbose);
-  fs::remove(source);
-  return e;
+  return run(args, verbose);
 }

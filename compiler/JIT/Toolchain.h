@@ -33,7 +33,13 @@ llvm::Expected<std::string> generateCpp(const std::string &path,
 struct Toolchain {
   std::string cxx;        ///< The C++ compiler.
   std::string includeDir; ///< Holds gnnrt/Kernels.h and gnnrt/Model.h.
-  std::string rtCpu, rtExec, rtData;  ///< The runtime's static archives.
+  std::string rtCpu, rtExec, rtData; ///< The runtime's static archives.
+  /// libgnnrt_cuda.so: the CUDA device (a stand-in without the toolkit),
+  /// which the session calls for CUDA-target programs.
+  std::string rtCuda;
+  /// nvcc for `gnnc compile --target=cuda` ($NVCC, else the one gnnc was
+  /// built with, else on PATH); empty when there is none.
+  std::string nvcc;
   std::vector<std::string> linkFlags; ///< OpenMP, BLAS.
   std::string origin; ///< "build tree", "install prefix /usr/local", ...
 };
@@ -56,9 +62,12 @@ llvm::Expected<BuildResult> buildSharedObject(const Toolchain &toolchain,
                                               const CompileOptions &options);
 
 /// Builds \p cpp plus a main() over the runtime's standalone driver into
-/// the executable \p output.
+/// the executable \p output. For a CUDA unit (\p cudaArchs not empty:
+/// "80", "90") nvcc first compiles its device part into a fatbin for those
+/// architectures, which the executable loads instead of using NVRTC.
 llvm::Error buildExecutable(const Toolchain &toolchain, const std::string &cpp,
-                            const std::string &output, bool verbose);
+                            const std::string &output, bool verbose,
+                            llvm::ArrayRef<std::string> cudaArchs = {});
 
 } // namespace gnnc::jit
 

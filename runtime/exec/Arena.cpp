@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -25,7 +26,7 @@ static uint64_t pageSize() {
 }
 
 Arena::~Arena() {
-  if (region)
+  if (region && ownsRegion)
     munmap(region, mappedBytes);
 }
 
@@ -34,11 +35,12 @@ Arena::Arena(Arena &&other) noexcept { *this = std::move(other); }
 Arena &Arena::operator=(Arena &&other) noexcept {
   if (this == &other)
     return *this;
-  if (region)
+  if (region && ownsRegion)
     munmap(region, mappedBytes);
   region = std::exchange(other.region, nullptr);
   budgetBytes = std::exchange(other.budgetBytes, 0);
   mappedBytes = std::exchange(other.mappedBytes, 0);
+  ownsRegion = std::exchange(other.ownsRegion, false);
   freeBlocks = std::move(other.freeBlocks);
   live = std::move(other.live);
   other.freeBlocks.clear();
@@ -69,7 +71,31 @@ bool Arena::create(uint64_t budgetBytes, Arena &out, std::string &error) {
   arena.region = static_cast<uint8_t *>(p);
   arena.budgetBytes = budgetBytes;
   arena.mappedBytes = mapped;
+  arena.ownsRegion = true;
   arena.freeBlocks.emplace(0, budgetBytes);
+  out = std::move(arena);
+  return true;
+}
+
+bool Arena::createOver(void *base, uint64_t bytes, Arena &out,
+                       std::string &error) {
+  if (bytes == 0 || bytes > kMaxBudget) {
+    error = "device arena: a region of " + std::to_string(bytes) +
+            " bytes is out of range (1 B to " + formatBytes(kMaxBudget) + ")";
+    return false;
+  }
+  if (!base || reinterpret_cast<uintptr_t>(base) % kAlignment != 0) {
+    error = base ? "device arena: the region's start is not aligned to " +
+                       std::to_string(kAlignment) + " bytes"
+                 : "device arena: the region is null";
+    return false;
+  }
+  // Only offsets are computed from here on: the region may be memory the
+  // host cannot read (a GPU's).
+  Arena arena;
+  arena.region = static_cast<uint8_t *>(base);
+  arena.budgetBytes = bytes;
+  arena.freeBlocks.emplace(0, bytes);
   out = std::move(arena);
   return true;
 }
@@ -168,7 +194,7 @@ void Arena::resetHighWater() {
 }
 
 uint64_t Arena::residentBytes() const {
-  if (!region || touchedEnd == 0)
+  if (!region || !ownsRegion || touchedEnd == 0)
     return 0;
   uint64_t page = pageSize();
   uint64_t pages = (touchedEnd + page - 1) / page;

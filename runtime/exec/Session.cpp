@@ -5,9 +5,24 @@
 // arena. State values are matched across init, step and predict by (role,
 // param), never by position.
 //
+// On CUDA the arena is device memory: everything the host puts in it or
+// takes out of it goes through copyIn, copyOut or stageIn, which are memcpy
+// (or nothing: stageIn fills the arena in place) on the CPU, so the CPU
+// path does what it always did. Scalars (seed, step) and the gnnrt_graph
+// structs stay host memory on both targets, as gnnrt/Model.h says; only
+// the arrays they point at are the device's.
+//
+// libgnnrt_cuda.so is loaded (dlopen) when the first CUDA table is bound,
+// not linked: it pulls in cuBLAS, cuSPARSE and NVRTC, whose loading costs
+// every process that links this library about 0.1 s and 280 MiB of
+// resident memory at startup, which a CPU run must not pay (its report
+// prints its peak RSS). Generated CUDA code links the library itself; the
+// session then finds the same copy, so both use one context.
+//
 //===----------------------------------------------------------------------===//
 #include "gnnrt/Session.h"
 
+#include "gnnrt/Cuda.h"
 #include "gnnrt/Footprint.h"
 #include "gnnrt/Graph.h"
 #include "gnnrt/ProcessStats.h"
@@ -17,6 +32,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
+#include <mutex>
+#include <type_traits>
 #include <unistd.h>
 
 using namespace gnnrt;
@@ -65,6 +83,97 @@ uint64_t availableMemory() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(size);
 }
 
+/// The offload handles the table's memory plan uses (0: none).
+int64_t offloadHandles(const gnnrt_model_desc &model) {
+  int64_t handles = 0;
+  for (const gnnrt_function_desc *fn : {model.init, model.step, model.predict})
+    if (fn)
+      handles = std::max(handles, fn->num_offload_handles);
+  return handles;
+}
+
+/// The functions of gnnrt/Cuda.h the session calls, from libgnnrt_cuda.so.
+struct CudaLibrary {
+  decltype(&gnnrt_cuda_open) open;
+  decltype(&gnnrt_cuda_close) close;
+  decltype(&gnnrt_cuda_info) info;
+  decltype(&gnnrt_cuda_set_current) setCurrent;
+  decltype(&gnnrt_cuda_current) current;
+  decltype(&gnnrt_cuda_last_error) lastError;
+  decltype(&gnnrt_cuda_malloc) malloc;
+  decltype(&gnnrt_cuda_free) free;
+  decltype(&gnnrt_cuda_copy) copy;
+  decltype(&gnnrt_cuda_synchronize) synchronize;
+  decltype(&gnnrt_cuda_mem_info) memInfo;
+};
+
+/// Set once loadCudaLibrary succeeded; a session with a context uses it.
+const CudaLibrary *cudaLibrary = nullptr;
+
+/// Loads libgnnrt_cuda.so once per process (never unloaded: contexts and
+/// the CUDA runtime's state live in it). By its name first: the copy
+/// generated code or the program already loaded, else one on the
+/// program's rpath ($ORIGIN/../lib once installed) or LD_LIBRARY_PATH;
+/// then the build tree's.
+const CudaLibrary *loadCudaLibrary(std::string &error) {
+  static std::once_flag once;
+  static CudaLibrary library;
+  static std::string failure;
+  std::call_once(once, [] {
+    auto reason = [] {
+      const char *message = dlerror();
+      return std::string(message ? message : "not found");
+    };
+    void *handle = dlopen("libgnnrt_cuda.so", RTLD_NOW | RTLD_LOCAL);
+    std::string reasons = handle ? "" : reason();
+#ifdef GNNRT_CUDA_LIBRARY
+    if (!handle) {
+      handle = dlopen(GNNRT_CUDA_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+      if (!handle)
+        reasons += "; " + reason();
+    }
+#endif
+    if (!handle) {
+      failure = "no CUDA device: cannot load the CUDA runtime library "
+                "libgnnrt_cuda.so: " +
+                reasons;
+      return;
+    }
+    bool complete = true;
+    auto bind = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(handle, name));
+      if (!fn && complete) {
+        complete = false;
+        failure = std::string("no CUDA device: libgnnrt_cuda.so has no ") +
+                  name + " (a library from another gnnc?)";
+      }
+    };
+    bind(library.open, "gnnrt_cuda_open");
+    bind(library.close, "gnnrt_cuda_close");
+    bind(library.info, "gnnrt_cuda_info");
+    bind(library.setCurrent, "gnnrt_cuda_set_current");
+    bind(library.current, "gnnrt_cuda_current");
+    bind(library.lastError, "gnnrt_cuda_last_error");
+    bind(library.malloc, "gnnrt_cuda_malloc");
+    bind(library.free, "gnnrt_cuda_free");
+    bind(library.copy, "gnnrt_cuda_copy");
+    bind(library.synchronize, "gnnrt_cuda_synchronize");
+    bind(library.memInfo, "gnnrt_cuda_mem_info");
+    if (complete)
+      cudaLibrary = &library;
+  });
+  if (!cudaLibrary)
+    error = failure;
+  return cudaLibrary;
+}
+
+/// The CUDA device's message after a failed gnnrt_cuda_* call.
+std::string cudaError() {
+  const char *message = cudaLibrary->lastError();
+  return message && *message ? message : "unknown CUDA error";
+}
+
 using footprint::align64;
 
 } // namespace
@@ -89,7 +198,17 @@ struct Session::Slot {
 };
 
 Session::Session(const gnnrt_model_desc &model) : desc(model) {}
-Session::~Session() = default;
+
+Session::~Session() {
+  // The device region goes before the context that allocated it (the
+  // arena over it only keeps offsets and never touches it); the members go
+  // after, in the CPU's order.
+  if (cuda) {
+    if (deviceRegion)
+      cudaLibrary->free(cuda, deviceRegion);
+    cudaLibrary->close(cuda);
+  }
+}
 
 std::unique_ptr<Session> Session::create(const gnnrt_model_desc &model,
                                          const Dataset &data,
@@ -107,6 +226,21 @@ std::unique_ptr<Session> Session::create(const gnnrt_model_desc &model,
             ": training needs init, step and predict functions; gradient "
             "accumulation (grad_step/apply_step) is not supported yet by "
             "the CPU runtime";
+    return nullptr;
+  }
+  // The table's own limits before any device is opened, so that they are
+  // reported the same on a machine without a GPU.
+  if (model.target != GNNRT_TARGET_CPU && model.target != GNNRT_TARGET_CUDA) {
+    error = std::string("model ") + model.model + ": target " +
+            std::to_string(model.target) +
+            " is unknown to this runtime (is the program from a newer "
+            "gnnc?)";
+    return nullptr;
+  }
+  if (model.target == GNNRT_TARGET_CUDA && offloadHandles(model) > 0) {
+    error = std::string("model ") + model.model +
+            ": plans that offload to host or disk are not supported yet by "
+            "the CUDA target";
     return nullptr;
   }
   std::unique_ptr<Session> s(new Session(model));
@@ -294,27 +428,49 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
                                       predictFn.arena_bytes, int64_t(1)})));
   const uint64_t needed = graphBytes + preparedBytes + inputBytes + stateBytes +
                           outputBytes + workspaceBytes;
+  // Every check of the table and the data is done: open the GPU, whose
+  // free memory is the default budget.
+  if (desc.target == GNNRT_TARGET_CUDA && !openCuda(error))
+    return false;
   uint64_t budget = options.budgetBytes;
-  if (budget == 0)
-    budget = desc.memory > 0 ? static_cast<uint64_t>(desc.memory)
-                             : availableMemory();
+  if (budget == 0 && desc.memory > 0)
+    budget = static_cast<uint64_t>(desc.memory);
+  if (budget == 0 && !cuda)
+    budget = availableMemory();
+  if (budget == 0) {
+    int64_t freeBytes = 0, totalBytes = 0;
+    if (cudaLibrary->memInfo(cuda, &freeBytes, &totalBytes) != GNNRT_OK) {
+      error = where + "cannot read the GPU's free memory: " + cudaError();
+      return false;
+    }
+    uint64_t reserve =
+        std::max(kCudaReserveBytes, static_cast<uint64_t>(totalBytes) / 32);
+    budget = static_cast<uint64_t>(freeBytes) > reserve
+                 ? static_cast<uint64_t>(freeBytes) - reserve
+                 : 0;
+    if (budget == 0) {
+      error = where + "the GPU has " + formatBytes(freeBytes) +
+              " free, less than the " + formatBytes(reserve) +
+              " this runtime leaves for the CUDA libraries; set a `memory` "
+              "budget to use what there is";
+      return false;
+    }
+  }
   if (needed > budget) {
     error = where + "the memory budget of " + formatBytes(budget) +
-            " is below the smallest plan this CPU runtime can run: " +
-            formatBytes(needed) + " (graph " + formatBytes(graphBytes) +
-            ", graph-derived values " + formatBytes(preparedBytes) +
-            ", features/labels/masks " + formatBytes(inputBytes) +
-            ", parameters and optimizer state x2 " + formatBytes(stateBytes) +
-            ", loss and logits " + formatBytes(outputBytes) +
-            ", step workspace " + formatBytes(workspaceBytes) + ")";
+            " is below the smallest plan this " + (cuda ? "CUDA" : "CPU") +
+            " runtime can run: " + formatBytes(needed) + " (graph " +
+            formatBytes(graphBytes) + ", graph-derived values " +
+            formatBytes(preparedBytes) + ", features/labels/masks " +
+            formatBytes(inputBytes) + ", parameters and optimizer state x2 " +
+            formatBytes(stateBytes) + ", loss and logits " +
+            formatBytes(outputBytes) + ", step workspace " +
+            formatBytes(workspaceBytes) + ")";
     return false;
   }
-  // The host and disk tiers, when the plan offloads anything.
-  int64_t handles = 0;
-  for (const gnnrt_function_desc *fn : {desc.init, desc.step, desc.predict})
-    if (fn)
-      handles = std::max(handles, fn->num_offload_handles);
-  if (handles > 0) {
+  // The host and disk tiers, when the plan offloads anything (CPU only:
+  // create refused such a plan on CUDA).
+  if (offloadHandles(desc) > 0) {
     OffloadConfig config;
     config.hostBudget = desc.plan.host_memory > 0
                             ? static_cast<uint64_t>(desc.plan.host_memory)
@@ -327,7 +483,22 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     }
   }
   deviceArena = std::make_unique<Arena>();
-  if (!Arena::create(budget, *deviceArena, error)) {
+  if (cuda) {
+    // The budget is one device allocation, made once: the plan's peak is
+    // checked against real memory, and nothing else in the session
+    // allocates on the GPU.
+    if (cudaLibrary->malloc(cuda, static_cast<int64_t>(budget),
+                            &deviceRegion) != GNNRT_OK) {
+      deviceRegion = nullptr;
+      error = where + "cannot allocate the device arena of " +
+              formatBytes(budget) + " on the GPU: " + cudaError();
+      return false;
+    }
+    if (!Arena::createOver(deviceRegion, budget, *deviceArena, error)) {
+      error = where + error;
+      return false;
+    }
+  } else if (!Arena::create(budget, *deviceArena, error)) {
     error = where + error;
     return false;
   }
@@ -349,8 +520,10 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   auto copyInts = [&](const std::vector<int32_t> &v,
                       const char *what) -> int32_t * {
     auto *p = static_cast<int32_t *>(alloc(4 * v.size(), what));
-    if (p && !v.empty())
-      std::memcpy(p, v.data(), 4 * v.size());
+    if (p && !v.empty() && !copyIn(p, v.data(), 4 * v.size(), error)) {
+      error = where + error;
+      return nullptr;
+    }
     return p;
   };
   graph.num_nodes = nodes;
@@ -364,7 +537,19 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   if (!graph.in.indptr || !graph.in.src || !graph.in.edge_id ||
       !graph.out.indptr || !graph.out.src || !graph.out.edge_id)
     return false;
-  if (gnnrt_graph_check(&graph) != GNNRT_OK) {
+  // The check reads the arrays: on CUDA, the host's copies of them.
+  gnnrt_graph hostGraph = graph;
+  if (cuda) {
+    auto host = [](const std::vector<int32_t> &v) {
+      static const int32_t none = 0;
+      return v.empty() ? &none : v.data();
+    };
+    hostGraph.in = {host(inCsr.indptr), host(inCsr.indices),
+                    host(inCsr.edgeIds)};
+    hostGraph.out = {host(outCsr.indptr), host(outCsr.indices),
+                     host(outCsr.edgeIds)};
+  }
+  if (gnnrt_graph_check(&hostGraph) != GNNRT_OK) {
     error = where + "the graph failed the runtime's structural check";
     return false;
   }
@@ -399,7 +584,16 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
         alloc(4 * static_cast<uint64_t>(nodes * features), "features"));
     if (!featureData)
       return false;
-    featureMatrix.writeDense(featureData);
+    if (!stageIn(
+            featureData, 4 * static_cast<uint64_t>(nodes * features),
+            [&](void *p) {
+              featureMatrix.writeDense(static_cast<float *>(p));
+              return true;
+            },
+            error)) {
+      error = where + error;
+      return false;
+    }
   }
   if (csrFeatures) {
     featureCsr = alloc(static_cast<uint64_t>(
@@ -407,11 +601,20 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
                        "features");
     if (!featureCsr)
       return false;
-    if (gnnrt_cpu_csr_matrix_build(featureMatrix.indptr.data(),
-                                   featureMatrix.indices.data(),
-                                   featureMatrix.values.data(), nodes, features,
-                                   featureNnz, featureCsr) != GNNRT_OK) {
-      error = where + "the feature matrix is not a valid CSR matrix";
+    auto build = [&](void *p) {
+      if (gnnrt_cpu_csr_matrix_build(featureMatrix.indptr.data(),
+                                     featureMatrix.indices.data(),
+                                     featureMatrix.values.data(), nodes,
+                                     features, featureNnz, p) == GNNRT_OK)
+        return true;
+      error = "the feature matrix is not a valid CSR matrix";
+      return false;
+    };
+    if (!stageIn(featureCsr,
+                 static_cast<uint64_t>(
+                     gnnrt_csr_matrix_bytes(nodes, features, featureNnz)),
+                 build, error)) {
+      error = where + error;
       return false;
     }
   }
@@ -425,10 +628,25 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     maskData[k] = static_cast<uint8_t *>(alloc(nodes, "masks"));
     if (!maskData[k])
       return false;
-    std::memset(maskData[k], 0, nodes);
-    for (int32_t i : *splits[k])
-      maskData[k][i] = 1;
+    auto fillMask = [&](void *p) {
+      auto *mask = static_cast<uint8_t *>(p);
+      std::memset(mask, 0, nodes);
+      for (int32_t i : *splits[k])
+        mask[i] = 1;
+      return true;
+    };
+    if (!stageIn(maskData[k], static_cast<uint64_t>(nodes), fillMask, error)) {
+      error = where + error;
+      return false;
+    }
+    // Metrics read the masks and labels on the host.
+    if (cuda) {
+      hostMasks[k].resize(static_cast<size_t>(nodes));
+      fillMask(hostMasks[k].data());
+    }
   }
+  if (cuda)
+    hostLabels = data.labels;
   for (Slot &s : slots)
     for (float *&copy : s.copy)
       if (!(copy = static_cast<float *>(
@@ -442,7 +660,88 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     return false;
   if (options.threads > 0)
     gnnrt_cpu_set_num_threads(options.threads);
-  return buildCalls(error);
+  if (!buildCalls(error))
+    return false;
+  sampleDeviceMemory();
+  return true;
+}
+
+bool Session::openCuda(std::string &error) {
+  if (!loadCudaLibrary(error)) {
+    error += std::string(" (model ") + desc.model +
+             " was compiled for the CUDA target)";
+    return false;
+  }
+  char message[1024] = "";
+  cuda = cudaLibrary->open(-1, message, sizeof message);
+  if (!cuda) {
+    error = *message ? message : "no CUDA device: gnnrt_cuda_open failed";
+    error += std::string(" (model ") + desc.model +
+             " was compiled for the CUDA target)";
+    return false;
+  }
+  gnnrt_cuda_device_info info{};
+  if (cudaLibrary->info(cuda, &info) == GNNRT_OK)
+    device = std::string(info.name) + " (sm_" + std::to_string(info.sm) + ")";
+  else
+    device = "cuda";
+  int64_t freeBytes = 0, totalBytes = 0;
+  if (cudaLibrary->memInfo(cuda, &freeBytes, &totalBytes) == GNNRT_OK)
+    deviceUsedBefore = totalBytes - freeBytes;
+  return true;
+}
+
+void Session::sampleDeviceMemory() {
+  int64_t freeBytes = 0, totalBytes = 0;
+  if (!cuda || cudaLibrary->memInfo(cuda, &freeBytes, &totalBytes) != GNNRT_OK)
+    return;
+  int64_t used = totalBytes - freeBytes - deviceUsedBefore;
+  if (used > 0)
+    deviceUsedPeak = std::max(deviceUsedPeak, static_cast<uint64_t>(used));
+}
+
+bool Session::copyIn(void *dst, const void *src, uint64_t bytes,
+                     std::string &error) {
+  if (!cuda) {
+    std::memcpy(dst, src, bytes);
+    return true;
+  }
+  if (bytes == 0 || cudaLibrary->copy(cuda, dst, src,
+                                      static_cast<int64_t>(bytes)) == GNNRT_OK)
+    return true;
+  error = "copying " + formatBytes(bytes) + " to the GPU: " + cudaError();
+  return false;
+}
+
+bool Session::copyOut(void *dst, const void *src, uint64_t bytes,
+                      std::string &error) const {
+  if (!cuda) {
+    std::memcpy(dst, src, bytes);
+    return true;
+  }
+  if (bytes == 0 || cudaLibrary->copy(cuda, dst, src,
+                                      static_cast<int64_t>(bytes)) == GNNRT_OK)
+    return true;
+  error = "copying " + formatBytes(bytes) + " from the GPU: " + cudaError();
+  return false;
+}
+
+bool Session::stageIn(void *dst, uint64_t bytes,
+                      const std::function<bool(void *)> &fill,
+                      std::string &error) {
+  if (!cuda)
+    return fill(dst);
+  // The arena's alignment, which fill may rely on (a CSR matrix buffer).
+  std::unique_ptr<void, decltype(&std::free)> staging(
+      std::aligned_alloc(Arena::kAlignment,
+                         align64(std::max<uint64_t>(bytes, 1))),
+      &std::free);
+  if (!staging) {
+    error = "cannot allocate " + formatBytes(bytes) +
+            " of host memory to stage a copy to the GPU";
+    return false;
+  }
+  return fill(staging.get()) && copyIn(dst, staging.get(), bytes, error);
 }
 
 bool Session::arguments(const gnnrt_function_desc &fn, int k,
@@ -505,10 +804,29 @@ bool Session::call(const gnnrt_function_desc &fn,
                    const std::vector<void *> &args,
                    const std::vector<void *> &results, std::string &error,
                    char *arena) {
+  gnnrt_cuda *previous = nullptr;
+  if (cuda) {
+    previous = cudaLibrary->current();
+    cudaLibrary->setCurrent(cuda);
+  }
   int status = fn.entry(args.data(), results.data(), arena ? arena : workspace,
                         tiers ? tiers->c() : nullptr);
+  if (cuda) {
+    // The kernels run asynchronously: wait for them, so that a failure is
+    // this function's and the caller reads finished results (the step's
+    // loss and predict's logits are copied right after, which waits
+    // anyway).
+    if (status == GNNRT_OK)
+      status = cudaLibrary->synchronize(cuda);
+    cudaLibrary->setCurrent(previous);
+  }
   if (status == GNNRT_OK)
     return true;
+  if (cuda && (status == GNNRT_ERR_CUDA || status == GNNRT_ERR_NO_DEVICE)) {
+    error = std::string(fn.name) +
+            " failed in a kernel: CUDA error: " + cudaError();
+    return false;
+  }
   if (status >= GNNRT_ERR_HOST_FULL && tiers) {
     error = std::string(fn.name) +
             " failed to move a tensor: " + gnnrt_offload_last_error(tiers->c());
@@ -540,7 +858,10 @@ bool Session::trainStep(double &loss, std::string &error) {
     return false;
   }
   current = 1 - current;
-  loss = *lossData;
+  float stepLoss = 0;
+  if (!copyOut(&stepLoss, lossData, sizeof stepLoss, error))
+    return false;
+  loss = stepLoss;
   if (!std::isfinite(loss)) {
     error = "the training loss is " + std::to_string(loss) + " at step " +
             std::to_string(step) + ": training diverged (try a smaller lr)";
@@ -554,13 +875,23 @@ bool Session::forward(std::string &error) {
     error = "predict before initialize";
     return false;
   }
-  return call(*desc.predict, predictArgs[current], {logitsData}, error);
+  if (!call(*desc.predict, predictArgs[current], {logitsData}, error))
+    return false;
+  // Metrics and predict() read the logits on the host.
+  if (cuda) {
+    hostLogits.resize(static_cast<size_t>(nodes * classes));
+    return copyOut(hostLogits.data(), logitsData,
+                   4 * static_cast<uint64_t>(nodes * classes), error);
+  }
+  return true;
 }
 
 bool Session::metricsOf(Split split, gnnrt_metrics &out, std::string &error) {
+  const int k = static_cast<int>(split);
   int status = gnnrt_cpu_metrics_classification(
-      logitsData, labelData, maskData[static_cast<int>(split)], nodes, classes,
-      &out);
+      cuda ? hostLogits.data() : logitsData,
+      cuda ? hostLabels.data() : labelData,
+      cuda ? hostMasks[k].data() : maskData[k], nodes, classes, &out);
   if (status != GNNRT_OK) {
     error = std::string("metrics: ") + gnnrt_status_string(status);
     return false;
@@ -571,7 +902,8 @@ bool Session::metricsOf(Split split, gnnrt_metrics &out, std::string &error) {
 bool Session::predict(std::vector<float> &logits, std::string &error) {
   if (!forward(error))
     return false;
-  logits.assign(logitsData, logitsData + nodes * classes);
+  const float *host = cuda ? hostLogits.data() : logitsData;
+  logits.assign(host, host + nodes * classes);
   return true;
 }
 
@@ -606,6 +938,8 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
   report.metrics =
       desc.metrics ? desc.metrics : uint32_t(GNNRT_METRIC_ACCURACY);
   report.threads = gnnrt_cpu_get_num_threads();
+  report.target = cuda ? "cuda" : "cpu";
+  report.device = device;
   report.seed = options.seed >= 0 ? options.seed : desc.seed;
   const int64_t epochs = options.epochs > 0 ? options.epochs : desc.epochs;
   const int64_t evalEvery = desc.eval_every > 0 ? desc.eval_every : 1;
@@ -620,6 +954,7 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
     if (!trainStep(stats.loss, error))
       return false;
     stats.seconds = seconds(start);
+    sampleDeviceMemory();
     report.epochSeconds.push_back(stats.seconds);
     report.losses.push_back(stats.loss);
     std::vector<std::pair<std::string, double>> shown;
@@ -676,22 +1011,38 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
   report.arenaPeakBytes = deviceArena->highWater();
   report.arenaPeakEndBytes = deviceArena->highWaterEnd();
   report.arenaResidentBytes = deviceArena->residentBytes();
+  sampleDeviceMemory();
+  report.deviceUsedBytes = deviceUsedPeak;
   report.peakRssBytes = peakRssBytes();
   return true;
 }
 
 std::vector<NamedTensor> Session::parameters() const {
   std::vector<NamedTensor> out;
+  std::string error;
+  if (!readParameters(out, error))
+    out.clear();
+  return out;
+}
+
+bool Session::readParameters(std::vector<NamedTensor> &out,
+                             std::string &error) const {
+  out.clear();
   for (const Slot &s : slots) {
     if (s.role != "param")
       continue;
     NamedTensor t;
     t.name = s.param;
     t.shape = s.shape;
-    t.data.assign(s.copy[current], s.copy[current] + s.count);
+    t.data.resize(static_cast<size_t>(s.count));
+    if (!copyOut(t.data.data(), s.copy[current],
+                 4 * static_cast<uint64_t>(s.count), error)) {
+      error = "parameter '" + s.param + "': " + error;
+      return false;
+    }
     out.push_back(std::move(t));
   }
-  return out;
+  return true;
 }
 
 bool Session::setParameters(const std::vector<NamedTensor> &params,
@@ -731,7 +1082,10 @@ bool Session::setParameters(const std::vector<NamedTensor> &params,
   if (!initialize(ready ? seed : desc.seed, error))
     return false;
   for (auto [t, s] : pairs)
-    std::memcpy(s->copy[current], t->data.data(), 4 * t->data.size());
+    if (!copyIn(s->copy[current], t->data.data(), 4 * t->data.size(), error)) {
+      error = "parameter '" + t->name + "': " + error;
+      return false;
+    }
   return true;
 }
 
@@ -740,7 +1094,10 @@ bool Session::saveWeights(const std::string &path, std::string &error) const {
     error = "no weights to save: the model is not initialised";
     return false;
   }
-  return writeWeights(path, desc.model, parameters(), error);
+  std::vector<NamedTensor> params;
+  if (!readParameters(params, error))
+    return false;
+  return writeWeights(path, desc.model, params, error);
 }
 
 bool Session::loadWeights(const std::string &path, std::string &error) {
@@ -823,10 +1180,22 @@ void gnnrt::printReport(std::FILE *out, const TrainReport &r) {
                "  time/epoch     %.3f ms (median, epoch 1 excluded); "
                "%.2f s training, %.2f s validation\n",
                1e3 * r.medianEpochSeconds, r.totalSeconds, r.evalSeconds);
-  std::fprintf(out, "  device arena   peak %s of %s budget (%s touched)\n",
-               formatBytes(r.arenaPeakBytes).c_str(),
-               formatBytes(r.budgetBytes).c_str(),
-               formatBytes(r.arenaResidentBytes).c_str());
+  if (r.target == "cuda") {
+    // The arena's pages are the GPU's: what the GPU says is in use stands
+    // where the CPU prints the pages touched.
+    std::fprintf(out, "  device         %s\n", r.device.c_str());
+    std::fprintf(out,
+                 "  device arena   peak %s of %s budget (%s of GPU memory "
+                 "in use, measured)\n",
+                 formatBytes(r.arenaPeakBytes).c_str(),
+                 formatBytes(r.budgetBytes).c_str(),
+                 formatBytes(r.deviceUsedBytes).c_str());
+  } else {
+    std::fprintf(out, "  device arena   peak %s of %s budget (%s touched)\n",
+                 formatBytes(r.arenaPeakBytes).c_str(),
+                 formatBytes(r.budgetBytes).c_str(),
+                 formatBytes(r.arenaResidentBytes).c_str());
+  }
   if (!r.planPolicy.empty()) {
     std::fprintf(out,
                  "  memory plan    %s: device %s planned, %s measured; host "

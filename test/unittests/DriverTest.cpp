@@ -243,17 +243,24 @@ TEST_F(DriverTest, EmitAst) {
   EXPECT_EQ(diagText, "");
 }
 
-TEST_F(DriverTest, EmitLaterStagesNotSupportedYet) {
+// Stage cuda prints the same functions as stage cpp, for the CUDA target:
+// device kernels, then the host part calling gnnrt/Cuda.h.
+TEST_F(DriverTest, EmitCudaPrintsTheCudaUnit) {
   Compilation c(options(kExample), diagOS);
   ASSERT_TRUE(c.runFrontend()) << diagText;
   std::string out;
   llvm::raw_string_ostream os(out);
-  EXPECT_FALSE(c.emit(Stage::Cuda, os));
-  EXPECT_NE(diagText.find("--stage=cuda is not supported yet"),
-            std::string::npos)
-      << diagText;
+  ASSERT_TRUE(c.emit(Stage::Cuda, os)) << diagText;
   os.flush();
-  EXPECT_EQ(out, "") << "nothing is printed for an unsupported stage";
+  size_t device = out.find("extern \"C\" __global__ void gnnc_k0(");
+  size_t host = out.find("#else // host part");
+  ASSERT_NE(device, std::string::npos) << out;
+  ASSERT_NE(host, std::string::npos) << out;
+  EXPECT_LT(device, host);
+  EXPECT_NE(out.find("GNNC_CALL(gnnrt_cuda_", host), std::string::npos);
+  EXPECT_EQ(out.find("gnnrt_cpu_", host), std::string::npos)
+      << "the CUDA unit calls no CPU kernel";
+  EXPECT_NE(out.find("GNNRT_TARGET_CUDA"), std::string::npos);
 }
 
 // Stage plan prints the step with its memory plan.

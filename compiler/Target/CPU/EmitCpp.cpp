@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Target/CPU/EmitCpp.h"
 
+#include "compiler/Target/CUDA/Kernels.h"
+
 #include "dialects/Gnn/GnnOps.h"
 #include "dialects/Mem/MemOps.h"
 #include "dialects/Train/TrainOps.h"
@@ -19,6 +21,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -93,8 +96,9 @@ std::string bufferBytes(Value v) { return std::to_string(*storageBytes(v)); }
 
 class FunctionEmitter {
 public:
-  FunctionEmitter(func::FuncOp func, llvm::raw_ostream &os)
-      : func(func), os(os) {}
+  FunctionEmitter(func::FuncOp func, llvm::raw_ostream &os,
+                  const CppEmitOptions &options)
+      : func(func), os(os), options(options) {}
 
   LogicalResult emit();
 
@@ -109,9 +113,16 @@ private:
         return failure();
     return success();
   }
-  /// Prints one checked kernel call.
+  bool cuda() const { return options.target == CppEmitOptions::Target::Cuda; }
+  /// "CPU" or "CUDA", for messages.
+  StringRef targetName() const { return cuda() ? "CUDA" : "CPU"; }
+  /// Prints one checked kernel call. The CUDA target calls the operation
+  /// of the same name and arguments in gnnrt/Cuda.h.
   void call(StringRef callee, ArrayRef<std::string> args) {
-    os << "  GNNC_CALL(" << callee << "(";
+    os << "  GNNC_CALL(";
+    if (cuda() && callee.consume_front("gnnrt_cpu_"))
+      os << "gnnrt_cuda_";
+    os << callee << "(";
     llvm::interleaveComma(args, os);
     os << "));\n";
   }
@@ -123,9 +134,15 @@ private:
   LogicalResult emitOp(Operation *op);
   LogicalResult emitReturn(func::ReturnOp op);
   LogicalResult emitConstant(arith::ConstantOp op);
+  /// CUDA: one generated kernel for the element-wise run \p group.
+  LogicalResult emitFused(ArrayRef<Operation *> group);
 
   func::FuncOp func;
   llvm::raw_ostream &os;
+  const CppEmitOptions &options;
+  /// CUDA: the run each fused op belongs to (cuda::fusionGroups).
+  llvm::DenseMap<Operation *, unsigned> groupOf;
+  SmallVector<SmallVector<Operation *>> groups;
   llvm::DenseMap<Value, std::string> names;
   llvm::DenseMap<Value, std::string> keySeed, keyStep;
   unsigned counter = 0;
@@ -140,8 +157,9 @@ LogicalResult FunctionEmitter::checkTypes(Operation *op) {
   llvm::append_range(types, op->getResultTypes());
   for (Type t : types)
     if (bad(t))
-      return op->emitError() << "'" << op->getName() << "' on " << t
-                             << " is not supported yet by the CPU target";
+      return op->emitError()
+             << "'" << op->getName() << "' on " << t
+             << " is not supported yet by the " << targetName() << " target";
   return success();
 }
 
@@ -162,7 +180,8 @@ LogicalResult FunctionEmitter::checkCsr(Operation *op) {
     return success();
   return op->emitError() << "'" << op->getName()
                          << "' with a #gnn.csr operand or result is not "
-                            "supported yet by the CPU target";
+                            "supported yet by the "
+                         << targetName() << " target";
 }
 
 LogicalResult FunctionEmitter::define(Operation *op, unsigned index) {
@@ -171,11 +190,13 @@ LogicalResult FunctionEmitter::define(Operation *op, unsigned index) {
   auto offsets = op->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
   if (!offsets || offsets.size() != static_cast<int64_t>(op->getNumResults()))
     return op->emitError("no buffer assignment: run gnn-assign-buffers "
-                         "before the CPU target");
+                         "before the ")
+           << targetName() << " target";
   int64_t offset = offsets[index];
   auto tensor = dyn_cast<RankedTensorType>(result.getType());
   if (!tensor)
-    return op->emitError("the CPU target cannot place a ") << result.getType();
+    return op->emitError("the ")
+           << targetName() << " target cannot place a " << result.getType();
   StringRef ctype = *bufferCType(tensor);
   if (offset >= 0) {
     os << "  " << ctype << " *" << var << " = (" << ctype << " *)(arena + "
@@ -206,8 +227,8 @@ LogicalResult FunctionEmitter::emitConstant(arith::ConstantOp op) {
   auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
   if (!dense || failed(checkTypes(op)))
     return dense ? failure()
-                 : op.emitError("this constant is not supported yet by the "
-                                "CPU target");
+                 : op.emitError("this constant is not supported yet by the ")
+                       << targetName() << " target";
   if (failed(define(op, 0)))
     return failure();
   const std::string &var = names[result];
@@ -221,6 +242,32 @@ LogicalResult FunctionEmitter::emitConstant(arith::ConstantOp op) {
     return std::to_string(dense.getValues<APInt>()[at].getSExtValue());
   };
   int64_t n = dense.getNumElements();
+  if (cuda()) {
+    // The buffer is device memory: a splat is filled by a generated
+    // kernel, other constants are copied from a host array.
+    StringRef ctype = *elementCType(element);
+    if (dense.isSplat()) {
+      StringRef kernelType = ctype == "int32_t"   ? "int"
+                             : ctype == "uint8_t" ? "unsigned char"
+                                                  : "float";
+      std::string kernel = options.kernels->fill(kernelType);
+      os << "  {\n    long long gnnc_n = " << n << ";\n"
+         << "    " << kernelType << " gnnc_value = " << value(0) << ";\n"
+         << "    void *gnnc_params[] = {&gnnc_n, &gnnc_value, &" << var
+         << "};\n  ";
+      call("gnnrt_cuda_launch", {"ctx", "&gnnc_kernels", "\"" + kernel + "\"",
+                                 "gnnc_n", "gnnc_params"});
+      os << "  }\n";
+      return success();
+    }
+    std::string host = var + "_host";
+    os << "  static const " << ctype << " " << host << "[] = {";
+    for (int64_t i = 0; i < n; ++i)
+      os << (i ? ", " : "") << value(i);
+    os << "};\n";
+    call("gnnrt_cuda_copy", {"ctx", var, host, "sizeof " + host});
+    return success();
+  }
   if (dense.isSplat()) {
     os << "  for (int64_t i = 0; i < " << n << "; ++i)\n    " << var
        << "[i] = " << value(0) << ";\n";
@@ -254,9 +301,15 @@ LogicalResult FunctionEmitter::emitReturn(func::ReturnOp op) {
     auto tensor = dyn_cast<RankedTensorType>(operand.getType());
     if (!tensor || !elementCType(tensor.getElementType()) || isCsr(tensor))
       return op.emitError("returning ")
-             << operand.getType() << " is not supported yet by the CPU target";
+             << operand.getType() << " is not supported yet by the "
+             << targetName() << " target";
     int64_t bytes = tensor.getNumElements() *
                     (tensor.getElementType().isInteger(1) ? 1 : 4);
+    if (cuda()) {
+      call("gnnrt_cuda_copy", {"ctx", "results[" + std::to_string(k) + "]",
+                               names[operand], std::to_string(bytes)});
+      continue;
+    }
     os << "  memcpy(results[" << k << "], " << names[operand] << ", " << bytes
        << ");\n";
   }
@@ -277,6 +330,19 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return failure();
   if (failed(checkCsr(op)))
     return failure();
+  if (auto it = groupOf.find(op); it != groupOf.end()) {
+    // The run's first op launches the kernel computing all of it.
+    ArrayRef<Operation *> group = groups[it->second];
+    return op == group.front() ? emitFused(group) : success();
+  }
+  if (cuda() && (isa<mem::OffloadOp, mem::PrefetchOp>(op) ||
+                 (isa<mem::FreeOp>(op) &&
+                  isa<mem::OffloadedType>(op->getOperand(0).getType()))))
+    return op->emitError()
+           << "'" << op->getName()
+           << "' is not supported yet by the CUDA target: plans that offload "
+              "to host or disk run on the CPU target only (--target=cpu, or a "
+              "larger `memory` budget)";
   auto n = [](Value v) { return std::to_string(numElements(v)); };
   auto d = [](Value v, unsigned i) { return std::to_string(dim(v, i)); };
   auto i64 = [](int64_t v) { return std::to_string(v); };
@@ -284,7 +350,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
   auto ival = [](auto e) { return std::to_string(static_cast<int>(e)); };
   auto unsupported = [&]() {
     return op->emitError() << "'" << op->getName()
-                           << "' is not supported yet by the CPU target";
+                           << "' is not supported yet by the " << targetName()
+                           << " target";
   };
 
   // Values that are not tensors: graphs, keys, integer scalars.
@@ -601,13 +668,50 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       .Default([&](Operation *) { return unsupported(); });
 }
 
+LogicalResult FunctionEmitter::emitFused(ArrayRef<Operation *> group) {
+  llvm::SmallPtrSet<Operation *, 8> inGroup(group.begin(), group.end());
+  auto escapes = [&](Value v) {
+    // mem.free of a device buffer prints nothing: not a reader.
+    return llvm::any_of(v.getUsers(), [&](Operation *user) {
+      return !inGroup.contains(user) && !isa<mem::FreeOp>(user);
+    });
+  };
+  FailureOr<cuda::KernelLaunch> launch = options.kernels->fuse(group, escapes);
+  if (failed(launch))
+    return failure();
+  for (Value out : launch->outputs) {
+    Operation *def = out.getDefiningOp();
+    if (failed(define(def, cast<OpResult>(out).getResultNumber())))
+      return failure();
+  }
+  os << "  {\n    long long gnnc_n = " << launch->n
+     << ", gnnc_cols = " << launch->cols << ";\n";
+  std::string params = "&gnnc_n, &gnnc_cols";
+  for (auto [k, v] : llvm::enumerate(launch->inputs)) {
+    os << "    const float *gnnc_in" << k << " = " << name(v) << ";\n";
+    params += ", &gnnc_in" + std::to_string(k);
+  }
+  for (auto [k, v] : llvm::enumerate(launch->outputs)) {
+    os << "    float *gnnc_out" << k << " = " << names[v] << ";\n";
+    params += ", &gnnc_out" + std::to_string(k);
+  }
+  os << "    void *gnnc_params[] = {" << params << "};\n  ";
+  call("gnnrt_cuda_launch",
+       {"ctx", "&gnnc_kernels", "\"" + launch->kernel + "\"", "gnnc_n",
+        "gnnc_params"});
+  os << "  }\n";
+  return success();
+}
+
 LogicalResult FunctionEmitter::emit() {
   auto arena = func->getAttrOfType<IntegerAttr>("gnn.arena_bytes");
   if (!arena)
     return func.emitError("no gnn.arena_bytes: run gnn-assign-buffers "
-                          "before the CPU target");
+                          "before the ")
+           << targetName() << " target";
   if (!func.getBody().hasOneBlock())
-    return func.emitError("the CPU target needs single-block functions");
+    return func.emitError("the ")
+           << targetName() << " target needs single-block functions";
   std::string id = "gnnc_" + sanitize(func.getSymName());
   os << "// @" << func.getSymName() << "\n";
   os << "extern \"C\" int64_t " << id << "_arena_bytes(void) { return INT64_C("
@@ -616,6 +720,15 @@ LogicalResult FunctionEmitter::emit() {
      << "(void *const *args, void *const *results, char *arena, "
         "gnnrt_offload *tiers) {\n";
   os << "  (void)args;\n  (void)results;\n  (void)arena;\n  (void)tiers;\n";
+  if (cuda()) {
+    // The session's context (gnnrt/Cuda.h), set before it calls.
+    os << "  gnnrt_cuda *const ctx = gnnrt_cuda_current();\n"
+       << "  if (!ctx)\n    return GNNRT_ERR_NO_DEVICE;\n";
+    groups = cuda::fusionGroups(func.getBody().front());
+    for (auto [index, group] : llvm::enumerate(groups))
+      for (Operation *op : group)
+        groupOf[op] = index;
+  }
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     std::string var = "a" + std::to_string(i);
     Type type = arg.getType();
@@ -633,8 +746,8 @@ LogicalResult FunctionEmitter::emit() {
          << " *)args[" << i << "];\n";
     } else {
       return func.emitError("argument ")
-             << i << " of type " << type
-             << " is not supported yet by the CPU target";
+             << i << " of type " << type << " is not supported yet by the "
+             << targetName() << " target";
     }
     names[arg] = var;
   }
@@ -905,7 +1018,10 @@ DescriptorEmitter::emit(StringRef base,
      << "), INT64_C(" << integer("memory", -1) << "), " << metricBits << "u,\n"
      << "    " << cString(settings) << ",\n"
      << "    " << fns[0] << ", " << fns[1] << ", " << fns[2] << ", " << fns[3]
-     << ",\n    " << planDesc(funcs, config) << "};\n\n";
+     << ",\n    " << planDesc(funcs, config) << ",\n    "
+     << (options.target == CppEmitOptions::Target::Cuda ? "GNNRT_TARGET_CUDA"
+                                                        : "GNNRT_TARGET_CPU")
+     << "};\n\n";
   return id;
 }
 
@@ -916,34 +1032,37 @@ LogicalResult mlir::gnn::emitCpp(ModuleOp module, llvm::raw_ostream &os,
   // Print into a buffer: on an error nothing is printed.
   std::string text;
   llvm::raw_string_ostream body(text);
-  body << "// Generated by gnnc (stage cpp): the train functions as calls to\n"
-          "// the CPU kernels of gnnrt/Kernels.h. Do not edit.\n"
-          "#include \"gnnrt/Convert.h\"\n"
-          "#include \"gnnrt/Kernels.h\"\n"
-          "#include \"gnnrt/Model.h\"\n"
-          "#include \"gnnrt/Offload.h\"\n\n"
-          "#include <stdint.h>\n"
-          "#include <string.h>\n\n"
-          "// Every kernel's status is checked; the first failure is "
-          "returned.\n"
-          "#define GNNC_CALL(call)                                        "
-          "      \\\n"
-          "  do {                                                        "
-          "      \\\n"
-          "    int gnnc_status = (call);                                 "
-          "      \\\n"
-          "    if (gnnc_status != GNNRT_OK)                              "
-          "      \\\n"
-          "      return gnnc_status;                                     "
-          "      \\\n"
-          "  } while (0)\n\n";
+  if (options.target == CppEmitOptions::Target::Cpu) {
+    body
+        << "// Generated by gnnc (stage cpp): the train functions as calls to\n"
+           "// the CPU kernels of gnnrt/Kernels.h. Do not edit.\n"
+           "#include \"gnnrt/Convert.h\"\n"
+           "#include \"gnnrt/Kernels.h\"\n"
+           "#include \"gnnrt/Model.h\"\n"
+           "#include \"gnnrt/Offload.h\"\n\n"
+           "#include <stdint.h>\n"
+           "#include <string.h>\n\n"
+           "// Every kernel's status is checked; the first failure is "
+           "returned.\n"
+           "#define GNNC_CALL(call)                                        "
+           "      \\\n"
+           "  do {                                                        "
+           "      \\\n"
+           "    int gnnc_status = (call);                                 "
+           "      \\\n"
+           "    if (gnnc_status != GNNRT_OK)                              "
+           "      \\\n"
+           "      return gnnc_status;                                     "
+           "      \\\n"
+           "  } while (0)\n\n";
+  }
   // Train blocks in module order, each with its functions by suffix.
   SmallVector<std::string> blocks;
   llvm::StringMap<llvm::StringMap<func::FuncOp>> byBlock;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
       continue;
-    if (failed(FunctionEmitter(func, body).emit()))
+    if (failed(FunctionEmitter(func, body, options).emit()))
       return failure();
     auto [base, suffix] = func.getSymName().rsplit('.');
     if (suffix.empty() || !func->hasAttr("gnn.model"))

@@ -42,7 +42,18 @@ class ModuleOp;
 
 namespace mlir::gnn {
 
+namespace cuda {
+class KernelUnit;
+} // namespace cuda
+
 struct CppEmitOptions {
+  /// Where the functions run. For Cuda the same host code calls the
+  /// gnnrt_cuda_* operations of gnnrt/Cuda.h instead of gnnrt_cpu_*,
+  /// launches the element-wise runs it adds to \p kernels, copies results
+  /// with gnnrt_cuda_copy, and prints no #includes (EmitCuda assembles the
+  /// unit around it).
+  enum class Target { Cpu, Cuda } target = Target::Cpu;
+  cuda::KernelUnit *kernels = nullptr;
   /// Export the gnnrt_model_desc tables and gnnc_models.
   bool descriptors = true;
   /// The .gnn file, recorded in the tables for reports.

@@ -12,6 +12,7 @@
 
 namespace mlir::gnn::test {
 void registerTestEmitCppPass();
+void registerTestEmitCudaPass();
 void registerTestPrintMemoryPlanPass();
 } // namespace mlir::gnn::test
 
@@ -20,6 +21,7 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   mlir::gnn::registerGnncPassesAndPipeline();
   mlir::gnn::test::registerTestEmitCppPass();
+  mlir::gnn::test::registerTestEmitCudaPass();
   mlir::gnn::test::registerTestPrintMemoryPlanPass();
 
   mlir::DialectRegistry registry;

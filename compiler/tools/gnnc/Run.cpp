@@ -49,7 +49,8 @@ llvm::json::Object reportJson(const gnnrt::TrainReport &r) {
       {"model", r.model},
       {"dataset", r.dataset},
       {"source", r.source},
-      {"target", "cpu"},
+      {"target", r.target},
+      {"device_name", r.device},
       {"threads", r.threads},
       {"seed", r.seed},
       {"epochs", r.epochs},
@@ -72,7 +73,10 @@ llvm::json::Object reportJson(const gnnrt::TrainReport &r) {
                 {"planned_peak_bytes",
                  static_cast<int64_t>(r.plannedPeakBytes)},
                 {"measured_peak_bytes", static_cast<int64_t>(r.arenaPeakBytes)},
-                {"touched_bytes", static_cast<int64_t>(r.arenaResidentBytes)}}},
+                {"touched_bytes", static_cast<int64_t>(r.arenaResidentBytes)},
+                // cudaMemGetInfo's view: the arena plus the libraries'
+                // workspaces (0 on the CPU).
+                {"gpu_in_use_bytes", static_cast<int64_t>(r.deviceUsedBytes)}}},
            {"host",
             llvm::json::Object{{"planned_peak_bytes",
                                 static_cast<int64_t>(r.plannedHostBytes)},
@@ -107,6 +111,7 @@ jit::CompileOptions compileOptionsFor(const DriverOptions &driver) {
   options.policy = driver.policy;
   options.solver = driver.solver;
   options.memory = driver.memory;
+  options.target = driver.target;
   return options;
 }
 
@@ -175,7 +180,8 @@ int gnnc::runProgram(const DriverOptions &driver, const RunOptions &options) {
 }
 
 int gnnc::compileProgram(const DriverOptions &driver, const std::string &output,
-                         bool verbose) {
+                         bool verbose,
+                         const std::vector<std::string> &cudaArchs) {
   jit::CompileOptions options = compileOptionsFor(driver);
   auto cpp = jit::generateCpp(driver.inputFile, nullptr, options);
   if (!cpp) {
@@ -186,7 +192,9 @@ int gnnc::compileProgram(const DriverOptions &driver, const std::string &output,
   auto toolchain = jit::findToolchain();
   if (!toolchain)
     return error(llvm::toString(toolchain.takeError()));
-  if (llvm::Error e = jit::buildExecutable(*toolchain, *cpp, output, verbose))
+  if (llvm::Error e = jit::buildExecutable(
+          *toolchain, *cpp, output, verbose,
+          driver.target == "cuda" ? cudaArchs : std::vector<std::string>()))
     return error(llvm::toString(std::move(e)));
   return 0;
 }

@@ -24,8 +24,9 @@ struct RunOptions {
 };
 
 int runProgram(const DriverOptions &driver, const RunOptions &options);
+/// \p cudaArchs: "80", "90" for a CUDA-target program, else empty.
 int compileProgram(const DriverOptions &driver, const std::string &output,
-                   bool verbose);
+                   bool verbose, const std::vector<std::string> &cudaArchs);
 
 } // namespace gnnc
 

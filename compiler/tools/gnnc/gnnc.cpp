@@ -189,9 +189,18 @@ static cl::opt<std::string> checkProfile(
              "reads it"),
     cl::value_desc("FILE"), cl::sub(calibrateCmd), cl::cat(gnncCategory));
 static cl::opt<std::string>
-    target("target", cl::desc("Target: cpu (cuda is not supported yet)"),
+    target("target",
+           cl::desc("Where training runs: cpu, or cuda (an NVIDIA GPU of "
+                    "sm_80 or newer; docs/Cuda.md)"),
            cl::value_desc("TARGET"), cl::init("cpu"), cl::sub(compileCmd),
            cl::sub(runCmd), cl::cat(gnncCategory));
+static cl::list<std::string> cudaArchs(
+    "arch",
+    cl::desc("--target=cuda: GPU architectures to build kernels for "
+             "(sm_80, sm_90, ...; repeatable or comma-separated; default "
+             "sm_80,sm_90)"),
+    cl::value_desc("ARCH"), cl::CommaSeparated, cl::sub(compileCmd),
+    cl::cat(gnncCategory));
 
 static int usageError(const llvm::Twine &message) {
   reportToolError(llvm::errs(), message);
@@ -360,13 +369,23 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (runCmd || compileCmd) {
-    if (target != "cpu") {
-      reportToolError(llvm::errs(),
-                      "--target=" + target +
-                          " is not supported yet: this gnnc generates code "
-                          "for the CPU only (--target=cpu)");
-      return 1;
+    if (target != "cpu" && target != "cuda")
+      return usageError("unknown --target '" + target + "' (cpu, cuda)");
+    std::vector<std::string> archs;
+    for (const std::string &arch : cudaArchs) {
+      llvm::StringRef number(arch);
+      unsigned sm = 0;
+      if (!number.consume_front("sm_") || number.getAsInteger(10, sm) ||
+          sm < 80)
+        return usageError("invalid --arch '" + arch +
+                          "' (sm_80 or newer, e.g. sm_90)");
+      archs.push_back(number.str());
     }
+    if (!archs.empty() && target != "cuda")
+      return usageError("--arch needs --target=cuda");
+    if (target == "cuda" && archs.empty())
+      archs = {"80", "90"};
+    options.target = target;
     if (runCmd) {
       RunOptions run;
       run.epochs = epochs;
@@ -382,7 +401,7 @@ int main(int argc, char **argv) {
     }
     if (output.empty())
       return usageError("gnnc compile needs -o FILE");
-    return compileProgram(options, output, verboseBuild);
+    return compileProgram(options, output, verboseBuild, archs);
   }
   PlanOptions plan;
   plan.json = planJson;

@@ -11,6 +11,11 @@
 // residentBytes() asks the kernel (mincore) which pages were touched, an
 // independent measurement to compare with the arena's own bookkeeping.
 //
+// A device whose memory the host cannot address (a CUDA GPU) gets the same
+// bookkeeping over a region its owner allocated (createOver): the arena
+// only computes addresses in it, never reads, writes or frees it, so the
+// first-fit placement and the high-water marks are the CPU device's.
+//
 // Not thread-safe: one training driver owns an arena and allocates from
 // one thread (kernels may use the memory from many).
 //
@@ -47,6 +52,15 @@ public:
   /// and leaves \p out unchanged.
   static bool create(uint64_t budgetBytes, Arena &out, std::string &error);
 
+  /// Places allocations in the \p bytes (1 .. kMaxBudget) at \p base, a
+  /// region the caller owns and keeps for the arena's life (device memory
+  /// from cudaMalloc), into \p out, replacing what \p out held. The arena
+  /// never touches the region and does not free it; residentBytes() is 0.
+  /// \p base must be a multiple of kAlignment. On failure returns false,
+  /// sets \p error and leaves \p out unchanged.
+  static bool createOver(void *base, uint64_t bytes, Arena &out,
+                         std::string &error);
+
   /// \p bytes rounded up to kAlignment (0 counts as kAlignment, so every
   /// allocation has its own address), placed first-fit: at the lowest
   /// offset where it fits. Returns nullptr and sets \p error if it does not
@@ -61,7 +75,7 @@ public:
   /// changes nothing if \p p is not a live allocation of this arena.
   bool release(void *p);
 
-  /// The bytes reserved by create().
+  /// The bytes reserved by create() or given to createOver().
   uint64_t budget() const { return budgetBytes; }
   /// The sum of the live allocations' aligned sizes.
   uint64_t inUse() const { return inUseBytes; }
@@ -83,7 +97,8 @@ public:
 
   /// The bytes of the region the kernel holds in memory, counted page by
   /// page with mincore(): pages touched since create() (freed allocations
-  /// are not given back to the system). 0 if mincore is unavailable.
+  /// are not given back to the system). 0 if mincore is unavailable, and
+  /// for a region given to createOver() (not the host's to count).
   uint64_t residentBytes() const;
 
   /// The start of the region (nullptr without one), for tests and tools
@@ -94,6 +109,9 @@ private:
   uint8_t *region = nullptr;
   uint64_t budgetBytes = 0;
   uint64_t mappedBytes = 0; ///< The budget rounded up to whole pages.
+  /// Whether create() mapped the region (unmapped by the destructor) or
+  /// createOver() was given it.
+  bool ownsRegion = false;
   /// Free blocks and live allocations, offset -> size. Free blocks never
   /// touch each other (release merges them) and, with the live ones, tile
   /// [0, budget) exactly.

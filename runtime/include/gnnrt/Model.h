@@ -28,7 +28,7 @@ extern "C" {
 
 /* Bumped whenever a struct below changes; the runtime refuses a table of
    another version (a program compiled by another gnnc). */
-#define GNNRT_MODEL_ABI_VERSION 4
+#define GNNRT_MODEL_ABI_VERSION 5
 
 typedef enum gnnrt_dtype {
   GNNRT_DTYPE_F32 = 0,    /* float */
@@ -137,7 +137,17 @@ typedef struct gnnrt_model_desc {
      and param "k". */
   const gnnrt_function_desc *prepare;
   gnnrt_plan_desc plan; /* ABI version 4 */
+  /* Where the functions run (ABI version 5): GNNRT_TARGET_CPU, their
+     pointers host memory; or GNNRT_TARGET_CUDA, every tensor and graph
+     array a device pointer and the functions using gnnrt_cuda_current()
+     (gnnrt/Cuda.h). */
+  int32_t target;
 } gnnrt_model_desc;
+
+typedef enum gnnrt_target {
+  GNNRT_TARGET_CPU = 0,
+  GNNRT_TARGET_CUDA = 1
+} gnnrt_target;
 
 typedef const gnnrt_model_desc *const *(*gnnrt_models_fn)(int64_t *count);
 

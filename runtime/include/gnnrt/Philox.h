@@ -8,13 +8,25 @@
 // Philox4x32-10 as in Salmon, Moraes, Dror and Shaw, "Parallel Random
 // Numbers: As Easy as 1, 2, 3" (SC11) and the Random123 library; checked
 // against Random123's known-answer vectors. Header-only and plain C++17 with
-// no containers in the core, so that device code can include it later.
+// no containers, so that the CUDA kernels (runtime/cuda) call the very same
+// functions: GNNRT_HD makes them host and device functions under nvcc and
+// expands to nothing for a host compiler, so the CPU build is unchanged.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GNNRT_PHILOX_H
 #define GNNRT_PHILOX_H
 
 #include <cstdint>
+
+/// Host and device functions under nvcc, plain inline ones for a host
+/// compiler.
+#ifndef GNNRT_HD
+#ifdef __CUDACC__
+#define GNNRT_HD __host__ __device__
+#else
+#define GNNRT_HD
+#endif
+#endif
 
 namespace gnnrt {
 
@@ -24,13 +36,14 @@ constexpr uint32_t kMul1 = 0xCD9E8D57u;
 constexpr uint32_t kWeyl0 = 0x9E3779B9u;
 constexpr uint32_t kWeyl1 = 0xBB67AE85u;
 
-inline void mulHiLo(uint32_t a, uint32_t b, uint32_t &hi, uint32_t &lo) {
+GNNRT_HD inline void mulHiLo(uint32_t a, uint32_t b, uint32_t &hi,
+                             uint32_t &lo) {
   uint64_t p = static_cast<uint64_t>(a) * b;
   hi = static_cast<uint32_t>(p >> 32);
   lo = static_cast<uint32_t>(p);
 }
 
-inline void philoxRound(uint32_t ctr[4], const uint32_t key[2]) {
+GNNRT_HD inline void philoxRound(uint32_t ctr[4], const uint32_t key[2]) {
   uint32_t hi0, lo0, hi1, lo1;
   mulHiLo(kMul0, ctr[0], hi0, lo0);
   mulHiLo(kMul1, ctr[2], hi1, lo1);
@@ -42,8 +55,8 @@ inline void philoxRound(uint32_t ctr[4], const uint32_t key[2]) {
 
 /// One Philox4x32-10 block: 10 rounds of the bijection keyed by \p key,
 /// with the key bumped by the Weyl constants between rounds.
-inline void philox4x32(const uint32_t counter[4], const uint32_t key[2],
-                       uint32_t out[4]) {
+GNNRT_HD inline void philox4x32(const uint32_t counter[4],
+                                const uint32_t key[2], uint32_t out[4]) {
   uint32_t ctr[4] = {counter[0], counter[1], counter[2], counter[3]};
   uint32_t k[2] = {key[0], key[1]};
   for (int r = 0; r < 10; ++r) {
@@ -61,8 +74,8 @@ inline void philox4x32(const uint32_t counter[4], const uint32_t key[2],
 /// `(b mod 2^32, b / 2^32, word2, word3)`, `b = index / 4`, under the key
 /// `(seed mod 2^32, seed / 2^32)`: the element-to-counter mapping both
 /// `gnn.dropout` and `train.init` use.
-inline uint32_t philoxElementBits(uint64_t seed, uint32_t word2, uint32_t word3,
-                                  uint64_t index) {
+GNNRT_HD inline uint32_t philoxElementBits(uint64_t seed, uint32_t word2,
+                                           uint32_t word3, uint64_t index) {
   uint64_t block = index / 4;
   uint32_t ctr[4] = {static_cast<uint32_t>(block),
                      static_cast<uint32_t>(block >> 32), word2, word3};
@@ -76,16 +89,16 @@ inline uint32_t philoxElementBits(uint64_t seed, uint32_t word2, uint32_t word3,
 /// The 32 random bits of element \p index of a `gnn.dropout` with key
 /// (\p seed, \p step) and \p stream: counter `(b lo, b hi, stream, step)`.
 /// `stream` and `step` enter the counter modulo 2^32.
-inline uint32_t dropoutBits(uint64_t seed, uint64_t step, uint64_t stream,
-                            uint64_t index) {
+GNNRT_HD inline uint32_t dropoutBits(uint64_t seed, uint64_t step,
+                                     uint64_t stream, uint64_t index) {
   return philoxElementBits(seed, static_cast<uint32_t>(stream),
                            static_cast<uint32_t>(step), index);
 }
 
 /// `u(i)` of `gnn.dropout`: the bits times 2^-32, in [0, 1). Exact in
 /// double, which is why it is double: an element is kept iff `u >= p`.
-inline double dropoutUniform(uint64_t seed, uint64_t step, uint64_t stream,
-                             uint64_t index) {
+GNNRT_HD inline double dropoutUniform(uint64_t seed, uint64_t step,
+                                      uint64_t stream, uint64_t index) {
   return dropoutBits(seed, step, stream, index) * 0x1p-32;
 }
 
@@ -93,7 +106,7 @@ inline double dropoutUniform(uint64_t seed, uint64_t step, uint64_t stream,
 /// [0, 1): `bits >= dropoutThreshold(p)` iff `bits * 2^-32 >= p`. Lets a
 /// kernel compare integers instead of rounding u to float. Returns 2^32
 /// (keep nothing) when p > 1 - 2^-32.
-inline uint64_t dropoutThreshold(double p) {
+GNNRT_HD inline uint64_t dropoutThreshold(double p) {
   if (!(p > 0))
     return 0;
   double scaled = p * 0x1p32; // exact: scaling by a power of two
@@ -105,7 +118,8 @@ inline uint64_t dropoutThreshold(double p) {
 /// \p stream: counter `(b lo, b hi, stream, 0xFFFFFFFF)`, `u = (r + 0.5)
 /// 2^-32`, strictly inside (0, 1) so that `(2u - 1) a` never reaches the
 /// bounds.
-inline double initUniform(uint64_t seed, uint64_t stream, uint64_t index) {
+GNNRT_HD inline double initUniform(uint64_t seed, uint64_t stream,
+                                   uint64_t index) {
   uint32_t r = philoxElementBits(seed, static_cast<uint32_t>(stream),
                                  0xFFFFFFFFu, index);
   return (static_cast<double>(r) + 0.5) * 0x1p-32;

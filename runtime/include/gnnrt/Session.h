@@ -10,6 +10,17 @@
 // and predict. The arena's high-water mark is therefore the measured peak of
 // the run, checked against the train block's `memory` budget.
 //
+// A table compiled for the CUDA target (desc.target, gnnrt/Model.h) binds
+// the same way on the GPU: the session opens a CUDA context, allocates the
+// arena's region once with cudaMalloc at the budget (the budget is a real
+// device allocation) and places everything in it with the same first-fit
+// bookkeeping (Arena::createOver). The host writes and reads the arena only
+// by copies (the data at bind, the loss after each step, the logits for
+// metrics, the parameters), and sets the context current around every
+// call of a generated function (gnnrt_cuda_current, gnnrt/Cuda.h). The
+// CUDA library is loaded when the first CUDA table is bound: a CPU program
+// never loads it.
+//
 // `gnnc run`, the JIT API and the executables `gnnc compile` builds all train
 // through this class, so they behave and report alike.
 //
@@ -32,6 +43,8 @@
 #include <string>
 #include <vector>
 
+struct gnnrt_cuda; // gnnrt/Cuda.h
+
 namespace gnnrt {
 
 enum class Split { Train, Val, Test };
@@ -39,8 +52,12 @@ const char *splitName(Split split);
 
 struct SessionOptions {
   /// Bytes of the device arena; 0 takes the train block's `memory`, or,
-  /// when it has none, the machine's available memory (the CPU device's
-  /// "free memory").
+  /// when it has none, the device's free memory: on the CPU the machine's
+  /// available memory; on CUDA the GPU's free memory (cudaMemGetInfo) less
+  /// Session::kCudaReserveBytes or 1/32 of the GPU's memory, whichever is
+  /// larger, left for what the context allocates outside the arena
+  /// (cuBLAS and cuSPARSE workspaces, the library calls' scratch, loaded
+  /// kernels).
   uint64_t budgetBytes = 0;
   /// Kernel threads; 0 keeps the default (all cores).
   int threads = 0;
@@ -84,11 +101,23 @@ struct TrainReport {
   int64_t bestValEpoch = 0;
   gnnrt_metrics bestVal{}, testAtBestVal{};
   uint32_t metrics = GNNRT_METRIC_ACCURACY; ///< Which ones to show.
+  /// Where the functions ran: "cpu" or "cuda" (the table's target).
+  std::string target = "cpu";
+  /// The device: "cpu", or the GPU and its architecture, "NVIDIA H200
+  /// (sm_90)".
+  std::string device = "cpu";
   uint64_t budgetBytes = 0;
   uint64_t arenaPeakBytes = 0;     ///< Arena high-water mark (live bytes).
   uint64_t arenaPeakEndBytes = 0;  ///< Highest arena offset reached.
   uint64_t arenaResidentBytes = 0; ///< Pages of the arena actually touched.
-  uint64_t peakRssBytes = 0;       ///< Of the whole process.
+  /// CUDA only (0 on the CPU): the GPU memory the session holds, measured
+  /// with cudaMemGetInfo after setup and after every step (the largest
+  /// sample of total - free, less what was in use when the context was
+  /// opened). It counts the whole arena (allocated at the budget), the
+  /// context's scratch and workspaces and the loaded kernels, and what
+  /// other processes allocated on the GPU meanwhile.
+  uint64_t deviceUsedBytes = 0;
+  uint64_t peakRssBytes = 0; ///< Of the whole process.
   /// The memory plan (gnn-plan-memory) next to what the run measured.
   std::string planPolicy;        ///< "" when the step has no plan.
   uint64_t plannedPeakBytes = 0; ///< Predicted device peak.
@@ -99,9 +128,15 @@ struct TrainReport {
 
 class Session {
 public:
-  /// Checks the table (ABI version, the functions and roles this runtime
-  /// runs), checks every shape against \p data, and lays the data out in
-  /// the arena. Null with \p error set on failure.
+  /// The least GPU memory a CUDA session leaves free when neither the
+  /// options nor the train block set a budget (SessionOptions).
+  static constexpr uint64_t kCudaReserveBytes = uint64_t(512) << 20;
+
+  /// Checks the table (ABI version, target, the functions and roles this
+  /// runtime runs), checks every shape against \p data, opens the device
+  /// (CUDA: fails with gnnrt_cuda_open's reason, "no CUDA device: ...",
+  /// where there is none) and lays the data out in the arena. Null with
+  /// \p error set on failure.
   static std::unique_ptr<Session> create(const gnnrt_model_desc &model,
                                          const Dataset &data,
                                          const SessionOptions &options,
@@ -111,7 +146,10 @@ public:
   Session &operator=(const Session &) = delete;
 
   const gnnrt_model_desc &model() const { return desc; }
+  /// The arena's bookkeeping; on CUDA its addresses are device addresses.
   const Arena &arena() const { return *deviceArena; }
+  /// "cpu", or the GPU as TrainReport::device names it.
+  const std::string &deviceName() const { return device; }
   int64_t numClasses() const { return classes; }
   int64_t numNodes() const { return nodes; }
   /// Optimizer steps taken since initialize().
@@ -133,7 +171,8 @@ public:
   bool train(const TrainOptions &options, TrainReport &report,
              std::string &error);
 
-  /// The parameters by name, as in the weights file.
+  /// The parameters by name, as in the weights file. Empty if they cannot
+  /// be copied from the GPU (saveWeights reports why).
   std::vector<NamedTensor> parameters() const;
   /// Replaces the parameters (names and shapes must match) and resets the
   /// optimizer state to that of a fresh init.
@@ -161,8 +200,39 @@ private:
   /// Metrics of the logits buffer on \p split.
   bool metricsOf(Split split, gnnrt_metrics &out, std::string &error);
   int slotOf(const gnnrt_value_desc &v) const;
+  /// The parameters by name, copied from the arena.
+  bool readParameters(std::vector<NamedTensor> &out, std::string &error) const;
+
+  /// Opens the CUDA context and measures what the GPU holds before the
+  /// arena is allocated.
+  bool openCuda(std::string &error);
+  /// Host memory into the arena and back: memcpy on the CPU, whose arena
+  /// is host memory; gnnrt_cuda_copy on CUDA.
+  bool copyIn(void *dst, const void *src, uint64_t bytes, std::string &error);
+  bool copyOut(void *dst, const void *src, uint64_t bytes,
+               std::string &error) const;
+  /// Calls \p fill on \p bytes of host memory that end up at \p dst in
+  /// the arena: \p dst itself on the CPU; a staging buffer (64-byte
+  /// aligned) then copied in on CUDA. False if \p fill or the copy fails
+  /// (\p fill sets \p error).
+  bool stageIn(void *dst, uint64_t bytes,
+               const std::function<bool(void *)> &fill, std::string &error);
+  /// CUDA: takes a cudaMemGetInfo sample for TrainReport::deviceUsedBytes.
+  void sampleDeviceMemory();
 
   const gnnrt_model_desc &desc;
+  /// The CUDA context and the arena's device region (null on the CPU).
+  gnnrt_cuda *cuda = nullptr;
+  void *deviceRegion = nullptr;
+  std::string device = "cpu";
+  /// GPU bytes in use when the context was opened, and the largest
+  /// increase measured since.
+  int64_t deviceUsedBefore = 0;
+  uint64_t deviceUsedPeak = 0;
+  /// CUDA: host copies of what metrics read (labels, masks, logits).
+  std::vector<int32_t> hostLabels;
+  std::vector<uint8_t> hostMasks[3];
+  std::vector<float> hostLogits;
   std::unique_ptr<Arena> deviceArena;
   /// Host and disk tiers of a plan that offloads; null otherwise.
   std::unique_ptr<OffloadTiers> tiers;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
 
@@ -261,6 +262,133 @@ TEST(Arena, MovesOwnership) {
   std::string error;
   EXPECT_EQ(second.allocate(1, "after move", error), nullptr);
   EXPECT_NE(error.find("never created"), std::string::npos) << error;
+}
+
+// createOver: the same first-fit bookkeeping over a region the arena does
+// not own and must never touch (a GPU's memory on the CUDA target).
+
+/// \p bytes of address space that faults on any access: an arena that read
+/// or wrote its region would crash the test.
+void *reserveUntouchable(uint64_t bytes) {
+  void *p = mmap(nullptr, bytes, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  EXPECT_NE(p, MAP_FAILED);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+TEST(ArenaOver, PlacesFirstFitWithoutTouchingTheRegion) {
+  void *region = reserveUntouchable(1 * MiB);
+  ASSERT_NE(region, nullptr);
+  {
+    Arena arena;
+    std::string error;
+    ASSERT_TRUE(Arena::createOver(region, 1 * MiB, arena, error)) << error;
+    EXPECT_EQ(arena.base(), region);
+    EXPECT_EQ(arena.budget(), 1 * MiB);
+    void *a = mustAllocate(arena, 100); // 128 bytes.
+    void *b = mustAllocate(arena, 64);
+    void *c = mustAllocate(arena, 4096);
+    EXPECT_EQ(offsetOf(arena, a), 0u);
+    EXPECT_EQ(offsetOf(arena, b), 128u);
+    EXPECT_EQ(offsetOf(arena, c), 192u);
+    EXPECT_EQ(arena.inUse(), 128u + 64 + 4096);
+    EXPECT_EQ(arena.highWater(), 128u + 64 + 4096);
+    EXPECT_EQ(arena.highWaterEnd(), 192u + 4096);
+
+    // The hole a leaves takes the next block that fits, first-fit.
+    EXPECT_TRUE(arena.release(a));
+    void *d = mustAllocate(arena, 64);
+    EXPECT_EQ(offsetOf(arena, d), 0u);
+    EXPECT_EQ(arena.highWater(), 128u + 64 + 4096);
+
+    // Released neighbours merge back into one block.
+    EXPECT_TRUE(arena.release(b));
+    EXPECT_TRUE(arena.release(c));
+    EXPECT_TRUE(arena.release(d));
+    EXPECT_EQ(arena.inUse(), 0u);
+    EXPECT_EQ(arena.largestFree(), 1 * MiB);
+    arena.resetHighWater();
+    EXPECT_EQ(arena.highWater(), 0u);
+    EXPECT_EQ(arena.highWaterEnd(), 0u);
+    void *all = mustAllocate(arena, 1 * MiB);
+    EXPECT_EQ(all, region);
+
+    // Not the host's pages to count.
+    EXPECT_EQ(arena.residentBytes(), 0u);
+  }
+  // The arena did not unmap it: changing the protection of an unmapped
+  // range fails with ENOMEM.
+  EXPECT_EQ(mprotect(region, 1 * MiB, PROT_READ), 0);
+  munmap(region, 1 * MiB);
+}
+
+TEST(ArenaOver, NeverWritesAHostRegion) {
+  std::vector<uint64_t> words(64 * KiB / 8 + 8, 0xa5a5a5a5a5a5a5a5ull);
+  // A 64-byte aligned start inside the vector.
+  auto *base = reinterpret_cast<char *>(
+      (reinterpret_cast<uintptr_t>(words.data()) + 63) / 64 * 64);
+  {
+    Arena arena;
+    std::string error;
+    ASSERT_TRUE(Arena::createOver(base, 64 * KiB, arena, error)) << error;
+    std::vector<void *> blocks;
+    for (uint64_t size : {1, 64, 1000, 0, 4096, 63})
+      blocks.push_back(mustAllocate(arena, size));
+    EXPECT_TRUE(arena.release(blocks[1]));
+    EXPECT_TRUE(arena.release(blocks[3]));
+    blocks.push_back(mustAllocate(arena, 128));
+    EXPECT_EQ(arena.allocate(1 * MiB, "too big", error), nullptr);
+    EXPECT_NE(error.find("'too big' needs 1.00 MiB but only"),
+              std::string::npos)
+        << error;
+    for (void *p : blocks)
+      arena.release(p);
+  }
+  for (uint64_t w : words)
+    ASSERT_EQ(w, 0xa5a5a5a5a5a5a5a5ull);
+}
+
+TEST(ArenaOver, RejectsBadRegions) {
+  alignas(64) static char buffer[256];
+  Arena arena;
+  std::string error;
+  EXPECT_FALSE(Arena::createOver(nullptr, 256, arena, error));
+  EXPECT_NE(error.find("null"), std::string::npos) << error;
+  EXPECT_FALSE(Arena::createOver(buffer + 8, 128, arena, error));
+  EXPECT_NE(error.find("aligned to 64"), std::string::npos) << error;
+  EXPECT_FALSE(Arena::createOver(buffer, 0, arena, error));
+  EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+  EXPECT_FALSE(Arena::createOver(buffer, Arena::kMaxBudget + 1, arena, error));
+  EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+  // A failure leaves the arena as it was.
+  EXPECT_EQ(arena.budget(), 0u);
+  EXPECT_EQ(arena.base(), nullptr);
+}
+
+TEST(ArenaOver, MovesWithoutUnmappingTheRegion) {
+  void *region = reserveUntouchable(64 * KiB);
+  ASSERT_NE(region, nullptr);
+  {
+    Arena over;
+    std::string error;
+    ASSERT_TRUE(Arena::createOver(region, 64 * KiB, over, error)) << error;
+    void *p = mustAllocate(over, 100);
+    Arena moved(std::move(over));
+    EXPECT_EQ(over.base(), nullptr);
+    EXPECT_EQ(moved.base(), region);
+    EXPECT_EQ(moved.inUse(), 128u);
+    // An owning arena assigned this one unmaps its own region only.
+    Arena owning = makeArena(4096);
+    owning = std::move(moved);
+    EXPECT_EQ(owning.base(), region);
+    EXPECT_TRUE(owning.release(p));
+    EXPECT_EQ(owning.residentBytes(), 0u);
+    // And this one assigned an owning arena leaves the region alone.
+    owning = makeArena(4096);
+    EXPECT_NE(owning.base(), region);
+  }
+  EXPECT_EQ(mprotect(region, 64 * KiB, PROT_READ), 0);
+  munmap(region, 64 * KiB);
 }
 
 } // namespace

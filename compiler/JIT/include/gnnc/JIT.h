@@ -58,6 +58,9 @@ struct CompileOptions {
   /// The device budget in bytes for every train block, replacing the
   /// program's `memory` (gnnc run --memory); unset: the program's.
   std::optional<uint64_t> memory;
+  /// Where the training runs: "cpu", or "cuda" (generated CUDA, its kernels
+  /// compiled by NVRTC for the GPU found at run time; docs/Cuda.md).
+  std::string target = "cpu";
 };
 
 class Model;

@@ -1,0 +1,73 @@
+//===- Kernels.h - Generated CUDA kernels for element-wise chains -*- C++
+//-*-===//
+//
+// The kernels the CUDA target prints itself rather than calling a library:
+// runs of consecutive element-wise ops over one shape (add, sub, mul, scale,
+// activation and its gradient, bias_add, row_mul, zeros) become one kernel
+// that reads each input once, keeps intermediates in registers and writes
+// only the values used after the run. The arithmetic is the CPU kernels'
+// (gnnrt/Kernels.h) expression for expression, so the two targets differ
+// only in the last bits of the math library's exp/erf/tanh.
+//
+// Why only consecutive ops: buffers were placed by gnn-assign-buffers for
+// the ops in block order; a run of adjacent ops that reads before it writes
+// index i, thread by thread, needs no placement it did not already have.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_COMPILER_TARGET_CUDA_KERNELS_H
+#define GNNC_COMPILER_TARGET_CUDA_KERNELS_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+
+namespace mlir::gnn::cuda {
+
+/// Whether the CUDA target computes \p op in a generated kernel.
+bool isFusible(Operation *op);
+
+/// Splits a block's ops into the runs one kernel each computes: maximal
+/// sequences of adjacent fusible ops whose results have one shape.
+SmallVector<SmallVector<Operation *>> fusionGroups(Block &block);
+
+/// One launch of a generated kernel: `kernel(n, cols, inputs..., outputs...)`
+/// over n work items.
+struct KernelLaunch {
+  std::string kernel;
+  int64_t n = 0, cols = 1;
+  SmallVector<Value> inputs;  ///< Read (full tensors or [cols] vectors).
+  SmallVector<Value> outputs; ///< Written: the group's results used later.
+};
+
+/// The kernels of one generated unit, each printed once however many
+/// launches share its body.
+class KernelUnit {
+public:
+  /// The kernel computing \p group (one of fusionGroups) and how to launch
+  /// it. Results of the group that \p escapes are written; the others stay
+  /// in registers.
+  FailureOr<KernelLaunch> fuse(ArrayRef<Operation *> group,
+                               function_ref<bool(Value)> escapes);
+  /// `name(long long n, T value, T *out)`, T the C type (float, int,
+  /// unsigned char): fills a splat constant.
+  std::string fill(StringRef ctype);
+
+  /// The device code: every kernel, `extern "C" __global__`, no #includes
+  /// (NVRTC compiles it as is).
+  const std::string &source() const { return text; }
+  unsigned numKernels() const { return count; }
+
+private:
+  std::string add(StringRef comment, const std::string &signatureAndBody);
+  llvm::StringMap<std::string> byBody;
+  std::string text;
+  unsigned count = 0;
+};
+
+} // namespace mlir::gnn::cuda
+
+#endif // GNNC_COMPILER_TARGET_CUDA_KERNELS_H

@@ -1,0 +1,680 @@
+//===- Dense.cu - Dense primitives, dropout and conversions on the device -===//
+//
+// gnnrt_cuda_reduce, head_matrix, concat, slice, normalize(_grad), dropout
+// and the fp32 <-> bf16/fp16 conversions. Each equals its CPU kernel bit for
+// bit: the arithmetic is the same operations in the same order (the library
+// builds with --fmad=false, and CUDA's double division and square root are
+// correctly rounded, as the host's are).
+//
+// Sums across rows (reduce along dim 0, the statistics of normalize along
+// dim 0) follow the CPU's fixed blocks (runtime/cpu/Common.h): rows are
+// split into kReductionBlocks blocks, each summed in row order into a
+// double, then the blocks are added in order. Here a thread per (block,
+// column) writes its partial into the context's scratch and a thread per
+// column adds the partials: no atomics, 64 times the parallelism of a
+// thread per column, and the CPU's bits.
+//
+// Dropout uses gnnrt/Philox.h's own functions (host and device), so masks
+// are the CPU's; a kept element is `x / (1 - p)` divided in double and
+// rounded once. NaN inputs may come out with another payload than on the
+// CPU (the GPU's double arithmetic returns the canonical NaN).
+//
+//===----------------------------------------------------------------------===//
+#include "Context.h"
+
+#include "gnnrt/Convert.h"
+#include "gnnrt/Philox.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace {
+
+using gnnrt::cuda::gridFor;
+
+#define GNNRT_ARG_CHECK(cond, status)                                          \
+  do {                                                                         \
+    if (!(cond))                                                               \
+      return (status);                                                         \
+  } while (false)
+
+bool present(const void *p, int64_t count) { return p || count == 0; }
+
+bool mulSize(int64_t a, int64_t b, int64_t &out) {
+  return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &out);
+}
+
+int matrixSize(int64_t rows, int64_t cols, int64_t &count) {
+  GNNRT_ARG_CHECK(mulSize(rows, cols, count), GNNRT_ERR_BAD_SIZE);
+  return GNNRT_OK;
+}
+
+template <typename... Params, typename... Args>
+int launch(gnnrt_cuda *ctx, const char *name, int64_t threads,
+           void (*kernel)(Params...), Args... args) {
+  if (threads <= 0)
+    return GNNRT_OK;
+  kernel<<<gridFor(threads), 256, 0, ctx->compute>>>(args...);
+  return gnnrt::cuda::check(cudaGetLastError(), name);
+}
+
+__device__ inline int64_t firstItem() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+__device__ inline int64_t itemStride() {
+  return static_cast<int64_t>(gridDim.x) * blockDim.x;
+}
+
+//===----------------------------------------------------------------------===//
+// Fixed-block column sums
+//===----------------------------------------------------------------------===//
+
+/// runtime/cpu/Common.h's kReductionBlocks: the same blocks give the same
+/// bits.
+constexpr int64_t kReductionBlocks = 64;
+
+/// Rows `[begin, end)` of block \p b, as gnnrt::cpu::blockRows.
+__device__ inline void blockRows(int64_t rows, int64_t b, int64_t &begin,
+                                 int64_t &end) {
+  const int64_t q = rows / kReductionBlocks, r = rows % kReductionBlocks;
+  begin = b * q + (b < r ? b : r);
+  end = begin + q + (b < r ? 1 : 0);
+}
+
+/// Element (r, c)'s term of a column sum.
+struct ColumnSum {
+  const float *x;
+  int64_t cols;
+  __device__ void operator()(int64_t r, int64_t c, double *acc) const {
+    acc[0] += x[r * cols + c];
+  }
+};
+
+struct SquaredDeviation {
+  const float *x;
+  int64_t cols;
+  const double *mean;
+  __device__ void operator()(int64_t r, int64_t c, double *acc) const {
+    const double dev = x[r * cols + c] - mean[c];
+    acc[0] += dev * dev;
+  }
+};
+
+/// normalize_grad's two column sums, dy and dy * xhat.
+struct GradSums {
+  const float *x, *dy;
+  int64_t cols;
+  const double *mean, *rstd;
+  __device__ void operator()(int64_t r, int64_t c, double *acc) const {
+    const float xv = x[r * cols + c], dyv = dy[r * cols + c];
+    acc[0] += dyv;
+    acc[1] += dyv * ((xv - mean[c]) * rstd[c]);
+  }
+};
+
+/// partial[(b cols + c) W + w]: sum w of column c over block b's rows.
+template <int W, typename Term>
+__global__ void blockPartials(Term term, int64_t rows, int64_t cols,
+                              double *partial) {
+  for (int64_t t = firstItem(); t < kReductionBlocks * cols;
+       t += itemStride()) {
+    const int64_t b = t / cols, c = t % cols;
+    double acc[W];
+    for (int w = 0; w < W; ++w)
+      acc[w] = 0;
+    int64_t begin, end;
+    blockRows(rows, b, begin, end);
+    for (int64_t r = begin; r < end; ++r)
+      term(r, c, acc);
+    for (int w = 0; w < W; ++w)
+      partial[t * W + w] = acc[w];
+  }
+}
+
+/// Column c's totals (blocks added in order from 0) handed to \p finish.
+template <int W, typename Finish>
+__global__ void blockTotals(const double *partial, int64_t cols,
+                            Finish finish) {
+  for (int64_t c = firstItem(); c < cols; c += itemStride()) {
+    double total[W];
+    for (int w = 0; w < W; ++w) {
+      total[w] = 0;
+      for (int64_t b = 0; b < kReductionBlocks; ++b)
+        total[w] += partial[(b * cols + c) * W + w];
+    }
+    finish(c, total);
+  }
+}
+
+struct StoreSum {
+  float *y;
+  double divisor; // 0: no division
+  __device__ void operator()(int64_t c, const double *total) const {
+    y[c] = static_cast<float>(divisor > 0 ? total[0] / divisor : total[0]);
+  }
+};
+
+struct StoreMean {
+  double *mean;
+  double rows;
+  __device__ void operator()(int64_t c, const double *total) const {
+    mean[c] = total[0] / rows;
+  }
+};
+
+struct StoreRstd {
+  double *rstd;
+  double rows, eps;
+  __device__ void operator()(int64_t c, const double *total) const {
+    rstd[c] = 1.0 / sqrt(total[0] / rows + eps);
+  }
+};
+
+struct StoreGradMeans {
+  double *stats; // [cols][2]
+  double rows;
+  __device__ void operator()(int64_t c, const double *total) const {
+    stats[2 * c] = total[0] / rows;
+    stats[2 * c + 1] = total[1] / rows;
+  }
+};
+
+/// Block maxima, kept in the partials as doubles (exactly: every float is
+/// a double). The CPU's comparison: a NaN never becomes the maximum, and
+/// of equal maxima (+0 and -0) the first one stays, which block by block
+/// in order is still the first one.
+__global__ void blockMaxPartials(const float *x, int64_t rows, int64_t cols,
+                                 double *partial) {
+  for (int64_t t = firstItem(); t < kReductionBlocks * cols;
+       t += itemStride()) {
+    const int64_t b = t / cols, c = t % cols;
+    int64_t begin, end;
+    blockRows(rows, b, begin, end);
+    float m = -INFINITY;
+    for (int64_t r = begin; r < end; ++r) {
+      const float v = x[r * cols + c];
+      m = m < v ? v : m;
+    }
+    partial[t] = m;
+  }
+}
+
+__global__ void blockMaxTotals(const double *partial, int64_t rows,
+                               int64_t cols, float *y) {
+  for (int64_t c = firstItem(); c < cols; c += itemStride()) {
+    float m = -INFINITY;
+    for (int64_t b = 0; b < kReductionBlocks; ++b) {
+      const float v = static_cast<float>(partial[b * cols + c]);
+      m = m < v ? v : m;
+    }
+    y[c] = rows == 0 ? 0.0f : m;
+  }
+}
+
+/// Reduction along dim 1: a thread per row, columns in order.
+__global__ void reduceRows(const float *x, int64_t rows, int64_t cols, bool max,
+                           bool mean, float *y) {
+  for (int64_t r = firstItem(); r < rows; r += itemStride()) {
+    const float *xr = x + r * cols;
+    if (max) {
+      float m = -INFINITY;
+      for (int64_t c = 0; c < cols; ++c)
+        m = m < xr[c] ? xr[c] : m;
+      y[r] = cols == 0 ? 0.0f : m;
+      continue;
+    }
+    double sum = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      sum += xr[c];
+    if (mean && cols > 0)
+      sum /= static_cast<double>(cols);
+    y[r] = static_cast<float>(sum);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+/// gnnrt::cpu's rowStats: mean and 1/sqrt(biased variance + eps) of a row.
+__device__ inline void rowStats(const float *xr, int64_t n, double eps,
+                                double &mean, double &rstd) {
+  double sum = 0;
+  for (int64_t c = 0; c < n; ++c)
+    sum += xr[c];
+  mean = sum / static_cast<double>(n);
+  double var = 0;
+  for (int64_t c = 0; c < n; ++c) {
+    const double dev = xr[c] - mean;
+    var += dev * dev;
+  }
+  rstd = 1.0 / sqrt(var / static_cast<double>(n) + eps);
+}
+
+/// A row's statistics are taken before it is written: y == x is safe.
+__global__ void normalizeRows(const float *x, int64_t rows, int64_t cols,
+                              double eps, float *y) {
+  for (int64_t r = firstItem(); r < rows; r += itemStride()) {
+    const float *xr = x + r * cols;
+    float *yr = y + r * cols;
+    double mean, rstd;
+    rowStats(xr, cols, eps, mean, rstd);
+    for (int64_t c = 0; c < cols; ++c)
+      yr[c] = static_cast<float>((xr[c] - mean) * rstd);
+  }
+}
+
+__global__ void normalizeColumns(const float *x, int64_t count, int64_t cols,
+                                 const double *mean, const double *rstd,
+                                 float *y) {
+  for (int64_t t = firstItem(); t < count; t += itemStride()) {
+    const int64_t c = t % cols;
+    y[t] = static_cast<float>((x[t] - mean[c]) * rstd[c]);
+  }
+}
+
+/// dx = r (dy - mean(dy) - xhat mean(dy xhat)) per row; each dx element is
+/// written after its own x and dy are read, so dx may alias either.
+__global__ void normalizeGradRows(const float *x, const float *dy, int64_t rows,
+                                  int64_t cols, double eps, float *dx) {
+  for (int64_t r = firstItem(); r < rows; r += itemStride()) {
+    const float *xr = x + r * cols, *dyr = dy + r * cols;
+    float *dxr = dx + r * cols;
+    double mean, rstd;
+    rowStats(xr, cols, eps, mean, rstd);
+    double meanDy = 0, meanDyXhat = 0;
+    for (int64_t c = 0; c < cols; ++c) {
+      meanDy += dyr[c];
+      meanDyXhat += dyr[c] * ((xr[c] - mean) * rstd);
+    }
+    meanDy /= static_cast<double>(cols);
+    meanDyXhat /= static_cast<double>(cols);
+    for (int64_t c = 0; c < cols; ++c) {
+      const double xhat = (xr[c] - mean) * rstd;
+      dxr[c] = static_cast<float>(rstd * (dyr[c] - meanDy - xhat * meanDyXhat));
+    }
+  }
+}
+
+__global__ void normalizeGradColumns(const float *x, const float *dy,
+                                     int64_t count, int64_t cols,
+                                     const double *mean, const double *rstd,
+                                     const double *dyStats, float *dx) {
+  for (int64_t t = firstItem(); t < count; t += itemStride()) {
+    const int64_t c = t % cols;
+    const double xhat = (x[t] - mean[c]) * rstd[c];
+    dx[t] = static_cast<float>(
+        rstd[c] * (dy[t] - dyStats[2 * c] - xhat * dyStats[2 * c + 1]));
+  }
+}
+
+/// Per-column mean and rstd of `x[rows, cols]` into \p stats ([2][cols]
+/// doubles) through \p partial (kReductionBlocks * cols doubles).
+int columnStats(gnnrt_cuda *ctx, const float *x, int64_t rows, int64_t cols,
+                double eps, double *partial, double *mean, double *rstd) {
+  GNNRT_RETURN_IF_ERROR(launch(ctx, "blockPartials", kReductionBlocks * cols,
+                               blockPartials<1, ColumnSum>, ColumnSum{x, cols},
+                               rows, cols, partial));
+  GNNRT_RETURN_IF_ERROR(launch(ctx, "blockTotals", cols,
+                               blockTotals<1, StoreMean>, partial, cols,
+                               StoreMean{mean, static_cast<double>(rows)}));
+  GNNRT_RETURN_IF_ERROR(launch(ctx, "blockPartials", kReductionBlocks * cols,
+                               blockPartials<1, SquaredDeviation>,
+                               SquaredDeviation{x, cols, mean}, rows, cols,
+                               partial));
+  return launch(ctx, "blockTotals", cols, blockTotals<1, StoreRstd>, partial,
+                cols, StoreRstd{rstd, static_cast<double>(rows), eps});
+}
+
+//===----------------------------------------------------------------------===//
+// Copies, dropout, conversions
+//===----------------------------------------------------------------------===//
+
+/// `dst[r, dstOffset + c] = src[r, srcOffset + c]` for c < width: concat's
+/// and slice's column blocks.
+__global__ void copyColumns(const float *src, int64_t srcStride,
+                            int64_t srcOffset, float *dst, int64_t dstStride,
+                            int64_t dstOffset, int64_t rows, int64_t width) {
+  for (int64_t t = firstItem(); t < rows * width; t += itemStride()) {
+    const int64_t r = t / width, c = t % width;
+    dst[r * dstStride + dstOffset + c] = src[r * srcStride + srcOffset + c];
+  }
+}
+
+__global__ void headMatrixKernel(int64_t rows, int64_t cols, int64_t width,
+                                 bool sum, float mean, float *y) {
+  for (int64_t c = firstItem(); c < rows; c += itemStride()) {
+    if (sum)
+      y[c * cols + c / width] = 1.0f;
+    else
+      y[c * cols + c % width] = mean;
+  }
+}
+
+/// A thread per Philox block of four elements (gnnrt::dropoutBits's
+/// counter: block lo, block hi, stream, step); each element is read before
+/// it is written, so y == x is allowed.
+__global__ void dropoutKernel(const float *x, int64_t n, uint64_t seed,
+                              uint32_t stream, uint32_t step,
+                              uint64_t threshold, double keep, float *y) {
+  const int64_t blocks = (n + 3) / 4;
+  const uint32_t key[2] = {static_cast<uint32_t>(seed),
+                           static_cast<uint32_t>(seed >> 32)};
+  for (int64_t b = firstItem(); b < blocks; b += itemStride()) {
+    uint32_t bits[4] = {0, 0, 0, 0};
+    if (threshold > 0 && threshold <= UINT32_MAX) {
+      const uint32_t ctr[4] = {static_cast<uint32_t>(b),
+                               static_cast<uint32_t>(b >> 32), stream, step};
+      gnnrt::philox4x32(ctr, key, bits);
+    }
+    for (int j = 0; j < 4 && 4 * b + j < n; ++j) {
+      const int64_t i = 4 * b + j;
+      // threshold 0 (p = 0) keeps every element, 2^32 none.
+      y[i] = bits[j] >= threshold
+                 ? static_cast<float>(static_cast<double>(x[i]) / keep)
+                 : 0.0f;
+    }
+  }
+}
+
+// The conversions of runtime/cpu/Convert.cpp, integer operations on the bit
+// patterns, copied operation for operation: see there for why each step.
+
+__device__ inline uint32_t shiftRoundEven(uint32_t x, uint32_t shift) {
+  return (x + ((1u << (shift - 1)) - 1) + ((x >> shift) & 1u)) >> shift;
+}
+
+__device__ inline uint16_t f32ToBf16(float v) {
+  const uint32_t b = __float_as_uint(v);
+  const uint32_t rounded = shiftRoundEven(b, 16);
+  const uint32_t quietNaN = (b >> 16) | 0x40u;
+  return static_cast<uint16_t>((b & 0x7fffffffu) > 0x7f800000u ? quietNaN
+                                                               : rounded);
+}
+
+__device__ inline float bf16ToF32(uint16_t h) {
+  const uint32_t quieted = (h & 0x7fffu) > 0x7f80u ? h | 0x40u : h;
+  return __uint_as_float(quieted << 16);
+}
+
+__device__ inline uint16_t f32ToF16(float v) {
+  const uint32_t b = __float_as_uint(v);
+  const uint32_t sign = (b >> 16) & 0x8000u;
+  const uint32_t a = b & 0x7fffffffu;
+  const uint32_t normal = shiftRoundEven(a, 13) - (112u << 10);
+  const uint32_t exponent = a >> 23;
+  const uint32_t shift = exponent < 95    ? 31u
+                         : exponent > 125 ? 1u
+                                          : 126u - exponent;
+  const uint32_t subnormal = shiftRoundEven((a & 0x7fffffu) | 0x800000u, shift);
+  const uint32_t quietNaN = 0x7e00u | ((a >> 13) & 0x3ffu);
+  uint32_t h = a >= 0x38800000u ? normal : subnormal;
+  h = a >= 0x477ff000u ? 0x7c00u : h;
+  h = a > 0x7f800000u ? quietNaN : h;
+  return static_cast<uint16_t>(sign | h);
+}
+
+__device__ inline float f16ToF32(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1fu;
+  const uint32_t mantissa = h & 0x3ffu;
+  const uint32_t normal = ((exponent + 112u) << 23) | (mantissa << 13);
+  const uint32_t special =
+      0x7f800000u | (mantissa << 13) | (mantissa ? 0x400000u : 0u);
+  // Exact, and a normal fp32 result: no flush-to-zero can touch it.
+  const uint32_t subnormal =
+      __float_as_uint(static_cast<float>(mantissa) * 5.9604644775390625e-8f);
+  uint32_t f = exponent == 0 ? subnormal : normal;
+  f = exponent == 0x1fu ? special : f;
+  return __uint_as_float(sign | f);
+}
+
+/// The conversions as function objects, the kernel's template arguments.
+struct ToBf16 {
+  __device__ uint16_t operator()(float v) const { return f32ToBf16(v); }
+};
+struct FromBf16 {
+  __device__ float operator()(uint16_t h) const { return bf16ToF32(h); }
+};
+struct ToF16 {
+  __device__ uint16_t operator()(float v) const { return f32ToF16(v); }
+};
+struct FromF16 {
+  __device__ float operator()(uint16_t h) const { return f16ToF32(h); }
+};
+
+template <typename Fn, typename Src, typename Dst>
+__global__ void convertKernel(const Src *src, Dst *dst, int64_t n) {
+  for (int64_t i = firstItem(); i < n; i += itemStride())
+    dst[i] = Fn()(src[i]);
+}
+
+template <typename Fn, typename Src, typename Dst>
+int convert(const Src *src, Dst *dst, int64_t n) {
+  GNNRT_ARG_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(present(src, n) && present(dst, n), GNNRT_ERR_NULL_POINTER);
+  int status = GNNRT_OK;
+  gnnrt_cuda *ctx = gnnrt::cuda::current(status);
+  if (!ctx)
+    return status;
+  return launch(ctx, "convertKernel", n, convertKernel<Fn, Src, Dst>, src, dst,
+                n);
+}
+
+} // namespace
+
+#define GNNRT_CURRENT_CONTEXT(ctx)                                             \
+  int ctx##Status = GNNRT_OK;                                                  \
+  gnnrt_cuda *ctx = gnnrt::cuda::current(ctx##Status);                         \
+  if (!ctx)                                                                    \
+    return ctx##Status;
+
+extern "C" {
+
+int gnnrt_cuda_reduce(int kind, const float *x, int64_t rows, int64_t cols,
+                      int dim, float *y) {
+  GNNRT_ARG_CHECK(kind >= GNNRT_REDUCE_SUM && kind <= GNNRT_REDUCE_MAX,
+                  GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_ARG_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
+  int64_t count;
+  if (int status = matrixSize(rows, cols, count))
+    return status;
+  const int64_t kept = dim == 0 ? cols : rows;
+  GNNRT_ARG_CHECK(present(x, count) && present(y, kept),
+                  GNNRT_ERR_NULL_POINTER);
+  int64_t partialCount;
+  GNNRT_ARG_CHECK(dim == 1 || mulSize(kReductionBlocks, cols, partialCount),
+                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  const bool max = kind == GNNRT_REDUCE_MAX, mean = kind == GNNRT_REDUCE_MEAN;
+  if (dim == 1)
+    return launch(ctx, "reduceRows", rows, reduceRows, x, rows, cols, max, mean,
+                  y);
+  if (cols == 0)
+    return GNNRT_OK;
+  void *buffer = nullptr;
+  GNNRT_RETURN_IF_ERROR(gnnrt::cuda::scratch(
+      ctx, static_cast<size_t>(partialCount) * sizeof(double), &buffer));
+  double *partial = static_cast<double *>(buffer);
+  if (max) {
+    GNNRT_RETURN_IF_ERROR(launch(ctx, "blockMaxPartials", partialCount,
+                                 blockMaxPartials, x, rows, cols, partial));
+    return launch(ctx, "blockMaxTotals", cols, blockMaxTotals, partial, rows,
+                  cols, y);
+  }
+  GNNRT_RETURN_IF_ERROR(launch(ctx, "blockPartials", partialCount,
+                               blockPartials<1, ColumnSum>, ColumnSum{x, cols},
+                               rows, cols, partial));
+  return launch(ctx, "blockTotals", cols, blockTotals<1, StoreSum>, partial,
+                cols,
+                StoreSum{y, mean && rows > 0 ? static_cast<double>(rows) : 0});
+}
+
+int gnnrt_cuda_head_matrix(int kind, int64_t heads, int64_t width, float *y) {
+  GNNRT_ARG_CHECK(kind == GNNRT_HEADS_SUM || kind == GNNRT_HEADS_MEAN,
+                  GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_ARG_CHECK(heads >= 1 && width >= 1, GNNRT_ERR_BAD_ARGUMENT);
+  const bool sum = kind == GNNRT_HEADS_SUM;
+  int64_t rows, count;
+  GNNRT_ARG_CHECK(mulSize(heads, width, rows) &&
+                      mulSize(rows, sum ? heads : width, count),
+                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(y, GNNRT_ERR_NULL_POINTER);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  GNNRT_CUDA_CHECK(
+      cudaMemsetAsync(y, 0, static_cast<size_t>(count) * 4, ctx->compute));
+  // The CPU's value, computed on the host.
+  const float mean = static_cast<float>(1.0 / static_cast<double>(heads));
+  return launch(ctx, "headMatrixKernel", rows, headMatrixKernel, rows,
+                sum ? heads : width, width, sum, mean, y);
+}
+
+int gnnrt_cuda_concat(const float *const *inputs, const int64_t *widths,
+                      int64_t num_inputs, int64_t rows, float *y) {
+  // inputs and widths are host arrays (of device pointers and sizes): the
+  // CPU kernel's checks read them as it does.
+  GNNRT_ARG_CHECK(num_inputs >= 0 && rows >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(present(inputs, num_inputs) && present(widths, num_inputs),
+                  GNNRT_ERR_NULL_POINTER);
+  int64_t total = 0, count;
+  for (int64_t i = 0; i < num_inputs; ++i) {
+    int64_t size;
+    GNNRT_ARG_CHECK(mulSize(rows, widths[i], size) &&
+                        !__builtin_add_overflow(total, widths[i], &total),
+                    GNNRT_ERR_BAD_SIZE);
+    GNNRT_ARG_CHECK(present(inputs[i], size), GNNRT_ERR_NULL_POINTER);
+  }
+  GNNRT_ARG_CHECK(mulSize(rows, total, count), GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(present(y, count), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  // One launch per input: concat joins a few tensors (heads, layers), and
+  // separate launches need no table of pointers on the device.
+  int64_t offset = 0;
+  for (int64_t i = 0; i < num_inputs; ++i) {
+    GNNRT_RETURN_IF_ERROR(launch(ctx, "copyColumns", rows * widths[i],
+                                 copyColumns, inputs[i], widths[i], int64_t{0},
+                                 y, total, offset, rows, widths[i]));
+    offset += widths[i];
+  }
+  return GNNRT_OK;
+}
+
+int gnnrt_cuda_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
+                     int64_t width, float *y) {
+  int64_t count, out;
+  if (int status = matrixSize(rows, cols, count))
+    return status;
+  GNNRT_ARG_CHECK(offset >= 0 && width >= 0 && offset <= cols &&
+                      width <= cols - offset && mulSize(rows, width, out),
+                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(present(x, count) && present(y, out), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  return launch(ctx, "copyColumns", out, copyColumns, x, cols, offset, y, width,
+                int64_t{0}, rows, width);
+}
+
+int gnnrt_cuda_normalize(const float *x, int64_t rows, int64_t cols, int dim,
+                         double eps, float *y) {
+  GNNRT_ARG_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_ARG_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
+  int64_t count;
+  if (int status = matrixSize(rows, cols, count))
+    return status;
+  GNNRT_ARG_CHECK(present(x, count) && present(y, count),
+                  GNNRT_ERR_NULL_POINTER);
+  // partial[kReductionBlocks * cols], mean[cols], rstd[cols].
+  int64_t doubles = 0;
+  GNNRT_ARG_CHECK(count == 0 || dim == 1 ||
+                      (cols <= std::numeric_limits<int64_t>::max() /
+                                   (kReductionBlocks + 2) / 8 &&
+                       mulSize(kReductionBlocks + 2, cols, doubles)),
+                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  if (count == 0)
+    return GNNRT_OK;
+  if (dim == 1)
+    return launch(ctx, "normalizeRows", rows, normalizeRows, x, rows, cols, eps,
+                  y);
+  void *buffer = nullptr;
+  GNNRT_RETURN_IF_ERROR(gnnrt::cuda::scratch(
+      ctx, static_cast<size_t>(doubles) * sizeof(double), &buffer));
+  double *partial = static_cast<double *>(buffer);
+  double *mean = partial + kReductionBlocks * cols, *rstd = mean + cols;
+  GNNRT_RETURN_IF_ERROR(
+      columnStats(ctx, x, rows, cols, eps, partial, mean, rstd));
+  return launch(ctx, "normalizeColumns", count, normalizeColumns, x, count,
+                cols, mean, rstd, y);
+}
+
+int gnnrt_cuda_normalize_grad(const float *x, const float *dy, int64_t rows,
+                              int64_t cols, int dim, double eps, float *dx) {
+  GNNRT_ARG_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_ARG_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
+  int64_t count;
+  if (int status = matrixSize(rows, cols, count))
+    return status;
+  GNNRT_ARG_CHECK(present(x, count) && present(dy, count) && present(dx, count),
+                  GNNRT_ERR_NULL_POINTER);
+  // partial[kReductionBlocks * 2 cols], mean, rstd, dyStats[2 cols].
+  constexpr int64_t kPerColumn = 2 * kReductionBlocks + 4;
+  int64_t doubles = 0;
+  GNNRT_ARG_CHECK(
+      count == 0 || dim == 1 ||
+          (cols <= std::numeric_limits<int64_t>::max() / kPerColumn / 8 &&
+           mulSize(kPerColumn, cols, doubles)),
+      GNNRT_ERR_BAD_SIZE);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  if (count == 0)
+    return GNNRT_OK;
+  if (dim == 1)
+    return launch(ctx, "normalizeGradRows", rows, normalizeGradRows, x, dy,
+                  rows, cols, eps, dx);
+  void *buffer = nullptr;
+  GNNRT_RETURN_IF_ERROR(gnnrt::cuda::scratch(
+      ctx, static_cast<size_t>(doubles) * sizeof(double), &buffer));
+  double *partial = static_cast<double *>(buffer);
+  double *mean = partial + 2 * kReductionBlocks * cols, *rstd = mean + cols;
+  double *dyStats = rstd + cols;
+  GNNRT_RETURN_IF_ERROR(
+      columnStats(ctx, x, rows, cols, eps, partial, mean, rstd));
+  GNNRT_RETURN_IF_ERROR(launch(
+      ctx, "blockPartials", kReductionBlocks * cols, blockPartials<2, GradSums>,
+      GradSums{x, dy, cols, mean, rstd}, rows, cols, partial));
+  GNNRT_RETURN_IF_ERROR(
+      launch(ctx, "blockTotals", cols, blockTotals<2, StoreGradMeans>, partial,
+             cols, StoreGradMeans{dyStats, static_cast<double>(rows)}));
+  return launch(ctx, "normalizeGradColumns", count, normalizeGradColumns, x, dy,
+                count, cols, mean, rstd, dyStats, dx);
+}
+
+int gnnrt_cuda_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
+                       uint64_t stream, double p, float *y) {
+  GNNRT_ARG_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(p >= 0 && p < 1, GNNRT_ERR_BAD_ARGUMENT); // rejects NaN
+  GNNRT_ARG_CHECK(present(x, n) && present(y, n), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  // stream and step enter the counter modulo 2^32 (gnnrt::dropoutBits).
+  return launch(ctx, "dropoutKernel", (n + 3) / 4, dropoutKernel, x, n, seed,
+                static_cast<uint32_t>(stream), static_cast<uint32_t>(step),
+                gnnrt::dropoutThreshold(p), 1.0 - p, y);
+}
+
+int gnnrt_cuda_f32_to_bf16(const float *x, uint16_t *y, int64_t n) {
+  return convert<ToBf16>(x, y, n);
+}
+
+int gnnrt_cuda_bf16_to_f32(const uint16_t *x, float *y, int64_t n) {
+  return convert<FromBf16>(x, y, n);
+}
+
+int gnnrt_cuda_f32_to_f16(const float *x, uint16_t *y, int64_t n) {
+  return convert<ToF16>(x, y, n);
+}
+
+int gnnrt_cuda_f16_to_f32(const uint16_t *x, float *y, int64_t n) {
+  return convert<FromF16>(x, y, n);
+}
+
+} // extern "C"

@@ -1,0 +1,722 @@
+//===- Sparse.cu - Aggregation kernels over the graph on the device -------===//
+//
+// gnnrt_cuda_spmm and friends, and the kernels of CSR feature matrices.
+// Every output element is computed by one thread, which walks its row's
+// slots in CSR order exactly as the CPU kernel does: no atomics, and the
+// results are the CPU kernel's bits wherever the arithmetic is the same
+// (everything here but the cuSPARSE aggregation, the softmax's expf and the
+// order of the max gradient's sums, see below). The library builds with
+// --fmad=false, so a product and a sum are rounded separately as on the CPU.
+//
+// Where cuSPARSE is used: sum and mean aggregation with no weights or one
+// weight per edge go to cusparseSpMM on the CSR by destination (row-major
+// dense operands, opA non-transposed) with CUSPARSE_SPMM_CSR_ALG3, the CSR
+// algorithm cuSPARSE documents as bit-wise deterministic run to run (for a
+// non-transposed A; it also accepts the unsorted column indices of our
+// rows, whose slots may be in any order). Its matrix values are one float
+// per CSR slot while edge weights are indexed by edge id, so the values are
+// gathered by slot into the context's scratch first (all ones without
+// weights); the mean divides afterwards, in fp32 as the CPU. cuSPARSE sums
+// in its own order: results are within fp32 rounding of the CPU's, not
+// equal. Several weights per edge (GAT's heads), max aggregation, and a
+// cuSPARSE that rejects the shapes (CUSPARSE_STATUS_NOT_SUPPORTED from the
+// buffer-size query, decided by the shapes alone, so the same call always
+// takes the same path), and arrays that are not 16-byte aligned (see
+// gnnrt_cuda_spmm) use the own kernels, where a thread per output element
+// (row, column) adds the row's slots in CSR order.
+//
+// The CSR feature-matrix product keeps its own kernel too: the CPU kernel
+// fixes the order of each element's sum (CSR slot order, or CSC slot order
+// for A^T), and a thread per output element reproduces it exactly, which
+// lets the sparse and dense forms of a program be compared bit for bit.
+//
+// Argument checks are the CPU kernels' except reads of device memory (the
+// O(1) offset checks of graphs and CSR matrices): see Graph.cu.
+//
+//===----------------------------------------------------------------------===//
+#include "Context.h"
+
+#include "gnnrt/Philox.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace {
+
+using gnnrt::cuda::gridFor;
+
+#define GNNRT_ARG_CHECK(cond, status)                                          \
+  do {                                                                         \
+    if (!(cond))                                                               \
+      return (status);                                                         \
+  } while (false)
+
+bool present(const void *p, int64_t count) { return p || count == 0; }
+
+bool mulSize(int64_t a, int64_t b, int64_t &out) {
+  return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &out);
+}
+
+/// gnnrt::cpu::checkView without the reads of device memory.
+int checkView(const gnnrt_graph *g, const gnnrt_csr &csr) {
+  GNNRT_ARG_CHECK(g, GNNRT_ERR_NULL_POINTER);
+  GNNRT_ARG_CHECK(g->num_nodes >= 0 && g->num_edges >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(g->num_nodes < std::numeric_limits<int32_t>::max() &&
+                      g->num_edges <= std::numeric_limits<int32_t>::max(),
+                  GNNRT_ERR_BAD_GRAPH);
+  GNNRT_ARG_CHECK(csr.indptr && present(csr.src, g->num_edges) &&
+                      present(csr.edge_id, g->num_edges),
+                  GNNRT_ERR_NULL_POINTER);
+  return GNNRT_OK;
+}
+
+int checkIn(const gnnrt_graph *g) {
+  return g ? checkView(g, g->in) : GNNRT_ERR_NULL_POINTER;
+}
+
+/// `d >= 0` and `N * d` representable, into \p nd.
+int nodeTensor(const gnnrt_graph *g, int64_t d, int64_t &nd) {
+  GNNRT_ARG_CHECK(d >= 0 && mulSize(g->num_nodes, d, nd), GNNRT_ERR_BAD_SIZE);
+  return GNNRT_OK;
+}
+
+/// `heads >= 1` dividing `d`, and `E * heads` representable.
+int edgeHeads(const gnnrt_graph *g, int64_t d, int64_t heads, int64_t &eh) {
+  GNNRT_ARG_CHECK(heads >= 1 && d % heads == 0 &&
+                      mulSize(g->num_edges, heads, eh),
+                  GNNRT_ERR_BAD_SIZE);
+  return GNNRT_OK;
+}
+
+/// gnnrt_cpu_csr_matrix's size checks (CsrMatrix.cpp's checkShape).
+int checkShape(int64_t rows, int64_t cols, int64_t nnz) {
+  constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();
+  GNNRT_ARG_CHECK(rows >= 0 && cols >= 0 && nnz >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(rows <= kMaxIndex && cols <= kMaxIndex && nnz <= kMaxIndex,
+                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(nnz <= rows * cols, GNNRT_ERR_BAD_SIZE);
+  return GNNRT_OK;
+}
+
+template <typename... Params, typename... Args>
+int launch(gnnrt_cuda *ctx, const char *name, int64_t threads,
+           void (*kernel)(Params...), Args... args) {
+  if (threads <= 0)
+    return GNNRT_OK;
+  kernel<<<gridFor(threads), 256, 0, ctx->compute>>>(args...);
+  return gnnrt::cuda::check(cudaGetLastError(), name);
+}
+
+bool aligned16(const void *p) {
+  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
+/// The scratch bytes of an array, rounded up so the next one stays aligned
+/// for any element type (and for cuSPARSE's buffer).
+size_t scratchBytes(int64_t bytes) {
+  return (static_cast<size_t>(bytes) + 255) / 256 * 256;
+}
+
+__device__ inline int64_t firstItem() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+__device__ inline int64_t itemStride() {
+  return static_cast<int64_t>(gridDim.x) * blockDim.x;
+}
+
+/// The row that owns slot \p s (see Graph.cu).
+__device__ inline int64_t rowOfSlot(const int32_t *indptr, int64_t rows,
+                                    int64_t s) {
+  int64_t lo = 0, hi = rows; // indptr[lo] <= s < indptr[hi]
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (indptr[mid] <= s)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+//===----------------------------------------------------------------------===//
+// Aggregation
+//===----------------------------------------------------------------------===//
+
+/// Sum or mean of element (i, c) over row i's slots in order: the CPU's
+/// `y += w * x` (or `y += x`) chain, then the division by the degree in
+/// fp32. Head k of the weights owns the columns [k f, (k + 1) f).
+__global__ void spmmSumKernel(const int32_t *indptr, const int32_t *src,
+                              const int32_t *ids, const float *x, int64_t n,
+                              int64_t d, const float *weights, int64_t heads,
+                              bool mean, float *y) {
+  const int64_t f = weights ? d / heads : 1;
+  for (int64_t t = firstItem(); t < n * d; t += itemStride()) {
+    const int64_t i = t / d, c = t % d;
+    const int32_t first = indptr[i], last = indptr[i + 1];
+    float acc = 0.0f;
+    for (int32_t s = first; s < last; ++s) {
+      const float xv = x[static_cast<int64_t>(src[s]) * d + c];
+      if (weights)
+        acc += weights[static_cast<int64_t>(ids[s]) * heads + c / f] * xv;
+      else
+        acc += xv;
+    }
+    if (mean && last > first)
+      acc /= static_cast<float>(last - first);
+    y[t] = acc;
+  }
+}
+
+/// Max of element (i, c) with the CPU's comparison (a NaN never replaces
+/// the running maximum); an empty row gives 0.
+__global__ void spmmMaxKernel(const int32_t *indptr, const int32_t *src,
+                              const float *x, int64_t n, int64_t d, float *y) {
+  for (int64_t t = firstItem(); t < n * d; t += itemStride()) {
+    const int64_t i = t / d, c = t % d;
+    const int32_t first = indptr[i], last = indptr[i + 1];
+    float m = -INFINITY;
+    for (int32_t s = first; s < last; ++s) {
+      const float v = x[static_cast<int64_t>(src[s]) * d + c];
+      m = m < v ? v : m;
+    }
+    y[t] = first == last ? 0.0f : m;
+  }
+}
+
+/// cuSPARSE's values: one per CSR slot, the slot's edge weight (1 without
+/// weights).
+__global__ void slotValues(const int32_t *ids, int64_t e, const float *weights,
+                           float *values) {
+  for (int64_t s = firstItem(); s < e; s += itemStride())
+    values[s] = weights ? weights[ids[s]] : 1.0f;
+}
+
+/// The mean's division of cuSPARSE's sums, in fp32 as the CPU divides.
+__global__ void divideByDegree(const int32_t *indptr, int64_t n, int64_t d,
+                               float *y) {
+  for (int64_t t = firstItem(); t < n * d; t += itemStride()) {
+    const int64_t i = t / d;
+    const int32_t deg = indptr[i + 1] - indptr[i];
+    if (deg > 0)
+      y[t] /= static_cast<float>(deg);
+  }
+}
+
+/// Destroys cuSPARSE descriptors on every path out of a call.
+struct SpmmDescriptors {
+  cusparseSpMatDescr_t a = nullptr;
+  cusparseConstDnMatDescr_t b = nullptr;
+  cusparseDnMatDescr_t c = nullptr;
+  ~SpmmDescriptors() {
+    if (a)
+      cusparseDestroySpMat(a);
+    if (b)
+      cusparseDestroyDnMat(b);
+    if (c)
+      cusparseDestroyDnMat(c);
+  }
+};
+
+/// Sum or mean aggregation through cusparseSpMM; \p unsupported is set
+/// (and nothing written) when cuSPARSE rejects the shapes.
+int spmmCusparse(gnnrt_cuda *ctx, const gnnrt_graph *g, const float *x,
+                 int64_t d, const float *weights, bool mean, float *y,
+                 bool &unsupported) {
+  unsupported = false;
+  const int64_t n = g->num_nodes, e = g->num_edges;
+  const size_t valuesBytes = scratchBytes(4 * e);
+  void *buffer = nullptr;
+  GNNRT_RETURN_IF_ERROR(gnnrt::cuda::scratch(ctx, valuesBytes, &buffer));
+  SpmmDescriptors desc;
+  GNNRT_CUDA_CHECK(cusparseCreateCsr(
+      &desc.a, n, n, e, const_cast<int32_t *>(g->in.indptr),
+      const_cast<int32_t *>(g->in.src), buffer, CUSPARSE_INDEX_32I,
+      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+  GNNRT_CUDA_CHECK(cusparseCreateConstDnMat(&desc.b, n, d, d, x, CUDA_R_32F,
+                                            CUSPARSE_ORDER_ROW));
+  GNNRT_CUDA_CHECK(
+      cusparseCreateDnMat(&desc.c, n, d, d, y, CUDA_R_32F, CUSPARSE_ORDER_ROW));
+  GNNRT_CUDA_CHECK(cusparseSetStream(ctx->sparse, ctx->compute));
+  // alpha and beta are read from the host.
+  GNNRT_CUDA_CHECK(
+      cusparseSetPointerMode(ctx->sparse, CUSPARSE_POINTER_MODE_HOST));
+  const float alpha = 1.0f, beta = 0.0f;
+  constexpr cusparseOperation_t kNo = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  constexpr cusparseSpMMAlg_t kAlg = CUSPARSE_SPMM_CSR_ALG3;
+  size_t workBytes = 0;
+  cusparseStatus_t query =
+      cusparseSpMM_bufferSize(ctx->sparse, kNo, kNo, &alpha, desc.a, desc.b,
+                              &beta, desc.c, CUDA_R_32F, kAlg, &workBytes);
+  if (query == CUSPARSE_STATUS_NOT_SUPPORTED) {
+    unsupported = true;
+    return GNNRT_OK;
+  }
+  GNNRT_CUDA_CHECK(query);
+  // Growing the scratch may move it: the values go at its new start.
+  GNNRT_RETURN_IF_ERROR(gnnrt::cuda::scratch(
+      ctx, valuesBytes + scratchBytes(workBytes), &buffer));
+  GNNRT_CUDA_CHECK(cusparseSpMatSetValues(desc.a, buffer));
+  float *values = static_cast<float *>(buffer);
+  void *work = static_cast<char *>(buffer) + valuesBytes;
+  GNNRT_RETURN_IF_ERROR(launch(ctx, "slotValues", e, slotValues, g->in.edge_id,
+                               e, weights, values));
+  // cuSPARSE does not promise to leave C unread when beta is 0, and the
+  // planner's buffers may hold NaN from an earlier tensor.
+  GNNRT_CUDA_CHECK(
+      cudaMemsetAsync(y, 0, static_cast<size_t>(n * d) * 4, ctx->compute));
+  GNNRT_CUDA_CHECK(cusparseSpMM(ctx->sparse, kNo, kNo, &alpha, desc.a, desc.b,
+                                &beta, desc.c, CUDA_R_32F, kAlg, work));
+  if (mean)
+    GNNRT_RETURN_IF_ERROR(launch(ctx, "divideByDegree", n * d, divideByDegree,
+                                 g->in.indptr, n, d, y));
+  return GNNRT_OK;
+}
+
+/// spmm_max_grad, first pass: the CSR slot that wins element (i, c) (the
+/// maximum, the lowest edge id among equal maxima, as the CPU), -1 for an
+/// empty row.
+__global__ void maxWinners(const int32_t *indptr, const int32_t *src,
+                           const int32_t *ids, const float *x, int64_t n,
+                           int64_t d, int32_t *winner) {
+  for (int64_t t = firstItem(); t < n * d; t += itemStride()) {
+    const int64_t i = t / d, c = t % d;
+    float best = 0.0f;
+    int32_t bestSlot = -1, bestId = -1;
+    for (int32_t s = indptr[i]; s < indptr[i + 1]; ++s) {
+      const int32_t id = ids[s];
+      const float v = x[static_cast<int64_t>(src[s]) * d + c];
+      if (bestId < 0 || v > best || (v == best && id < bestId)) {
+        best = v;
+        bestSlot = s;
+        bestId = id;
+      }
+    }
+    winner[t] = bestSlot;
+  }
+}
+
+/// Second pass with the transposed view: dx(j, c) sums, over the edges out
+/// of j in `out` slot order, dy(i, c) of each destination i whose winner is
+/// that edge. Parallel over dx's elements with no atomics; the order of the
+/// sum differs from the CPU's (destinations increasing), hence rounding.
+__global__ void maxGradByOut(const int32_t *outIndptr, const int32_t *outDst,
+                             const int32_t *outIds, const int32_t *inIds,
+                             const int32_t *winner, const float *dy, int64_t n,
+                             int64_t d, float *dx) {
+  for (int64_t t = firstItem(); t < n * d; t += itemStride()) {
+    const int64_t j = t / d, c = t % d;
+    float acc = 0.0f;
+    for (int32_t s = outIndptr[j]; s < outIndptr[j + 1]; ++s) {
+      const int64_t at = static_cast<int64_t>(outDst[s]) * d + c;
+      const int32_t w = winner[at];
+      if (w >= 0 && inIds[w] == outIds[s])
+        acc += dy[at];
+    }
+    dx[t] = acc;
+  }
+}
+
+/// Second pass without the transposed view: one thread per column walks
+/// the rows in order, adding as the CPU does (so its bits are the CPU's),
+/// into dx zeroed before. Only d threads: graphs bound by the data layer
+/// always carry `out`, which the parallel pass above uses.
+__global__ void maxGradByColumn(const int32_t *src, const int32_t *winner,
+                                const float *dy, int64_t n, int64_t d,
+                                float *dx) {
+  for (int64_t c = firstItem(); c < d; c += itemStride())
+    for (int64_t i = 0; i < n; ++i) {
+      const int32_t w = winner[i * d + c];
+      if (w >= 0)
+        dx[static_cast<int64_t>(src[w]) * d + c] += dy[i * d + c];
+    }
+}
+
+/// The CPU's dot product of \p f floats: eight interleaved partial sums
+/// (lane j takes elements j, j + 8, ...) added pairwise at the end.
+__device__ inline float dot8(const float *a, const float *b, int64_t f) {
+  float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t c = 0;
+  for (; c + 8 <= f; c += 8)
+    for (int j = 0; j < 8; ++j)
+      lane[j] += a[c + j] * b[c + j];
+  for (int j = 0; c < f; ++c, ++j)
+    lane[j] += a[c] * b[c];
+  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) +
+         ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+}
+
+/// y(e, k) for slot s (edge e, row i) and head k.
+__global__ void sddmmKernel(const int32_t *indptr, const int32_t *src,
+                            const int32_t *ids, const float *lhs,
+                            const float *rhs, int64_t n, int64_t e, int64_t d,
+                            int64_t heads, float *y) {
+  const int64_t f = d / heads;
+  for (int64_t t = firstItem(); t < e * heads; t += itemStride()) {
+    const int64_t s = t / heads, k = t % heads;
+    const int64_t i = rowOfSlot(indptr, n, s);
+    y[static_cast<int64_t>(ids[s]) * heads + k] = dot8(
+        lhs + i * d + k * f, rhs + static_cast<int64_t>(src[s]) * d + k * f, f);
+  }
+}
+
+__global__ void gatherKernel(const int32_t *indptr, const int32_t *src,
+                             const int32_t *ids, const float *x, int64_t n,
+                             int64_t e, int64_t d, bool fromSrc, float *y) {
+  for (int64_t t = firstItem(); t < e * d; t += itemStride()) {
+    const int64_t s = t / d, c = t % d;
+    const int64_t from = fromSrc ? src[s] : rowOfSlot(indptr, n, s);
+    y[static_cast<int64_t>(ids[s]) * d + c] = x[from * d + c];
+  }
+}
+
+/// y(i, c): the sum of x(e, c) over row i's slots in order.
+__global__ void scatterKernel(const int32_t *indptr, const int32_t *ids,
+                              const float *x, int64_t n, int64_t d, float *y) {
+  for (int64_t t = firstItem(); t < n * d; t += itemStride()) {
+    const int64_t i = t / d, c = t % d;
+    float acc = 0.0f;
+    for (int32_t s = indptr[i]; s < indptr[i + 1]; ++s)
+      acc += x[static_cast<int64_t>(ids[s]) * d + c];
+    y[t] = acc;
+  }
+}
+
+/// Softmax of head k over row i's edges: a thread owns the (edge, head)
+/// elements of its group, reads each x before writing its y (so y == x is
+/// allowed), and follows the CPU's three passes. expf is CUDA's (at most
+/// 2 ulp from the true value), not glibc's: results are within fp32
+/// rounding of the CPU's, not equal to them.
+__global__ void edgeSoftmaxKernel(const int32_t *indptr, const int32_t *ids,
+                                  const float *x, int64_t n, int64_t heads,
+                                  float *y) {
+  for (int64_t t = firstItem(); t < n * heads; t += itemStride()) {
+    const int64_t i = t / heads, k = t % heads;
+    const int32_t begin = indptr[i], end = indptr[i + 1];
+    float m = -INFINITY;
+    for (int32_t s = begin; s < end; ++s) {
+      const float v = x[static_cast<int64_t>(ids[s]) * heads + k];
+      m = m < v ? v : m;
+    }
+    float sum = 0.0f;
+    for (int32_t s = begin; s < end; ++s) {
+      const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
+      const float ev = expf(x[p] - m);
+      y[p] = ev;
+      sum += ev;
+    }
+    for (int32_t s = begin; s < end; ++s)
+      y[static_cast<int64_t>(ids[s]) * heads + k] /= sum;
+  }
+}
+
+__global__ void edgeSoftmaxGradKernel(const int32_t *indptr, const int32_t *ids,
+                                      const float *y, const float *dy,
+                                      int64_t n, int64_t heads, float *dx) {
+  for (int64_t t = firstItem(); t < n * heads; t += itemStride()) {
+    const int64_t i = t / heads, k = t % heads;
+    const int32_t begin = indptr[i], end = indptr[i + 1];
+    float dot = 0.0f;
+    for (int32_t s = begin; s < end; ++s) {
+      const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
+      dot += y[p] * dy[p];
+    }
+    for (int32_t s = begin; s < end; ++s) {
+      const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
+      dx[p] = y[p] * (dy[p] - dot);
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// CSR feature matrices
+//===----------------------------------------------------------------------===//
+
+/// The dropout of slot s's value: element (i, j) of the dense matrix is
+/// element i * cols + j of gnnrt_cpu_dropout, with the same Philox word
+/// and the same quotient in double.
+__global__ void csrDropoutValues(const int32_t *indptr, const int32_t *indices,
+                                 const float *x, int64_t rows, int64_t cols,
+                                 int64_t nnz, uint64_t seed, uint64_t step,
+                                 uint64_t stream, uint64_t threshold,
+                                 double keep, float *y) {
+  for (int64_t s = firstItem(); s < nnz; s += itemStride()) {
+    const float v = x[s];
+    const float kept = static_cast<float>(static_cast<double>(v) / keep);
+    if (threshold == 0) { // p = 0 keeps everything, whatever the bits
+      y[s] = kept;
+      continue;
+    }
+    if (threshold > UINT32_MAX) { // p > 1 - 2^-32 keeps nothing
+      y[s] = 0.0f;
+      continue;
+    }
+    const uint64_t i = static_cast<uint64_t>(rowOfSlot(indptr, rows, s));
+    const uint64_t element =
+        i * static_cast<uint64_t>(cols) + static_cast<uint64_t>(indices[s]);
+    const uint32_t bits = gnnrt::dropoutBits(seed, step, stream, element);
+    y[s] = bits >= threshold ? kept : 0.0f;
+  }
+}
+
+/// c(i, col) = sum over row i's CSR slots in order of value * b(j, col).
+__global__ void csrTimesDense(const int32_t *indptr, const int32_t *indices,
+                              const float *values, const float *b, int64_t rows,
+                              int64_t n, float *c) {
+  for (int64_t t = firstItem(); t < rows * n; t += itemStride()) {
+    const int64_t i = t / n, col = t % n;
+    float acc = 0.0f;
+    for (int32_t s = indptr[i]; s < indptr[i + 1]; ++s)
+      acc += values[s] * b[static_cast<int64_t>(indices[s]) * n + col];
+    c[t] = acc;
+  }
+}
+
+/// c(j, col) of A^T b = sum over column j's CSC slots (rows increasing) of
+/// value * b(i, col): the CPU's order, and no atomics.
+__global__ void csrTransposeTimesDense(const int32_t *colptr,
+                                       const int32_t *rowidx,
+                                       const int32_t *perm, const float *values,
+                                       const float *b, int64_t cols, int64_t n,
+                                       float *c) {
+  for (int64_t t = firstItem(); t < cols * n; t += itemStride()) {
+    const int64_t j = t / n, col = t % n;
+    float acc = 0.0f;
+    for (int32_t s = colptr[j]; s < colptr[j + 1]; ++s)
+      acc += values[perm[s]] * b[static_cast<int64_t>(rowidx[s]) * n + col];
+    c[t] = acc;
+  }
+}
+
+} // namespace
+
+#define GNNRT_CURRENT_CONTEXT(ctx)                                             \
+  int ctx##Status = GNNRT_OK;                                                  \
+  gnnrt_cuda *ctx = gnnrt::cuda::current(ctx##Status);                         \
+  if (!ctx)                                                                    \
+    return ctx##Status;
+
+extern "C" {
+
+int gnnrt_cuda_spmm(const gnnrt_graph *g, int aggr, const float *x, int64_t d,
+                    const float *weights, int64_t weight_heads, float *y) {
+  if (int status = checkIn(g))
+    return status;
+  GNNRT_ARG_CHECK(aggr >= GNNRT_AGGR_SUM && aggr <= GNNRT_AGGR_MAX,
+                  GNNRT_ERR_BAD_ARGUMENT);
+  int64_t nd, eh = 0;
+  if (int status = nodeTensor(g, d, nd))
+    return status;
+  GNNRT_ARG_CHECK(present(x, nd) && present(y, nd), GNNRT_ERR_NULL_POINTER);
+  if (weights) {
+    GNNRT_ARG_CHECK(aggr != GNNRT_AGGR_MAX, GNNRT_ERR_BAD_ARGUMENT);
+    if (int status = edgeHeads(g, d, weight_heads, eh))
+      return status;
+  }
+  GNNRT_CURRENT_CONTEXT(ctx);
+  if (nd == 0)
+    return GNNRT_OK;
+  const int64_t n = g->num_nodes, e = g->num_edges;
+  if (aggr == GNNRT_AGGR_MAX)
+    return launch(ctx, "spmmMaxKernel", nd, spmmMaxKernel, g->in.indptr,
+                  g->in.src, x, n, d, y);
+  const bool mean = aggr == GNNRT_AGGR_MEAN;
+  if (e == 0) {
+    // Every row is empty: sums and means are 0.
+    GNNRT_CUDA_CHECK(
+        cudaMemsetAsync(y, 0, static_cast<size_t>(nd) * 4, ctx->compute));
+    return GNNRT_OK;
+  }
+  // cuSPARSE wants its arrays 16-byte aligned. Arena tensors are (64), and
+  // a graph's arrays do not change between calls, so a given call always
+  // takes the same path; the views gnnrt_cuda_add_self_loops lays out in
+  // one buffer may not be, and go to the own kernel.
+  const bool cusparseAligned = aligned16(g->in.indptr) &&
+                               aligned16(g->in.src) && aligned16(x) &&
+                               aligned16(y);
+  if ((!weights || weight_heads == 1) && cusparseAligned) {
+    bool unsupported = false;
+    GNNRT_RETURN_IF_ERROR(
+        spmmCusparse(ctx, g, x, d, weights, mean, y, unsupported));
+    if (!unsupported)
+      return GNNRT_OK;
+  }
+  return launch(ctx, "spmmSumKernel", nd, spmmSumKernel, g->in.indptr,
+                g->in.src, g->in.edge_id, x, n, d, weights,
+                weights ? weight_heads : int64_t{1}, mean, y);
+}
+
+int gnnrt_cuda_spmm_max_grad(const gnnrt_graph *g, const float *x,
+                             const float *dy, int64_t d, float *dx) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t nd;
+  if (int status = nodeTensor(g, d, nd))
+    return status;
+  GNNRT_ARG_CHECK(present(x, nd) && present(dy, nd) && present(dx, nd),
+                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  if (nd == 0)
+    return GNNRT_OK;
+  const int64_t n = g->num_nodes;
+  int64_t winnerBytes;
+  GNNRT_ARG_CHECK(mulSize(nd, 4, winnerBytes), GNNRT_ERR_BAD_SIZE);
+  void *buffer = nullptr;
+  GNNRT_RETURN_IF_ERROR(
+      gnnrt::cuda::scratch(ctx, scratchBytes(winnerBytes), &buffer));
+  int32_t *winner = static_cast<int32_t *>(buffer);
+  GNNRT_RETURN_IF_ERROR(launch(ctx, "maxWinners", nd, maxWinners, g->in.indptr,
+                               g->in.src, g->in.edge_id, x, n, d, winner));
+  const gnnrt_csr &out = g->out;
+  if (out.indptr && present(out.src, g->num_edges) &&
+      present(out.edge_id, g->num_edges))
+    return launch(ctx, "maxGradByOut", nd, maxGradByOut, out.indptr, out.src,
+                  out.edge_id, g->in.edge_id, winner, dy, n, d, dx);
+  GNNRT_CUDA_CHECK(
+      cudaMemsetAsync(dx, 0, static_cast<size_t>(nd) * 4, ctx->compute));
+  return launch(ctx, "maxGradByColumn", d, maxGradByColumn, g->in.src, winner,
+                dy, n, d, dx);
+}
+
+int gnnrt_cuda_sddmm(const gnnrt_graph *g, const float *lhs, const float *rhs,
+                     int64_t d, int64_t heads, float *y) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t nd, eh;
+  if (int status = nodeTensor(g, d, nd))
+    return status;
+  if (int status = edgeHeads(g, d, heads, eh))
+    return status;
+  GNNRT_ARG_CHECK(present(lhs, nd) && present(rhs, nd) && present(y, eh),
+                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  return launch(ctx, "sddmmKernel", eh, sddmmKernel, g->in.indptr, g->in.src,
+                g->in.edge_id, lhs, rhs, g->num_nodes, g->num_edges, d, heads,
+                y);
+}
+
+int gnnrt_cuda_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
+                      float *y) {
+  if (int status = checkIn(g))
+    return status;
+  GNNRT_ARG_CHECK(end == GNNRT_END_SRC || end == GNNRT_END_DST,
+                  GNNRT_ERR_BAD_ARGUMENT);
+  int64_t nd, ed;
+  if (int status = nodeTensor(g, d, nd))
+    return status;
+  GNNRT_ARG_CHECK(mulSize(g->num_edges, d, ed), GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(present(x, nd) && present(y, ed), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  return launch(ctx, "gatherKernel", ed, gatherKernel, g->in.indptr, g->in.src,
+                g->in.edge_id, x, g->num_nodes, g->num_edges, d,
+                end == GNNRT_END_SRC, y);
+}
+
+int gnnrt_cuda_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,
+                       float *y) {
+  GNNRT_ARG_CHECK(g, GNNRT_ERR_NULL_POINTER);
+  GNNRT_ARG_CHECK(end == GNNRT_END_SRC || end == GNNRT_END_DST,
+                  GNNRT_ERR_BAD_ARGUMENT);
+  // Summing at sources is summing at destinations of the transposed view.
+  const gnnrt_csr &view = end == GNNRT_END_DST ? g->in : g->out;
+  if (int status = checkView(g, view))
+    return status;
+  int64_t nd, ed;
+  if (int status = nodeTensor(g, d, nd))
+    return status;
+  GNNRT_ARG_CHECK(mulSize(g->num_edges, d, ed), GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(present(x, ed) && present(y, nd), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  return launch(ctx, "scatterKernel", nd, scatterKernel, view.indptr,
+                view.edge_id, x, g->num_nodes, d, y);
+}
+
+int gnnrt_cuda_edge_softmax(const gnnrt_graph *g, const float *x, int64_t heads,
+                            float *y) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t eh;
+  GNNRT_ARG_CHECK(heads >= 0 && mulSize(g->num_edges, heads, eh),
+                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(present(x, eh) && present(y, eh), GNNRT_ERR_NULL_POINTER);
+  // A thread per (node, head); that count only overflows for sizes no
+  // memory holds.
+  int64_t nh = 0;
+  GNNRT_ARG_CHECK(eh == 0 || mulSize(g->num_nodes, heads, nh),
+                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  if (eh == 0)
+    return GNNRT_OK;
+  return launch(ctx, "edgeSoftmaxKernel", nh, edgeSoftmaxKernel, g->in.indptr,
+                g->in.edge_id, x, g->num_nodes, heads, y);
+}
+
+int gnnrt_cuda_edge_softmax_grad(const gnnrt_graph *g, const float *y,
+                                 const float *dy, int64_t heads, float *dx) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t eh;
+  GNNRT_ARG_CHECK(heads >= 0 && mulSize(g->num_edges, heads, eh),
+                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(present(y, eh) && present(dy, eh) && present(dx, eh),
+                  GNNRT_ERR_NULL_POINTER);
+  int64_t nh = 0;
+  GNNRT_ARG_CHECK(eh == 0 || mulSize(g->num_nodes, heads, nh),
+                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  if (eh == 0)
+    return GNNRT_OK;
+  return launch(ctx, "edgeSoftmaxGradKernel", nh, edgeSoftmaxGradKernel,
+                g->in.indptr, g->in.edge_id, y, dy, g->num_nodes, heads, dx);
+}
+
+int gnnrt_cuda_csr_dropout(const void *x, int64_t rows, int64_t cols,
+                           int64_t nnz, uint64_t seed, uint64_t step,
+                           uint64_t stream, double p, void *y) {
+  if (int status = checkShape(rows, cols, nnz))
+    return status;
+  GNNRT_ARG_CHECK(p >= 0 && p < 1, GNNRT_ERR_BAD_ARGUMENT); // rejects NaN
+  GNNRT_ARG_CHECK(x && y, GNNRT_ERR_NULL_POINTER);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  // Section addresses by pointer arithmetic on the device buffers; nothing
+  // is read through them on the host.
+  const gnnrt_csr_matrix a =
+      gnnrt_csr_matrix_view(const_cast<void *>(x), rows, cols, nnz);
+  const gnnrt_csr_matrix out = gnnrt_csr_matrix_view(y, rows, cols, nnz);
+  // The pattern is the input's (every section before the values, padding
+  // included): one copy.
+  const size_t patternBytes =
+      static_cast<size_t>(reinterpret_cast<const char *>(a.values) -
+                          reinterpret_cast<const char *>(x));
+  GNNRT_CUDA_CHECK(cudaMemcpyAsync(y, x, patternBytes, cudaMemcpyDeviceToDevice,
+                                   ctx->compute));
+  return launch(ctx, "csrDropoutValues", nnz, csrDropoutValues, a.indptr,
+                a.indices, a.values, rows, cols, nnz, seed, step, stream,
+                static_cast<uint64_t>(gnnrt::dropoutThreshold(p)), 1.0 - p,
+                out.values);
+}
+
+int gnnrt_cuda_csr_matmul(const void *a, int64_t rows, int64_t cols,
+                          int64_t nnz, int transpose_a, const float *b,
+                          int64_t n, float *c) {
+  if (int status = checkShape(rows, cols, nnz))
+    return status;
+  const int64_t inner = transpose_a ? rows : cols;
+  const int64_t outer = transpose_a ? cols : rows;
+  int64_t bSize, cSize;
+  GNNRT_ARG_CHECK(mulSize(inner, n, bSize) && mulSize(outer, n, cSize),
+                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(a && present(b, bSize) && present(c, cSize),
+                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  const gnnrt_csr_matrix m =
+      gnnrt_csr_matrix_view(const_cast<void *>(a), rows, cols, nnz);
+  if (transpose_a)
+    return launch(ctx, "csrTransposeTimesDense", cSize, csrTransposeTimesDense,
+                  m.colptr, m.rowidx, m.perm, m.values, b, cols, n, c);
+  return launch(ctx, "csrTimesDense", cSize, csrTimesDense, m.indptr, m.indices,
+                m.values, b, rows, n, c);
+}
+
+} // extern "C"

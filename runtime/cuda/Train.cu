@@ -1,0 +1,553 @@
+//===- Train.cu - Loss, optimizers and initialisation on the device -------===//
+//
+// gnnrt_cuda_init, cross_entropy(_grad), adam and sgd. As on the CPU, fp32
+// storage and fp64 arithmetic, each output rounded once; the expressions
+// are the CPU's, operation for operation (the library builds with
+// --fmad=false), so init, adam and sgd equal the CPU kernels bit for bit.
+// The loss and its gradient call CUDA's double exp and log, which may
+// differ from glibc's in the last bit of a double: after the rounding to
+// fp32 the results are the CPU's or one ulp away.
+//
+// The loss is a sum over nodes: it is taken in the CPU's kReductionBlocks
+// fixed blocks of rows (runtime/cpu/Common.h), each summed in row order,
+// then the blocks in order, so it is deterministic and follows the CPU's
+// order. Each of 64 thread blocks computes its rows' terms in parallel and
+// one thread adds them in order; a single thread adds the 64 partials.
+//
+// Labels live on the device, yet a counted label >= classes must give
+// GNNRT_ERR_BAD_ARGUMENT with no output written, as on the CPU. The class
+// counts (which balanced class weights need anyway) flag bad labels in the
+// context's scratch, and these two functions wait for the compute stream
+// (cudaStreamSynchronize) to read the flag before writing anything. They
+// run once per training step, where one synchronization costs little; every
+// other kernel of the library stays asynchronous.
+//
+//===----------------------------------------------------------------------===//
+#include "Context.h"
+
+#include "gnnrt/Philox.h"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace {
+
+using gnnrt::cuda::gridFor;
+
+#define GNNRT_ARG_CHECK(cond, status)                                          \
+  do {                                                                         \
+    if (!(cond))                                                               \
+      return (status);                                                         \
+  } while (false)
+
+bool present(const void *p, int64_t count) { return p || count == 0; }
+
+bool mulSize(int64_t a, int64_t b, int64_t &out) {
+  return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &out);
+}
+
+template <typename... Params, typename... Args>
+int launch(gnnrt_cuda *ctx, const char *name, int64_t threads,
+           void (*kernel)(Params...), Args... args) {
+  if (threads <= 0)
+    return GNNRT_OK;
+  kernel<<<gridFor(threads), 256, 0, ctx->compute>>>(args...);
+  return gnnrt::cuda::check(cudaGetLastError(), name);
+}
+
+/// A launch of exactly \p blocks blocks of \p threads threads.
+template <typename... Params, typename... Args>
+int launchBlocks(gnnrt_cuda *ctx, const char *name, unsigned blocks,
+                 unsigned threads, void (*kernel)(Params...), Args... args) {
+  kernel<<<blocks, threads, 0, ctx->compute>>>(args...);
+  return gnnrt::cuda::check(cudaGetLastError(), name);
+}
+
+__device__ inline int64_t firstItem() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+
+__device__ inline int64_t itemStride() {
+  return static_cast<int64_t>(gridDim.x) * blockDim.x;
+}
+
+//===----------------------------------------------------------------------===//
+// init
+//===----------------------------------------------------------------------===//
+
+__global__ void fillKernel(float value, int64_t n, float *y) {
+  for (int64_t i = firstItem(); i < n; i += itemStride())
+    y[i] = value;
+}
+
+__global__ void initUniformKernel(uint64_t seed, uint64_t stream, double bound,
+                                  int64_t n, float *y) {
+  for (int64_t i = firstItem(); i < n; i += itemStride())
+    y[i] = static_cast<float>(
+        (2.0 * gnnrt::initUniform(seed, stream, static_cast<uint64_t>(i)) -
+         1.0) *
+        bound);
+}
+
+//===----------------------------------------------------------------------===//
+// cross_entropy
+//===----------------------------------------------------------------------===//
+
+/// runtime/cpu/Common.h's kReductionBlocks and blockRows.
+constexpr int64_t kReductionBlocks = 64;
+
+__host__ __device__ inline void blockRows(int64_t rows, int64_t blocks,
+                                          int64_t b, int64_t &begin,
+                                          int64_t &end) {
+  const int64_t q = rows / blocks, r = rows % blocks;
+  begin = b * q + (b < r ? b : r);
+  end = begin + q + (b < r ? 1 : 0);
+}
+
+__device__ inline bool counted(const int32_t *labels, const uint8_t *mask,
+                               int64_t i) {
+  return (!mask || mask[i]) && labels[i] >= 0;
+}
+
+/// What the loss kernels share, in the scratch after the class weights.
+struct LossSummary {
+  double weightSum;
+  int32_t badLabel;
+};
+
+/// Where one call's scratch goes: per-block class counts and bad-label
+/// flags, then the totals per class, the class weights, the summary and
+/// the loss's block partials.
+struct LossScratch {
+  int64_t countBlocks = 1;
+  int64_t *blockCounts = nullptr; // [countBlocks][classes]
+  int32_t *blockBad = nullptr;    // [countBlocks]
+  double *classWeight = nullptr;  // [classes]
+  int64_t *classCount = nullptr;  // [classes]
+  LossSummary *summary = nullptr;
+  double *lossPartial = nullptr; // [kReductionBlocks]
+};
+
+/// Counts the labels of the counted rows of block b (one thread each, its
+/// own row of blockCounts: no atomics) and flags a label >= classes.
+__global__ void countLabels(const int32_t *labels, const uint8_t *mask,
+                            int64_t n, int64_t classes, int64_t blocks,
+                            int64_t *blockCounts, int32_t *blockBad) {
+  for (int64_t b = firstItem(); b < blocks; b += itemStride()) {
+    int64_t *counts = blockCounts + b * classes;
+    for (int64_t c = 0; c < classes; ++c)
+      counts[c] = 0;
+    int32_t bad = 0;
+    int64_t begin, end;
+    blockRows(n, blocks, b, begin, end);
+    for (int64_t i = begin; i < end; ++i) {
+      if (!counted(labels, mask, i))
+        continue;
+      if (labels[i] >= classes)
+        bad = 1;
+      else
+        ++counts[labels[i]];
+    }
+    blockBad[b] = bad;
+  }
+}
+
+__global__ void classTotals(const int64_t *blockCounts, int64_t blocks,
+                            int64_t classes, int64_t *classCount) {
+  for (int64_t c = firstItem(); c < classes; c += itemStride()) {
+    int64_t total = 0;
+    for (int64_t b = 0; b < blocks; ++b)
+      total += blockCounts[b * classes + c];
+    classCount[c] = total;
+  }
+}
+
+/// One thread: the class weights and their sum over the counted nodes in
+/// class order, as gnnrt::cpu's lossWeights.
+__global__ void classWeightsKernel(const int64_t *classCount,
+                                   const int32_t *blockBad, int64_t blocks,
+                                   int64_t classes, bool balanced,
+                                   double *classWeight, LossSummary *summary) {
+  if (firstItem() != 0)
+    return;
+  int32_t bad = 0;
+  for (int64_t b = 0; b < blocks; ++b)
+    bad |= blockBad[b];
+  int64_t total = 0;
+  for (int64_t c = 0; c < classes; ++c)
+    total += classCount[c];
+  double weightSum = 0;
+  for (int64_t c = 0; c < classes; ++c) {
+    // scikit-learn's "balanced": n / (C n_c).
+    double w = 1.0;
+    if (balanced)
+      w = classCount[c] ? static_cast<double>(total) /
+                              (static_cast<double>(classes) *
+                               static_cast<double>(classCount[c]))
+                        : 0.0;
+    classWeight[c] = w;
+    weightSum += w * static_cast<double>(classCount[c]);
+  }
+  summary->weightSum = weightSum;
+  summary->badLabel = bad;
+}
+
+/// log-sum-exp of one row, shifted by its maximum.
+__device__ inline double logSumExp(const float *row, int64_t classes) {
+  double m = row[0];
+  for (int64_t c = 1; c < classes; ++c)
+    m = m < row[c] ? row[c] : m;
+  double sum = 0;
+  for (int64_t c = 0; c < classes; ++c)
+    sum += exp(row[c] - m);
+  return m + log(sum);
+}
+
+constexpr unsigned kLossThreads = 256;
+
+/// Block b of the loss (one thread block per kReductionBlocks block): the
+/// rows' terms in parallel, added in row order by thread 0.
+__global__ void lossBlocks(const float *logits, const int32_t *labels,
+                           const uint8_t *mask, int64_t n, int64_t classes,
+                           double smoothing, const double *classWeight,
+                           double *lossPartial) {
+  __shared__ double term[kLossThreads];
+  __shared__ bool use[kLossThreads];
+  const int64_t b = blockIdx.x;
+  const double perClass = smoothing / static_cast<double>(classes);
+  int64_t begin, end;
+  blockRows(n, kReductionBlocks, b, begin, end);
+  double acc = 0;
+  for (int64_t chunk = begin; chunk < end; chunk += kLossThreads) {
+    const int64_t i = chunk + threadIdx.x;
+    use[threadIdx.x] = i < end && counted(labels, mask, i);
+    if (use[threadIdx.x]) {
+      const float *row = logits + i * classes;
+      const double lse = logSumExp(row, classes);
+      // sum_c log p_c = sum_c logits_c - C lse.
+      double all = 0;
+      for (int64_t c = 0; c < classes; ++c)
+        all += row[c];
+      all -= static_cast<double>(classes) * lse;
+      const int32_t y = labels[i];
+      const double py = row[y] - lse;
+      term[threadIdx.x] =
+          classWeight[y] * -((1.0 - smoothing) * py + perClass * all);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      const int64_t rows =
+          end - chunk < kLossThreads ? end - chunk : int64_t{kLossThreads};
+      for (int64_t k = 0; k < rows; ++k)
+        if (use[k])
+          acc += term[k];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    lossPartial[b] = acc;
+}
+
+__global__ void lossTotal(const double *lossPartial, const LossSummary *summary,
+                          float *loss) {
+  if (firstItem() != 0)
+    return;
+  double sum = 0;
+  for (int64_t b = 0; b < kReductionBlocks; ++b)
+    sum += lossPartial[b];
+  *loss = summary->weightSum > 0 ? static_cast<float>(sum / summary->weightSum)
+                                 : 0.0f;
+}
+
+/// A thread per row: softmax minus the smoothed target, scaled by the
+/// cotangent and the row's class weight; uncounted rows get 0.
+__global__ void lossGradRows(const float *logits, const int32_t *labels,
+                             const uint8_t *mask, const float *lossGrad,
+                             int64_t n, int64_t classes, double smoothing,
+                             const double *classWeight,
+                             const LossSummary *summary, float *dlogits) {
+  const double perClass = smoothing / static_cast<double>(classes);
+  for (int64_t i = firstItem(); i < n; i += itemStride()) {
+    const float *row = logits + i * classes;
+    float *d = dlogits + i * classes;
+    if (!counted(labels, mask, i)) {
+      for (int64_t c = 0; c < classes; ++c)
+        d[c] = 0.0f;
+      continue;
+    }
+    const int32_t y = labels[i];
+    const double lse = logSumExp(row, classes);
+    const double dl = *lossGrad;
+    const double scale = dl * classWeight[y] / summary->weightSum;
+    for (int64_t c = 0; c < classes; ++c) {
+      const double q = (c == y ? 1.0 - smoothing : 0.0) + perClass;
+      d[c] = static_cast<float>(scale * (exp(row[c] - lse) - q));
+    }
+  }
+}
+
+/// The host-side checks of gnnrt::cpu's lossWeights, in its order.
+int checkLossArgs(const float *logits, const int32_t *labels, int64_t n,
+                  int64_t classes, double smoothing, int classWeights) {
+  GNNRT_ARG_CHECK(classWeights == GNNRT_CLASS_WEIGHTS_NONE ||
+                      classWeights == GNNRT_CLASS_WEIGHTS_BALANCED,
+                  GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_ARG_CHECK(smoothing >= 0 && smoothing <= 1, GNNRT_ERR_BAD_ARGUMENT);
+  int64_t count;
+  GNNRT_ARG_CHECK(mulSize(n, classes, count) && classes >= 1,
+                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(present(logits, count) && present(labels, n),
+                  GNNRT_ERR_NULL_POINTER);
+  return GNNRT_OK;
+}
+
+/// Bytes rounded up to keep every region of the scratch aligned.
+size_t aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+/// Class counts and weights on the device; waits for them and returns
+/// GNNRT_ERR_BAD_ARGUMENT when a counted label is >= classes.
+int lossWeights(gnnrt_cuda *ctx, const int32_t *labels, const uint8_t *mask,
+                int64_t n, int64_t classes, int classWeights,
+                LossScratch &out) {
+  // Enough count blocks to keep the device busy on large graphs, few enough
+  // that their counts stay small next to the logits. Integer counts do not
+  // depend on how the rows are split.
+  constexpr int64_t kMaxCounts = int64_t{1} << 20;
+  int64_t blocks = (n + 1023) / 1024;
+  blocks = blocks > 4096 ? 4096 : blocks;
+  blocks = blocks > kMaxCounts / classes ? kMaxCounts / classes : blocks;
+  blocks = blocks < 1 ? 1 : blocks;
+  // classes > 2^40 cannot be counted anyway; the CPU kernel fails its
+  // allocation there too.
+  GNNRT_ARG_CHECK(classes <= (int64_t{1} << 40), GNNRT_ERR_OUT_OF_MEMORY);
+  const size_t countsBytes =
+      aligned(static_cast<size_t>(blocks * classes) * sizeof(int64_t));
+  const size_t badBytes = aligned(static_cast<size_t>(blocks) * 4);
+  const size_t classBytes = aligned(static_cast<size_t>(classes) * 8);
+  const size_t summaryBytes = aligned(sizeof(LossSummary));
+  const size_t partialBytes = aligned(kReductionBlocks * sizeof(double));
+  void *buffer = nullptr;
+  GNNRT_RETURN_IF_ERROR(gnnrt::cuda::scratch(
+      ctx,
+      countsBytes + badBytes + 2 * classBytes + summaryBytes + partialBytes,
+      &buffer));
+  char *at = static_cast<char *>(buffer);
+  out.countBlocks = blocks;
+  out.blockCounts = reinterpret_cast<int64_t *>(at);
+  at += countsBytes;
+  out.blockBad = reinterpret_cast<int32_t *>(at);
+  at += badBytes;
+  out.classWeight = reinterpret_cast<double *>(at);
+  at += classBytes;
+  out.classCount = reinterpret_cast<int64_t *>(at);
+  at += classBytes;
+  out.summary = reinterpret_cast<LossSummary *>(at);
+  at += summaryBytes;
+  out.lossPartial = reinterpret_cast<double *>(at);
+
+  GNNRT_RETURN_IF_ERROR(launch(ctx, "countLabels", blocks, countLabels, labels,
+                               mask, n, classes, blocks, out.blockCounts,
+                               out.blockBad));
+  GNNRT_RETURN_IF_ERROR(launch(ctx, "classTotals", classes, classTotals,
+                               out.blockCounts, blocks, classes,
+                               out.classCount));
+  GNNRT_RETURN_IF_ERROR(
+      launchBlocks(ctx, "classWeightsKernel", 1, 1, classWeightsKernel,
+                   out.classCount, out.blockBad, blocks, classes,
+                   classWeights == GNNRT_CLASS_WEIGHTS_BALANCED,
+                   out.classWeight, out.summary));
+  int32_t bad = 0;
+  GNNRT_CUDA_CHECK(cudaMemcpyAsync(&bad, &out.summary->badLabel, sizeof(bad),
+                                   cudaMemcpyDeviceToHost, ctx->compute));
+  GNNRT_CUDA_CHECK(cudaStreamSynchronize(ctx->compute));
+  GNNRT_ARG_CHECK(!bad, GNNRT_ERR_BAD_ARGUMENT);
+  return GNNRT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+/// What every element of one Adam update shares (computed on the host with
+/// the CPU's std::pow).
+struct AdamConstants {
+  double lr, beta1, beta2, eps, correction1, correction2, l2, shrink;
+};
+
+/// Element-wise; each output is written after its element's inputs are
+/// read, so outputs may alias inputs.
+__global__ void adamKernel(const float *param, const float *grad,
+                           const float *m, const float *v, int64_t n,
+                           AdamConstants c, float *newParam, float *newM,
+                           float *newV) {
+  for (int64_t i = firstItem(); i < n; i += itemStride()) {
+    double p = param[i];
+    const double g = grad[i] + c.l2 * p;
+    const double mi = c.beta1 * m[i] + (1.0 - c.beta1) * g;
+    const double vi = c.beta2 * v[i] + (1.0 - c.beta2) * g * g;
+    const double mh = mi / c.correction1, vh = vi / c.correction2;
+    p *= c.shrink;
+    p -= c.lr * mh / (sqrt(vh) + c.eps);
+    newM[i] = static_cast<float>(mi);
+    newV[i] = static_cast<float>(vi);
+    newParam[i] = static_cast<float>(p);
+  }
+}
+
+__global__ void sgdKernel(const float *param, const float *grad,
+                          const float *momentumBuffer, int64_t n, double lr,
+                          double momentum, double weightDecay, bool nesterov,
+                          float *newParam, float *newMomentumBuffer) {
+  for (int64_t i = firstItem(); i < n; i += itemStride()) {
+    const double p = param[i];
+    double g = grad[i] + weightDecay * p;
+    if (momentumBuffer) {
+      const double buf = momentum * momentumBuffer[i] + g;
+      g = nesterov ? g + momentum * buf : buf;
+      newMomentumBuffer[i] = static_cast<float>(buf);
+    }
+    newParam[i] = static_cast<float>(p - lr * g);
+  }
+}
+
+} // namespace
+
+#define GNNRT_CURRENT_CONTEXT(ctx)                                             \
+  int ctx##Status = GNNRT_OK;                                                  \
+  gnnrt_cuda *ctx = gnnrt::cuda::current(ctx##Status);                         \
+  if (!ctx)                                                                    \
+    return ctx##Status;
+
+extern "C" {
+
+int gnnrt_cuda_init(int kind, uint64_t seed, uint64_t stream, int64_t fan_in,
+                    int64_t fan_out, int64_t n, float *y) {
+  GNNRT_ARG_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(present(y, n), GNNRT_ERR_NULL_POINTER);
+  double bound = 0;
+  switch (kind) {
+  case GNNRT_INIT_ZEROS:
+  case GNNRT_INIT_ONES: {
+    GNNRT_CURRENT_CONTEXT(ctx);
+    return launch(ctx, "fillKernel", n, fillKernel,
+                  kind == GNNRT_INIT_ONES ? 1.0f : 0.0f, n, y);
+  }
+  case GNNRT_INIT_GLOROT:
+    GNNRT_ARG_CHECK(fan_in >= 0 && fan_out >= 0 && fan_in + fan_out > 0,
+                    GNNRT_ERR_BAD_ARGUMENT);
+    // The CPU's expression, on the host: the same bound bits.
+    bound = std::sqrt(
+        6.0 / (static_cast<double>(fan_in) + static_cast<double>(fan_out)));
+    break;
+  case GNNRT_INIT_KAIMING:
+    GNNRT_ARG_CHECK(fan_in > 0, GNNRT_ERR_BAD_ARGUMENT);
+    bound = std::sqrt(6.0 / static_cast<double>(fan_in));
+    break;
+  default:
+    return GNNRT_ERR_BAD_ARGUMENT;
+  }
+  GNNRT_CURRENT_CONTEXT(ctx);
+  return launch(ctx, "initUniformKernel", n, initUniformKernel, seed, stream,
+                bound, n, y);
+}
+
+int gnnrt_cuda_cross_entropy(const float *logits, const int32_t *labels,
+                             const uint8_t *mask, int64_t n, int64_t classes,
+                             double label_smoothing, int class_weights,
+                             float *loss) {
+  GNNRT_ARG_CHECK(loss, GNNRT_ERR_NULL_POINTER);
+  if (int status = checkLossArgs(logits, labels, n, classes, label_smoothing,
+                                 class_weights))
+    return status;
+  GNNRT_CURRENT_CONTEXT(ctx);
+  LossScratch work;
+  GNNRT_RETURN_IF_ERROR(
+      lossWeights(ctx, labels, mask, n, classes, class_weights, work));
+  GNNRT_RETURN_IF_ERROR(launchBlocks(ctx, "lossBlocks", kReductionBlocks,
+                                     kLossThreads, lossBlocks, logits, labels,
+                                     mask, n, classes, label_smoothing,
+                                     work.classWeight, work.lossPartial));
+  return launchBlocks(ctx, "lossTotal", 1, 1, lossTotal, work.lossPartial,
+                      work.summary, loss);
+}
+
+int gnnrt_cuda_cross_entropy_grad(const float *logits, const int32_t *labels,
+                                  const uint8_t *mask, const float *loss_grad,
+                                  int64_t n, int64_t classes,
+                                  double label_smoothing, int class_weights,
+                                  float *dlogits) {
+  GNNRT_ARG_CHECK(loss_grad, GNNRT_ERR_NULL_POINTER);
+  if (int status = checkLossArgs(logits, labels, n, classes, label_smoothing,
+                                 class_weights))
+    return status;
+  // The CPU checks dlogits after the labels; here the labels are checked on
+  // the device, so a null dlogits is reported first (only a call with both
+  // faults sees the difference).
+  GNNRT_ARG_CHECK(present(dlogits, n * classes), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  LossScratch work;
+  GNNRT_RETURN_IF_ERROR(
+      lossWeights(ctx, labels, mask, n, classes, class_weights, work));
+  return launch(ctx, "lossGradRows", n, lossGradRows, logits, labels, mask,
+                loss_grad, n, classes, label_smoothing, work.classWeight,
+                work.summary, dlogits);
+}
+
+int gnnrt_cuda_adam(const float *param, const float *grad, const float *m,
+                    const float *v, int64_t n, int64_t step, double lr,
+                    double beta1, double beta2, double eps, double weight_decay,
+                    int decoupled, float *new_param, float *new_m,
+                    float *new_v) {
+  GNNRT_ARG_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(present(param, n) && present(grad, n) && present(m, n) &&
+                      present(v, n) && present(new_param, n) &&
+                      present(new_m, n) && present(new_v, n),
+                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_ARG_CHECK(step >= 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_ARG_CHECK(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1 &&
+                      eps >= 0 && lr >= 0 && weight_decay >= 0,
+                  GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  const double t = static_cast<double>(step);
+  AdamConstants c;
+  c.lr = lr;
+  c.beta1 = beta1;
+  c.beta2 = beta2;
+  c.eps = eps;
+  c.correction1 = 1.0 - std::pow(beta1, t);
+  c.correction2 = 1.0 - std::pow(beta2, t);
+  c.l2 = decoupled ? 0.0 : weight_decay;
+  c.shrink = decoupled ? 1.0 - lr * weight_decay : 1.0;
+  return launch(ctx, "adamKernel", n, adamKernel, param, grad, m, v, n, c,
+                new_param, new_m, new_v);
+}
+
+int gnnrt_cuda_sgd(const float *param, const float *grad,
+                   const float *momentum_buffer, int64_t n, double lr,
+                   double momentum, double weight_decay, int nesterov,
+                   float *new_param, float *new_momentum_buffer) {
+  GNNRT_ARG_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_ARG_CHECK(momentum >= 0 && lr >= 0 && weight_decay >= 0,
+                  GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_ARG_CHECK(present(param, n) && present(grad, n) &&
+                      present(new_param, n),
+                  GNNRT_ERR_NULL_POINTER);
+  const bool useMomentum = momentum > 0;
+  if (useMomentum)
+    GNNRT_ARG_CHECK(present(momentum_buffer, n) &&
+                        present(new_momentum_buffer, n),
+                    GNNRT_ERR_NULL_POINTER);
+  else
+    GNNRT_ARG_CHECK(!momentum_buffer && !new_momentum_buffer,
+                    GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CURRENT_CONTEXT(ctx);
+  // With momentum and n = 0 the buffers may be null: the kernel then has no
+  // element to read them for.
+  return launch(ctx, "sgdKernel", n, sgdKernel, param, grad,
+                useMomentum ? momentum_buffer : nullptr, n, lr, momentum,
+                weight_decay, nesterov != 0, new_param,
+                useMomentum ? new_momentum_buffer : nullptr);
+}
+
+} // extern "C"

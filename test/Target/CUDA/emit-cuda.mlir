@@ -1,0 +1,101 @@
+// RUN: gnnc-opt -gnn-assign-buffers -test-emit-cuda -split-input-file -verify-diagnostics %s | FileCheck %s
+
+// A run of adjacent element-wise ops of one shape is one kernel: the bias
+// is read at the column, %b stays in a register (only the activation reads
+// it), %a is stored because the matmul after the run reads it. The library
+// operations are the CPU kernels' calls under gnnrt_cuda_, on the same
+// buffers; results are copied with gnnrt_cuda_copy.
+// CHECK: #if defined(__CUDACC_RTC__) || defined(GNNC_CUDA_DEVICE_PASS)
+// CHECK: // bias_add, relu, scale
+// CHECK-NEXT: extern "C" __global__ void gnnc_k0(long long n, long long cols, const float *in0, const float *in1, float *out0, float *out1) {
+// CHECK: const long long c = i % cols;
+// CHECK-NEXT: const float t0 = in0[i];
+// CHECK-NEXT: const float t1 = in1[c];
+// CHECK-NEXT: const float t2 = t0 + t1;
+// CHECK-NEXT: const float t3 = t2 > 0 ? t2 : 0.0f;
+// CHECK-NEXT: const float t4 = (float)((double)t3 * 0.5);
+// CHECK-NEXT: out0[i] = t3;
+// CHECK-NEXT: out1[i] = t4;
+// CHECK: #else // host part
+// CHECK: #include "gnnrt/Cuda.h"
+// CHECK: static const char gnnc_kernel_source[] = R"gnnc_device(
+// CHECK: extern "C" __global__ void gnnc_k0(
+// CHECK: )gnnc_device";
+// CHECK: static const gnnrt_cuda_kernels gnnc_kernels = {"gnnc", gnnc_kernel_source, gnnc_fatbin, sizeof gnnc_fatbin};
+// CHECK: static const gnnrt_cuda_kernels gnnc_kernels = {"gnnc", gnnc_kernel_source, nullptr, 0};
+// CHECK-LABEL: // @f
+// CHECK: gnnrt_cuda *const ctx = gnnrt_cuda_current();
+// CHECK-NEXT: if (!ctx)
+// CHECK-NEXT: return GNNRT_ERR_NO_DEVICE;
+// CHECK: GNNC_CALL(gnnrt_cuda_matmul(a0, a1, 3, 2, 4, 0, 0, v0));
+// CHECK: long long gnnc_n = 6, gnnc_cols = 2;
+// CHECK-NEXT: const float *gnnc_in0 = v0;
+// CHECK-NEXT: const float *gnnc_in1 = a2;
+// CHECK-NEXT: float *gnnc_out0 = v1;
+// CHECK-NEXT: float *gnnc_out1 = v2;
+// CHECK-NEXT: void *gnnc_params[] = {&gnnc_n, &gnnc_cols, &gnnc_in0, &gnnc_in1, &gnnc_out0, &gnnc_out1};
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "gnnc_k0", gnnc_n, gnnc_params));
+// CHECK: GNNC_CALL(gnnrt_cuda_matmul(v1, v2, 3, 3, 2, 0, 1, v3));
+// CHECK: GNNC_CALL(gnnrt_cuda_copy(ctx, results[1], a0, 48));
+// CHECK-NEXT: return GNNRT_OK;
+// CHECK: #endif // host part
+func.func @f(%x: tensor<3x4xf32>, %w: tensor<4x2xf32>, %bias: tensor<2xf32>)
+    -> (tensor<3x3xf32>, tensor<3x4xf32>) {
+  %h = gnn.matmul %x, %w : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+  %b = gnn.bias_add %h, %bias : (tensor<3x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %a = gnn.activation relu %b : tensor<3x2xf32>
+  %s = gnn.scale %a {factor = 0.5 : f64} : tensor<3x2xf32>
+  %y = gnn.matmul %a, %s {transpose_b} : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x3xf32>
+  return %y, %x : tensor<3x3xf32>, tensor<3x4xf32>
+}
+
+// -----
+
+// Runs of other ops get other kernels; sizes are launch arguments. A splat
+// constant is filled on the device, another constant copied from the host.
+// CHECK: // fill with one float value
+// CHECK-NEXT: extern "C" __global__ void gnnc_k0(long long n, float value, float *out) {
+// CHECK: // add, tanh
+// CHECK-NEXT: extern "C" __global__ void gnnc_k1(
+// CHECK: // tanh
+// CHECK-NEXT: extern "C" __global__ void gnnc_k2(
+// CHECK-NOT: gnnc_k3
+// CHECK-LABEL: // @shared
+// CHECK: long long gnnc_n = 4;
+// CHECK-NEXT: float gnnc_value = 0x1p-1f;
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "gnnc_k0", gnnc_n, gnnc_params));
+// CHECK: static const float v1_host[] = {0x1p+0f, 0x1p+1f};
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_copy(ctx, v1, v1_host, sizeof v1_host));
+// CHECK: long long gnnc_n = 4, gnnc_cols = 4;
+// CHECK: "gnnc_k1"
+// CHECK: long long gnnc_n = 2, gnnc_cols = 2;
+// CHECK: "gnnc_k2"
+func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+  %c = arith.constant dense<0.5> : tensor<4xf32>
+  %d = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %m = gnn.add %c, %x : tensor<4xf32>
+  %y = gnn.activation tanh %m : tensor<4xf32>
+  %z = gnn.activation tanh %d : tensor<2xf32>
+  return %y, %z : tensor<4xf32>, tensor<2xf32>
+}
+
+// -----
+
+// The CUDA target has no host or disk tiers yet: a plan that offloads is
+// refused at the op, with what to do instead.
+func.func @offload(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = gnn.activation relu %x : tensor<4xf32>
+  // expected-error @+1 {{'mem.offload' is not supported yet by the CUDA target: plans that offload to host or disk run on the CPU target only}}
+  %h = mem.offload %y to host {mem.handle = 0 : i64} : tensor<4xf32> -> !mem.offloaded<host, tensor<4xf32>>
+  %z = mem.prefetch %h : !mem.offloaded<host, tensor<4xf32>> -> tensor<4xf32>
+  mem.free %h : !mem.offloaded<host, tensor<4xf32>>
+  return %z : tensor<4xf32>
+}
+
+// -----
+
+func.func @wide(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'gnn.zeros' on 'tensor<2xf64>' is not supported yet by the CUDA target}}
+  %z = gnn.zeros : tensor<2xf64>
+  return %x : tensor<2xf32>
+}
