@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Reads run.sh's output folder and prints bench/results-ready markdown:
+per program, the CUDA and CPU final loss and time per epoch and the CUDA
+device peak against its budget; then gnnc against PyG on the same GPU
+(ratios from this one run). Usage: summarize.py OUTDIR"""
+import glob
+import json
+import os
+import re
+import sys
+
+
+def field(text, pattern):
+    m = re.search(pattern, text)
+    return m.group(1) if m else "?"
+
+
+def main():
+    d = sys.argv[1]
+    device = open(os.path.join(d, "device.txt")).read().strip().splitlines()
+    print(f"# gnnc CUDA target on {device[-1] if device else '?'}\n")
+    print("| program | CUDA loss | CPU loss | CUDA ms/epoch | CPU ms/epoch "
+          "| CUDA arena peak / budget |\n|---|---|---|---|---|---|")
+    ms = {}
+    for path in sorted(glob.glob(os.path.join(d, "*.cuda.txt"))):
+        b = os.path.basename(path)[:-len(".cuda.txt")]
+        cuda = open(path).read()
+        cpu_path = os.path.join(d, b + ".cpu.txt")
+        cpu = open(cpu_path).read() if os.path.exists(cpu_path) else ""
+        t = field(cuda, r"time/epoch\s+([0-9.]+) ms")
+        ms[b] = t
+        loss = r"final loss\s+([0-9.]+)"
+        cells = [b, field(cuda, loss), field(cpu, loss), t,
+                 field(cpu, r"time/epoch\s+([0-9.]+) ms"),
+                 field(cuda, r"device arena\s+peak (.*?) budget")]
+        print("| " + " | ".join(cells) + " |")
+        if "error" in cuda.lower():
+            print(f"\n{b} (CUDA) said:\n```\n{cuda[-2000:]}\n```\n")
+    memcheck = os.path.join(d, "memcheck.txt")
+    if os.path.exists(memcheck):
+        print("\ncompute-sanitizer memcheck (cora_gcn, 3 epochs): " +
+              field(open(memcheck).read(), r"(ERROR SUMMARY: .*)"))
+    pyg = os.path.join(d, "pyg.json")
+    if os.path.exists(pyg):
+        rows = json.load(open(pyg))["rows"]
+        names = {("gcn", "cora"): "cora_gcn", ("gat", "cora"): "cora_gat",
+                 ("gcn", "facebook"): "facebook_gcn",
+                 ("gat", "facebook"): "facebook_gat",
+                 ("gcn", "synthetic2m"): "synthetic2m_gcn",
+                 ("gat", "synthetic2m"): "synthetic2m_gat"}
+        print("\n| model | graph | PyG ms/epoch | gnnc ms/epoch | speed-up "
+              "| PyG peak MiB |\n|---|---|---|---|---|---|")
+        for r in rows:
+            ours = ms.get(names.get((r["model"], r["graph"]), ""), "?")
+            ratio = (f"{r['ms'] / float(ours):.2f}x"
+                     if ours not in ("?", "") else "?")
+            print(f"| {r['model']} | {r['graph']} | {r['ms']:.2f} | {ours} "
+                  f"| {ratio} | {r['peak'] / 2**20:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
