@@ -1,13 +1,16 @@
 //===- Common.h - Helpers shared by the CPU kernels -------------*- C++ -*-===//
 //
-// Argument checks that turn bad calls into statuses, the grain below which a
-// loop stays serial, and the fixed-block reduction that keeps sums across
-// rows independent of the thread count. Private to runtime/cpu.
+// The grain below which a loop stays serial, vector clones, row-width
+// dispatch, chunked loops and graph checks that read the (host) offsets;
+// the argument checks and fixed reduction blocks come from
+// common/KernelCommon.h, shared with the CUDA kernels. Private to
+// runtime/cpu.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GNNRT_CPU_COMMON_H
 #define GNNRT_CPU_COMMON_H
 
+#include "common/KernelCommon.h"
 #include "gnnrt/Kernels.h"
 
 #include <algorithm>
@@ -20,28 +23,18 @@
 
 namespace gnnrt::cpu {
 
-/// A float's IEEE-754 bits and back (the bf16/f16 conversions, and the
-/// tests that build special values bit by bit).
-inline uint32_t bitsOf(float v) {
-  uint32_t b;
-  std::memcpy(&b, &v, sizeof(b));
-  return b;
-}
-
-inline float fromBits(uint32_t b) {
-  float v;
-  std::memcpy(&v, &b, sizeof(v));
-  return v;
-}
+// Shared with the CUDA kernels (common/KernelCommon.h).
+// Shared with the CUDA kernels (common/KernelCommon.h).
+using kernel::bitsOf;
+using kernel::blockRows;
+using kernel::fromBits;
+using kernel::kReductionBlocks;
+using kernel::mulSize;
+using kernel::present;
 
 /// Loops over fewer elements than this run on one thread: below it the
 /// fork/join of an OpenMP team costs more than the loop.
 constexpr int64_t kParallelGrain = 1 << 15;
-
-/// Sums across rows are taken over this many fixed blocks of rows, each
-/// block in row order, then the blocks in order: the summation order and so
-/// the bits of the result do not depend on how many threads ran the blocks.
-constexpr int64_t kReductionBlocks = 64;
 
 /// On x86-64 with GCC or Clang, a function compiled for baseline x86-64
 /// and for AVX-512, the one the CPU supports picked when the library is
@@ -54,23 +47,6 @@ constexpr int64_t kReductionBlocks = 64;
 #else
 #define GNNRT_VECTOR_CLONES
 #endif
-
-/// Why a check failed, as the status the kernel returns.
-#define GNNRT_CHECK(cond, status)                                              \
-  do {                                                                         \
-    if (!(cond))                                                               \
-      return (status);                                                         \
-  } while (false)
-
-/// A tensor pointer is acceptable when it is set or the tensor is empty.
-inline bool present(const void *p, int64_t count) {
-  return p != nullptr || count == 0;
-}
-
-/// `a * b` into \p out for non-negative sizes; false on overflow.
-inline bool mulSize(int64_t a, int64_t b, int64_t &out) {
-  return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &out);
-}
 
 /// Whether a loop over about `a * b` elements is worth a thread team.
 /// Kernels keep the answer in a `[[maybe_unused]]` variable because without
@@ -156,15 +132,6 @@ inline int checkIn(const gnnrt_graph *g) {
 template <typename T> std::unique_ptr<T[]> scratch(int64_t count) {
   return std::unique_ptr<T[]>(
       new (std::nothrow) T[static_cast<size_t>(count > 0 ? count : 1)]);
-}
-
-/// Rows `[begin, end)` of block \p b of kReductionBlocks over \p rows.
-inline void blockRows(int64_t rows, int64_t b, int64_t &begin, int64_t &end) {
-  // Spread the remainder over the first blocks; no product of sizes, so no
-  // overflow for any row count.
-  int64_t q = rows / kReductionBlocks, r = rows % kReductionBlocks;
-  begin = b * q + (b < r ? b : r);
-  end = begin + q + (b < r ? 1 : 0);
 }
 
 } // namespace gnnrt::cpu

@@ -93,12 +93,7 @@ int gnnrt_graph_check(const gnnrt_graph *g) {
 }
 
 int64_t gnnrt_cpu_add_self_loops_storage(int64_t num_nodes, int64_t num_edges) {
-  if (num_nodes < 0 || num_edges < 0 ||
-      num_nodes >= std::numeric_limits<int32_t>::max() ||
-      num_edges > std::numeric_limits<int32_t>::max() - num_nodes)
-    return -1;
-  // At most 2 * (2^31 + 1 + 2^32): no int64 overflow.
-  return 2 * (num_nodes + 1 + 2 * (num_edges + num_nodes));
+  return gnnrt::kernel::selfLoopStorage(num_nodes, num_edges);
 }
 
 int gnnrt_cpu_add_self_loops(const gnnrt_graph *g, int32_t *storage,

@@ -13,21 +13,12 @@
 //===----------------------------------------------------------------------===//
 #include "Context.h"
 
+#include "common/KernelCommon.h"
+
 #include <limits>
 
-namespace {
-
-/// `a * b` into \p out for non-negative sizes; false on overflow.
-bool mulSize(int64_t a, int64_t b, int64_t &out) {
-  return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &out);
-}
-
-/// A tensor pointer is acceptable when it is set or the tensor is empty.
-bool present(const void *p, int64_t count) {
-  return p != nullptr || count == 0;
-}
-
-} // namespace
+using gnnrt::kernel::mulSize;
+using gnnrt::kernel::present;
 
 extern "C" int gnnrt_cuda_matmul(const float *a, const float *b, int64_t m,
                                  int64_t n, int64_t k, int transpose_a,

@@ -20,7 +20,7 @@
 // CPU (the GPU's double arithmetic returns the canonical NaN).
 //
 //===----------------------------------------------------------------------===//
-#include "Context.h"
+#include "KernelSupport.h"
 
 #include "gnnrt/Convert.h"
 #include "gnnrt/Philox.h"
@@ -31,57 +31,22 @@
 
 namespace {
 
-using gnnrt::cuda::gridFor;
-
-#define GNNRT_ARG_CHECK(cond, status)                                          \
-  do {                                                                         \
-    if (!(cond))                                                               \
-      return (status);                                                         \
-  } while (false)
-
-bool present(const void *p, int64_t count) { return p || count == 0; }
-
-bool mulSize(int64_t a, int64_t b, int64_t &out) {
-  return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &out);
-}
+using namespace gnnrt::cuda;
+// The same blocks and conversions as the CPU kernels give the same bits.
+using gnnrt::kernel::bf16ToF32;
+using gnnrt::kernel::blockRows;
+using gnnrt::kernel::f16ToF32;
+using gnnrt::kernel::f32ToBf16;
+using gnnrt::kernel::f32ToF16;
 
 int matrixSize(int64_t rows, int64_t cols, int64_t &count) {
-  GNNRT_ARG_CHECK(mulSize(rows, cols, count), GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(mulSize(rows, cols, count), GNNRT_ERR_BAD_SIZE);
   return GNNRT_OK;
-}
-
-template <typename... Params, typename... Args>
-int launch(gnnrt_cuda *ctx, const char *name, int64_t threads,
-           void (*kernel)(Params...), Args... args) {
-  if (threads <= 0)
-    return GNNRT_OK;
-  kernel<<<gridFor(threads), 256, 0, ctx->compute>>>(args...);
-  return gnnrt::cuda::check(cudaGetLastError(), name);
-}
-
-__device__ inline int64_t firstItem() {
-  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-__device__ inline int64_t itemStride() {
-  return static_cast<int64_t>(gridDim.x) * blockDim.x;
 }
 
 //===----------------------------------------------------------------------===//
 // Fixed-block column sums
 //===----------------------------------------------------------------------===//
-
-/// runtime/cpu/Common.h's kReductionBlocks: the same blocks give the same
-/// bits.
-constexpr int64_t kReductionBlocks = 64;
-
-/// Rows `[begin, end)` of block \p b, as gnnrt::cpu::blockRows.
-__device__ inline void blockRows(int64_t rows, int64_t b, int64_t &begin,
-                                 int64_t &end) {
-  const int64_t q = rows / kReductionBlocks, r = rows % kReductionBlocks;
-  begin = b * q + (b < r ? b : r);
-  end = begin + q + (b < r ? 1 : 0);
-}
 
 /// Element (r, c)'s term of a column sum.
 struct ColumnSum {
@@ -379,58 +344,6 @@ __global__ void dropoutKernel(const float *x, int64_t n, uint64_t seed,
   }
 }
 
-// The conversions of runtime/cpu/Convert.cpp, integer operations on the bit
-// patterns, copied operation for operation: see there for why each step.
-
-__device__ inline uint32_t shiftRoundEven(uint32_t x, uint32_t shift) {
-  return (x + ((1u << (shift - 1)) - 1) + ((x >> shift) & 1u)) >> shift;
-}
-
-__device__ inline uint16_t f32ToBf16(float v) {
-  const uint32_t b = __float_as_uint(v);
-  const uint32_t rounded = shiftRoundEven(b, 16);
-  const uint32_t quietNaN = (b >> 16) | 0x40u;
-  return static_cast<uint16_t>((b & 0x7fffffffu) > 0x7f800000u ? quietNaN
-                                                               : rounded);
-}
-
-__device__ inline float bf16ToF32(uint16_t h) {
-  const uint32_t quieted = (h & 0x7fffu) > 0x7f80u ? h | 0x40u : h;
-  return __uint_as_float(quieted << 16);
-}
-
-__device__ inline uint16_t f32ToF16(float v) {
-  const uint32_t b = __float_as_uint(v);
-  const uint32_t sign = (b >> 16) & 0x8000u;
-  const uint32_t a = b & 0x7fffffffu;
-  const uint32_t normal = shiftRoundEven(a, 13) - (112u << 10);
-  const uint32_t exponent = a >> 23;
-  const uint32_t shift = exponent < 95    ? 31u
-                         : exponent > 125 ? 1u
-                                          : 126u - exponent;
-  const uint32_t subnormal = shiftRoundEven((a & 0x7fffffu) | 0x800000u, shift);
-  const uint32_t quietNaN = 0x7e00u | ((a >> 13) & 0x3ffu);
-  uint32_t h = a >= 0x38800000u ? normal : subnormal;
-  h = a >= 0x477ff000u ? 0x7c00u : h;
-  h = a > 0x7f800000u ? quietNaN : h;
-  return static_cast<uint16_t>(sign | h);
-}
-
-__device__ inline float f16ToF32(uint16_t h) {
-  const uint32_t sign = (h & 0x8000u) << 16;
-  const uint32_t exponent = (h >> 10) & 0x1fu;
-  const uint32_t mantissa = h & 0x3ffu;
-  const uint32_t normal = ((exponent + 112u) << 23) | (mantissa << 13);
-  const uint32_t special =
-      0x7f800000u | (mantissa << 13) | (mantissa ? 0x400000u : 0u);
-  // Exact, and a normal fp32 result: no flush-to-zero can touch it.
-  const uint32_t subnormal =
-      __float_as_uint(static_cast<float>(mantissa) * 5.9604644775390625e-8f);
-  uint32_t f = exponent == 0 ? subnormal : normal;
-  f = exponent == 0x1fu ? special : f;
-  return __uint_as_float(sign | f);
-}
-
 /// The conversions as function objects, the kernel's template arguments.
 struct ToBf16 {
   __device__ uint16_t operator()(float v) const { return f32ToBf16(v); }
@@ -453,8 +366,8 @@ __global__ void convertKernel(const Src *src, Dst *dst, int64_t n) {
 
 template <typename Fn, typename Src, typename Dst>
 int convert(const Src *src, Dst *dst, int64_t n) {
-  GNNRT_ARG_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(present(src, n) && present(dst, n), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(src, n) && present(dst, n), GNNRT_ERR_NULL_POINTER);
   int status = GNNRT_OK;
   gnnrt_cuda *ctx = gnnrt::cuda::current(status);
   if (!ctx)
@@ -465,28 +378,21 @@ int convert(const Src *src, Dst *dst, int64_t n) {
 
 } // namespace
 
-#define GNNRT_CURRENT_CONTEXT(ctx)                                             \
-  int ctx##Status = GNNRT_OK;                                                  \
-  gnnrt_cuda *ctx = gnnrt::cuda::current(ctx##Status);                         \
-  if (!ctx)                                                                    \
-    return ctx##Status;
-
 extern "C" {
 
 int gnnrt_cuda_reduce(int kind, const float *x, int64_t rows, int64_t cols,
                       int dim, float *y) {
-  GNNRT_ARG_CHECK(kind >= GNNRT_REDUCE_SUM && kind <= GNNRT_REDUCE_MAX,
-                  GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_ARG_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(kind >= GNNRT_REDUCE_SUM && kind <= GNNRT_REDUCE_MAX,
+              GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
   int64_t count;
   if (int status = matrixSize(rows, cols, count))
     return status;
   const int64_t kept = dim == 0 ? cols : rows;
-  GNNRT_ARG_CHECK(present(x, count) && present(y, kept),
-                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(present(x, count) && present(y, kept), GNNRT_ERR_NULL_POINTER);
   int64_t partialCount;
-  GNNRT_ARG_CHECK(dim == 1 || mulSize(kReductionBlocks, cols, partialCount),
-                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(dim == 1 || mulSize(kReductionBlocks, cols, partialCount),
+              GNNRT_ERR_BAD_SIZE);
   GNNRT_CURRENT_CONTEXT(ctx);
   const bool max = kind == GNNRT_REDUCE_MAX, mean = kind == GNNRT_REDUCE_MEAN;
   if (dim == 1)
@@ -513,15 +419,15 @@ int gnnrt_cuda_reduce(int kind, const float *x, int64_t rows, int64_t cols,
 }
 
 int gnnrt_cuda_head_matrix(int kind, int64_t heads, int64_t width, float *y) {
-  GNNRT_ARG_CHECK(kind == GNNRT_HEADS_SUM || kind == GNNRT_HEADS_MEAN,
-                  GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_ARG_CHECK(heads >= 1 && width >= 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(kind == GNNRT_HEADS_SUM || kind == GNNRT_HEADS_MEAN,
+              GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(heads >= 1 && width >= 1, GNNRT_ERR_BAD_ARGUMENT);
   const bool sum = kind == GNNRT_HEADS_SUM;
   int64_t rows, count;
-  GNNRT_ARG_CHECK(mulSize(heads, width, rows) &&
-                      mulSize(rows, sum ? heads : width, count),
-                  GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(y, GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(mulSize(heads, width, rows) &&
+                  mulSize(rows, sum ? heads : width, count),
+              GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(y, GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   GNNRT_CUDA_CHECK(
       cudaMemsetAsync(y, 0, static_cast<size_t>(count) * 4, ctx->compute));
@@ -535,19 +441,19 @@ int gnnrt_cuda_concat(const float *const *inputs, const int64_t *widths,
                       int64_t num_inputs, int64_t rows, float *y) {
   // inputs and widths are host arrays (of device pointers and sizes): the
   // CPU kernel's checks read them as it does.
-  GNNRT_ARG_CHECK(num_inputs >= 0 && rows >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(present(inputs, num_inputs) && present(widths, num_inputs),
-                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(num_inputs >= 0 && rows >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(inputs, num_inputs) && present(widths, num_inputs),
+              GNNRT_ERR_NULL_POINTER);
   int64_t total = 0, count;
   for (int64_t i = 0; i < num_inputs; ++i) {
     int64_t size;
-    GNNRT_ARG_CHECK(mulSize(rows, widths[i], size) &&
-                        !__builtin_add_overflow(total, widths[i], &total),
-                    GNNRT_ERR_BAD_SIZE);
-    GNNRT_ARG_CHECK(present(inputs[i], size), GNNRT_ERR_NULL_POINTER);
+    GNNRT_CHECK(mulSize(rows, widths[i], size) &&
+                    !__builtin_add_overflow(total, widths[i], &total),
+                GNNRT_ERR_BAD_SIZE);
+    GNNRT_CHECK(present(inputs[i], size), GNNRT_ERR_NULL_POINTER);
   }
-  GNNRT_ARG_CHECK(mulSize(rows, total, count), GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(present(y, count), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(mulSize(rows, total, count), GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(y, count), GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   // One launch per input: concat joins a few tensors (heads, layers), and
   // separate launches need no table of pointers on the device.
@@ -566,10 +472,10 @@ int gnnrt_cuda_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
   int64_t count, out;
   if (int status = matrixSize(rows, cols, count))
     return status;
-  GNNRT_ARG_CHECK(offset >= 0 && width >= 0 && offset <= cols &&
-                      width <= cols - offset && mulSize(rows, width, out),
-                  GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(present(x, count) && present(y, out), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(offset >= 0 && width >= 0 && offset <= cols &&
+                  width <= cols - offset && mulSize(rows, width, out),
+              GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(x, count) && present(y, out), GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   return launch(ctx, "copyColumns", out, copyColumns, x, cols, offset, y, width,
                 int64_t{0}, rows, width);
@@ -577,20 +483,19 @@ int gnnrt_cuda_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
 
 int gnnrt_cuda_normalize(const float *x, int64_t rows, int64_t cols, int dim,
                          double eps, float *y) {
-  GNNRT_ARG_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_ARG_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
   int64_t count;
   if (int status = matrixSize(rows, cols, count))
     return status;
-  GNNRT_ARG_CHECK(present(x, count) && present(y, count),
-                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(present(x, count) && present(y, count), GNNRT_ERR_NULL_POINTER);
   // partial[kReductionBlocks * cols], mean[cols], rstd[cols].
   int64_t doubles = 0;
-  GNNRT_ARG_CHECK(count == 0 || dim == 1 ||
-                      (cols <= std::numeric_limits<int64_t>::max() /
-                                   (kReductionBlocks + 2) / 8 &&
-                       mulSize(kReductionBlocks + 2, cols, doubles)),
-                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(count == 0 || dim == 1 ||
+                  (cols <= std::numeric_limits<int64_t>::max() /
+                               (kReductionBlocks + 2) / 8 &&
+                   mulSize(kReductionBlocks + 2, cols, doubles)),
+              GNNRT_ERR_BAD_SIZE);
   GNNRT_CURRENT_CONTEXT(ctx);
   if (count == 0)
     return GNNRT_OK;
@@ -610,17 +515,17 @@ int gnnrt_cuda_normalize(const float *x, int64_t rows, int64_t cols, int dim,
 
 int gnnrt_cuda_normalize_grad(const float *x, const float *dy, int64_t rows,
                               int64_t cols, int dim, double eps, float *dx) {
-  GNNRT_ARG_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_ARG_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
   int64_t count;
   if (int status = matrixSize(rows, cols, count))
     return status;
-  GNNRT_ARG_CHECK(present(x, count) && present(dy, count) && present(dx, count),
-                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(present(x, count) && present(dy, count) && present(dx, count),
+              GNNRT_ERR_NULL_POINTER);
   // partial[kReductionBlocks * 2 cols], mean, rstd, dyStats[2 cols].
   constexpr int64_t kPerColumn = 2 * kReductionBlocks + 4;
   int64_t doubles = 0;
-  GNNRT_ARG_CHECK(
+  GNNRT_CHECK(
       count == 0 || dim == 1 ||
           (cols <= std::numeric_limits<int64_t>::max() / kPerColumn / 8 &&
            mulSize(kPerColumn, cols, doubles)),
@@ -651,9 +556,9 @@ int gnnrt_cuda_normalize_grad(const float *x, const float *dy, int64_t rows,
 
 int gnnrt_cuda_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
                        uint64_t stream, double p, float *y) {
-  GNNRT_ARG_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(p >= 0 && p < 1, GNNRT_ERR_BAD_ARGUMENT); // rejects NaN
-  GNNRT_ARG_CHECK(present(x, n) && present(y, n), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(p >= 0 && p < 1, GNNRT_ERR_BAD_ARGUMENT); // rejects NaN
+  GNNRT_CHECK(present(x, n) && present(y, n), GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   // stream and step enter the counter modulo 2^32 (gnnrt::dropoutBits).
   return launch(ctx, "dropoutKernel", (n + 3) / 4, dropoutKernel, x, n, seed,

@@ -12,7 +12,7 @@
 // the host before the graph is uploaded.
 //
 //===----------------------------------------------------------------------===//
-#include "Context.h"
+#include "KernelSupport.h"
 
 #include <cmath>
 #include <cstdint>
@@ -20,73 +20,7 @@
 
 namespace {
 
-using gnnrt::cuda::gridFor;
-
-#define GNNRT_ARG_CHECK(cond, status)                                          \
-  do {                                                                         \
-    if (!(cond))                                                               \
-      return (status);                                                         \
-  } while (false)
-
-bool present(const void *p, int64_t count) { return p || count == 0; }
-
-/// gnnrt::cpu::checkView without the reads of device memory.
-int checkView(const gnnrt_graph *g, const gnnrt_csr &csr) {
-  GNNRT_ARG_CHECK(g, GNNRT_ERR_NULL_POINTER);
-  GNNRT_ARG_CHECK(g->num_nodes >= 0 && g->num_edges >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(g->num_nodes < std::numeric_limits<int32_t>::max() &&
-                      g->num_edges <= std::numeric_limits<int32_t>::max(),
-                  GNNRT_ERR_BAD_GRAPH);
-  GNNRT_ARG_CHECK(csr.indptr && present(csr.src, g->num_edges) &&
-                      present(csr.edge_id, g->num_edges),
-                  GNNRT_ERR_NULL_POINTER);
-  return GNNRT_OK;
-}
-
-/// gnnrt_cpu_add_self_loops_storage, which this library does not link
-/// (it has no dependency on the CPU kernels): the int32 count of both views
-/// with loops, or -1 when the sizes exceed int32 indices.
-int64_t selfLoopStorage(int64_t n, int64_t e) {
-  if (n < 0 || e < 0 || n >= std::numeric_limits<int32_t>::max() ||
-      e > std::numeric_limits<int32_t>::max() - n)
-    return -1;
-  return 2 * (n + 1 + 2 * (e + n));
-}
-
-/// Launches \p kernel over \p threads work items (grid-stride) on the
-/// compute stream; nothing for no work.
-template <typename... Params, typename... Args>
-int launch(gnnrt_cuda *ctx, const char *name, int64_t threads,
-           void (*kernel)(Params...), Args... args) {
-  if (threads <= 0)
-    return GNNRT_OK;
-  kernel<<<gridFor(threads), 256, 0, ctx->compute>>>(args...);
-  return gnnrt::cuda::check(cudaGetLastError(), name);
-}
-
-__device__ inline int64_t firstItem() {
-  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-__device__ inline int64_t itemStride() {
-  return static_cast<int64_t>(gridDim.x) * blockDim.x;
-}
-
-/// The row that owns slot \p s: `indptr[row] <= s < indptr[row + 1]`. A
-/// binary search per slot keeps every slot's work equal, whatever the
-/// degrees (a thread per row would wait on the hubs of a power-law graph).
-__device__ inline int64_t rowOfSlot(const int32_t *indptr, int64_t rows,
-                                    int64_t s) {
-  int64_t lo = 0, hi = rows; // indptr[lo] <= s < indptr[hi]
-  while (hi - lo > 1) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (indptr[mid] <= s)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
-}
+using namespace gnnrt::cuda;
 
 /// Row i of the view with loops starts after the i loops of the rows
 /// before it.
@@ -140,7 +74,7 @@ extern "C" {
 
 int gnnrt_cuda_add_self_loops(const gnnrt_graph *g, int32_t *storage,
                               gnnrt_graph *result) {
-  GNNRT_ARG_CHECK(g && storage && result, GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(g && storage && result, GNNRT_ERR_NULL_POINTER);
   if (int status = checkView(g, g->in))
     return status;
   const bool withOut = g->out.indptr != nullptr;
@@ -148,7 +82,7 @@ int gnnrt_cuda_add_self_loops(const gnnrt_graph *g, int32_t *storage,
     if (int status = checkView(g, g->out))
       return status;
   const int64_t n = g->num_nodes, e = g->num_edges;
-  GNNRT_ARG_CHECK(selfLoopStorage(n, e) >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(gnnrt::kernel::selfLoopStorage(n, e) >= 0, GNNRT_ERR_BAD_SIZE);
   int status = GNNRT_OK;
   gnnrt_cuda *ctx = gnnrt::cuda::current(status);
   if (!ctx)
@@ -180,12 +114,12 @@ int gnnrt_cuda_add_self_loops(const gnnrt_graph *g, int32_t *storage,
 }
 
 int gnnrt_cuda_edge_norm(const gnnrt_graph *g, int kind, float *w) {
-  GNNRT_ARG_CHECK(g, GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(g, GNNRT_ERR_NULL_POINTER);
   if (int status = checkView(g, g->in))
     return status;
-  GNNRT_ARG_CHECK(kind == GNNRT_NORM_SYMMETRIC || kind == GNNRT_NORM_MEAN,
-                  GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_ARG_CHECK(present(w, g->num_edges), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(kind == GNNRT_NORM_SYMMETRIC || kind == GNNRT_NORM_MEAN,
+              GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(present(w, g->num_edges), GNNRT_ERR_NULL_POINTER);
   int status = GNNRT_OK;
   gnnrt_cuda *ctx = gnnrt::cuda::current(status);
   if (!ctx)

@@ -34,7 +34,7 @@
 // O(1) offset checks of graphs and CSR matrices): see Graph.cu.
 //
 //===----------------------------------------------------------------------===//
-#include "Context.h"
+#include "KernelSupport.h"
 
 #include "gnnrt/Philox.h"
 
@@ -44,32 +44,7 @@
 
 namespace {
 
-using gnnrt::cuda::gridFor;
-
-#define GNNRT_ARG_CHECK(cond, status)                                          \
-  do {                                                                         \
-    if (!(cond))                                                               \
-      return (status);                                                         \
-  } while (false)
-
-bool present(const void *p, int64_t count) { return p || count == 0; }
-
-bool mulSize(int64_t a, int64_t b, int64_t &out) {
-  return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &out);
-}
-
-/// gnnrt::cpu::checkView without the reads of device memory.
-int checkView(const gnnrt_graph *g, const gnnrt_csr &csr) {
-  GNNRT_ARG_CHECK(g, GNNRT_ERR_NULL_POINTER);
-  GNNRT_ARG_CHECK(g->num_nodes >= 0 && g->num_edges >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(g->num_nodes < std::numeric_limits<int32_t>::max() &&
-                      g->num_edges <= std::numeric_limits<int32_t>::max(),
-                  GNNRT_ERR_BAD_GRAPH);
-  GNNRT_ARG_CHECK(csr.indptr && present(csr.src, g->num_edges) &&
-                      present(csr.edge_id, g->num_edges),
-                  GNNRT_ERR_NULL_POINTER);
-  return GNNRT_OK;
-}
+using namespace gnnrt::cuda;
 
 int checkIn(const gnnrt_graph *g) {
   return g ? checkView(g, g->in) : GNNRT_ERR_NULL_POINTER;
@@ -77,35 +52,25 @@ int checkIn(const gnnrt_graph *g) {
 
 /// `d >= 0` and `N * d` representable, into \p nd.
 int nodeTensor(const gnnrt_graph *g, int64_t d, int64_t &nd) {
-  GNNRT_ARG_CHECK(d >= 0 && mulSize(g->num_nodes, d, nd), GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(d >= 0 && mulSize(g->num_nodes, d, nd), GNNRT_ERR_BAD_SIZE);
   return GNNRT_OK;
 }
 
 /// `heads >= 1` dividing `d`, and `E * heads` representable.
 int edgeHeads(const gnnrt_graph *g, int64_t d, int64_t heads, int64_t &eh) {
-  GNNRT_ARG_CHECK(heads >= 1 && d % heads == 0 &&
-                      mulSize(g->num_edges, heads, eh),
-                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(heads >= 1 && d % heads == 0 && mulSize(g->num_edges, heads, eh),
+              GNNRT_ERR_BAD_SIZE);
   return GNNRT_OK;
 }
 
 /// gnnrt_cpu_csr_matrix's size checks (CsrMatrix.cpp's checkShape).
 int checkShape(int64_t rows, int64_t cols, int64_t nnz) {
   constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();
-  GNNRT_ARG_CHECK(rows >= 0 && cols >= 0 && nnz >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(rows <= kMaxIndex && cols <= kMaxIndex && nnz <= kMaxIndex,
-                  GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(nnz <= rows * cols, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(rows >= 0 && cols >= 0 && nnz >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(rows <= kMaxIndex && cols <= kMaxIndex && nnz <= kMaxIndex,
+              GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(nnz <= rows * cols, GNNRT_ERR_BAD_SIZE);
   return GNNRT_OK;
-}
-
-template <typename... Params, typename... Args>
-int launch(gnnrt_cuda *ctx, const char *name, int64_t threads,
-           void (*kernel)(Params...), Args... args) {
-  if (threads <= 0)
-    return GNNRT_OK;
-  kernel<<<gridFor(threads), 256, 0, ctx->compute>>>(args...);
-  return gnnrt::cuda::check(cudaGetLastError(), name);
 }
 
 bool aligned16(const void *p) {
@@ -116,28 +81,6 @@ bool aligned16(const void *p) {
 /// for any element type (and for cuSPARSE's buffer).
 size_t scratchBytes(int64_t bytes) {
   return (static_cast<size_t>(bytes) + 255) / 256 * 256;
-}
-
-__device__ inline int64_t firstItem() {
-  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-__device__ inline int64_t itemStride() {
-  return static_cast<int64_t>(gridDim.x) * blockDim.x;
-}
-
-/// The row that owns slot \p s (see Graph.cu).
-__device__ inline int64_t rowOfSlot(const int32_t *indptr, int64_t rows,
-                                    int64_t s) {
-  int64_t lo = 0, hi = rows; // indptr[lo] <= s < indptr[hi]
-  while (hi - lo > 1) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (indptr[mid] <= s)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return lo;
 }
 
 //===----------------------------------------------------------------------===//
@@ -491,26 +434,20 @@ __global__ void csrTransposeTimesDense(const int32_t *colptr,
 
 } // namespace
 
-#define GNNRT_CURRENT_CONTEXT(ctx)                                             \
-  int ctx##Status = GNNRT_OK;                                                  \
-  gnnrt_cuda *ctx = gnnrt::cuda::current(ctx##Status);                         \
-  if (!ctx)                                                                    \
-    return ctx##Status;
-
 extern "C" {
 
 int gnnrt_cuda_spmm(const gnnrt_graph *g, int aggr, const float *x, int64_t d,
                     const float *weights, int64_t weight_heads, float *y) {
   if (int status = checkIn(g))
     return status;
-  GNNRT_ARG_CHECK(aggr >= GNNRT_AGGR_SUM && aggr <= GNNRT_AGGR_MAX,
-                  GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(aggr >= GNNRT_AGGR_SUM && aggr <= GNNRT_AGGR_MAX,
+              GNNRT_ERR_BAD_ARGUMENT);
   int64_t nd, eh = 0;
   if (int status = nodeTensor(g, d, nd))
     return status;
-  GNNRT_ARG_CHECK(present(x, nd) && present(y, nd), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(present(x, nd) && present(y, nd), GNNRT_ERR_NULL_POINTER);
   if (weights) {
-    GNNRT_ARG_CHECK(aggr != GNNRT_AGGR_MAX, GNNRT_ERR_BAD_ARGUMENT);
+    GNNRT_CHECK(aggr != GNNRT_AGGR_MAX, GNNRT_ERR_BAD_ARGUMENT);
     if (int status = edgeHeads(g, d, weight_heads, eh))
       return status;
   }
@@ -554,14 +491,14 @@ int gnnrt_cuda_spmm_max_grad(const gnnrt_graph *g, const float *x,
   int64_t nd;
   if (int status = nodeTensor(g, d, nd))
     return status;
-  GNNRT_ARG_CHECK(present(x, nd) && present(dy, nd) && present(dx, nd),
-                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(present(x, nd) && present(dy, nd) && present(dx, nd),
+              GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   if (nd == 0)
     return GNNRT_OK;
   const int64_t n = g->num_nodes;
   int64_t winnerBytes;
-  GNNRT_ARG_CHECK(mulSize(nd, 4, winnerBytes), GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(mulSize(nd, 4, winnerBytes), GNNRT_ERR_BAD_SIZE);
   void *buffer = nullptr;
   GNNRT_RETURN_IF_ERROR(
       gnnrt::cuda::scratch(ctx, scratchBytes(winnerBytes), &buffer));
@@ -588,8 +525,8 @@ int gnnrt_cuda_sddmm(const gnnrt_graph *g, const float *lhs, const float *rhs,
     return status;
   if (int status = edgeHeads(g, d, heads, eh))
     return status;
-  GNNRT_ARG_CHECK(present(lhs, nd) && present(rhs, nd) && present(y, eh),
-                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(present(lhs, nd) && present(rhs, nd) && present(y, eh),
+              GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   return launch(ctx, "sddmmKernel", eh, sddmmKernel, g->in.indptr, g->in.src,
                 g->in.edge_id, lhs, rhs, g->num_nodes, g->num_edges, d, heads,
@@ -600,13 +537,13 @@ int gnnrt_cuda_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
                       float *y) {
   if (int status = checkIn(g))
     return status;
-  GNNRT_ARG_CHECK(end == GNNRT_END_SRC || end == GNNRT_END_DST,
-                  GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(end == GNNRT_END_SRC || end == GNNRT_END_DST,
+              GNNRT_ERR_BAD_ARGUMENT);
   int64_t nd, ed;
   if (int status = nodeTensor(g, d, nd))
     return status;
-  GNNRT_ARG_CHECK(mulSize(g->num_edges, d, ed), GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(present(x, nd) && present(y, ed), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(mulSize(g->num_edges, d, ed), GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(x, nd) && present(y, ed), GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   return launch(ctx, "gatherKernel", ed, gatherKernel, g->in.indptr, g->in.src,
                 g->in.edge_id, x, g->num_nodes, g->num_edges, d,
@@ -615,9 +552,9 @@ int gnnrt_cuda_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
 
 int gnnrt_cuda_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,
                        float *y) {
-  GNNRT_ARG_CHECK(g, GNNRT_ERR_NULL_POINTER);
-  GNNRT_ARG_CHECK(end == GNNRT_END_SRC || end == GNNRT_END_DST,
-                  GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(g, GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(end == GNNRT_END_SRC || end == GNNRT_END_DST,
+              GNNRT_ERR_BAD_ARGUMENT);
   // Summing at sources is summing at destinations of the transposed view.
   const gnnrt_csr &view = end == GNNRT_END_DST ? g->in : g->out;
   if (int status = checkView(g, view))
@@ -625,8 +562,8 @@ int gnnrt_cuda_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,
   int64_t nd, ed;
   if (int status = nodeTensor(g, d, nd))
     return status;
-  GNNRT_ARG_CHECK(mulSize(g->num_edges, d, ed), GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(present(x, ed) && present(y, nd), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(mulSize(g->num_edges, d, ed), GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(x, ed) && present(y, nd), GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   return launch(ctx, "scatterKernel", nd, scatterKernel, view.indptr,
                 view.edge_id, x, g->num_nodes, d, y);
@@ -637,14 +574,13 @@ int gnnrt_cuda_edge_softmax(const gnnrt_graph *g, const float *x, int64_t heads,
   if (int status = checkIn(g))
     return status;
   int64_t eh;
-  GNNRT_ARG_CHECK(heads >= 0 && mulSize(g->num_edges, heads, eh),
-                  GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(present(x, eh) && present(y, eh), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(heads >= 0 && mulSize(g->num_edges, heads, eh),
+              GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(x, eh) && present(y, eh), GNNRT_ERR_NULL_POINTER);
   // A thread per (node, head); that count only overflows for sizes no
   // memory holds.
   int64_t nh = 0;
-  GNNRT_ARG_CHECK(eh == 0 || mulSize(g->num_nodes, heads, nh),
-                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(eh == 0 || mulSize(g->num_nodes, heads, nh), GNNRT_ERR_BAD_SIZE);
   GNNRT_CURRENT_CONTEXT(ctx);
   if (eh == 0)
     return GNNRT_OK;
@@ -657,13 +593,12 @@ int gnnrt_cuda_edge_softmax_grad(const gnnrt_graph *g, const float *y,
   if (int status = checkIn(g))
     return status;
   int64_t eh;
-  GNNRT_ARG_CHECK(heads >= 0 && mulSize(g->num_edges, heads, eh),
-                  GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(present(y, eh) && present(dy, eh) && present(dx, eh),
-                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(heads >= 0 && mulSize(g->num_edges, heads, eh),
+              GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(y, eh) && present(dy, eh) && present(dx, eh),
+              GNNRT_ERR_NULL_POINTER);
   int64_t nh = 0;
-  GNNRT_ARG_CHECK(eh == 0 || mulSize(g->num_nodes, heads, nh),
-                  GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(eh == 0 || mulSize(g->num_nodes, heads, nh), GNNRT_ERR_BAD_SIZE);
   GNNRT_CURRENT_CONTEXT(ctx);
   if (eh == 0)
     return GNNRT_OK;
@@ -676,8 +611,8 @@ int gnnrt_cuda_csr_dropout(const void *x, int64_t rows, int64_t cols,
                            uint64_t stream, double p, void *y) {
   if (int status = checkShape(rows, cols, nnz))
     return status;
-  GNNRT_ARG_CHECK(p >= 0 && p < 1, GNNRT_ERR_BAD_ARGUMENT); // rejects NaN
-  GNNRT_ARG_CHECK(x && y, GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(p >= 0 && p < 1, GNNRT_ERR_BAD_ARGUMENT); // rejects NaN
+  GNNRT_CHECK(x && y, GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   // Section addresses by pointer arithmetic on the device buffers; nothing
   // is read through them on the host.
@@ -705,10 +640,10 @@ int gnnrt_cuda_csr_matmul(const void *a, int64_t rows, int64_t cols,
   const int64_t inner = transpose_a ? rows : cols;
   const int64_t outer = transpose_a ? cols : rows;
   int64_t bSize, cSize;
-  GNNRT_ARG_CHECK(mulSize(inner, n, bSize) && mulSize(outer, n, cSize),
-                  GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(a && present(b, bSize) && present(c, cSize),
-                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(mulSize(inner, n, bSize) && mulSize(outer, n, cSize),
+              GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(a && present(b, bSize) && present(c, cSize),
+              GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   const gnnrt_csr_matrix m =
       gnnrt_csr_matrix_view(const_cast<void *>(a), rows, cols, nnz);

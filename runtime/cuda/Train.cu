@@ -23,7 +23,7 @@
 // other kernel of the library stays asynchronous.
 //
 //===----------------------------------------------------------------------===//
-#include "Context.h"
+#include "KernelSupport.h"
 
 #include "gnnrt/Philox.h"
 
@@ -33,28 +33,7 @@
 
 namespace {
 
-using gnnrt::cuda::gridFor;
-
-#define GNNRT_ARG_CHECK(cond, status)                                          \
-  do {                                                                         \
-    if (!(cond))                                                               \
-      return (status);                                                         \
-  } while (false)
-
-bool present(const void *p, int64_t count) { return p || count == 0; }
-
-bool mulSize(int64_t a, int64_t b, int64_t &out) {
-  return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &out);
-}
-
-template <typename... Params, typename... Args>
-int launch(gnnrt_cuda *ctx, const char *name, int64_t threads,
-           void (*kernel)(Params...), Args... args) {
-  if (threads <= 0)
-    return GNNRT_OK;
-  kernel<<<gridFor(threads), 256, 0, ctx->compute>>>(args...);
-  return gnnrt::cuda::check(cudaGetLastError(), name);
-}
+using namespace gnnrt::cuda;
 
 /// A launch of exactly \p blocks blocks of \p threads threads.
 template <typename... Params, typename... Args>
@@ -62,14 +41,6 @@ int launchBlocks(gnnrt_cuda *ctx, const char *name, unsigned blocks,
                  unsigned threads, void (*kernel)(Params...), Args... args) {
   kernel<<<blocks, threads, 0, ctx->compute>>>(args...);
   return gnnrt::cuda::check(cudaGetLastError(), name);
-}
-
-__device__ inline int64_t firstItem() {
-  return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-}
-
-__device__ inline int64_t itemStride() {
-  return static_cast<int64_t>(gridDim.x) * blockDim.x;
 }
 
 //===----------------------------------------------------------------------===//
@@ -94,9 +65,7 @@ __global__ void initUniformKernel(uint64_t seed, uint64_t stream, double bound,
 // cross_entropy
 //===----------------------------------------------------------------------===//
 
-/// runtime/cpu/Common.h's kReductionBlocks and blockRows.
-constexpr int64_t kReductionBlocks = 64;
-
+/// common/KernelCommon.h's blockRows over any number of blocks.
 __host__ __device__ inline void blockRows(int64_t rows, int64_t blocks,
                                           int64_t b, int64_t &begin,
                                           int64_t &end) {
@@ -290,15 +259,14 @@ __global__ void lossGradRows(const float *logits, const int32_t *labels,
 /// The host-side checks of gnnrt::cpu's lossWeights, in its order.
 int checkLossArgs(const float *logits, const int32_t *labels, int64_t n,
                   int64_t classes, double smoothing, int classWeights) {
-  GNNRT_ARG_CHECK(classWeights == GNNRT_CLASS_WEIGHTS_NONE ||
-                      classWeights == GNNRT_CLASS_WEIGHTS_BALANCED,
-                  GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_ARG_CHECK(smoothing >= 0 && smoothing <= 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(classWeights == GNNRT_CLASS_WEIGHTS_NONE ||
+                  classWeights == GNNRT_CLASS_WEIGHTS_BALANCED,
+              GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(smoothing >= 0 && smoothing <= 1, GNNRT_ERR_BAD_ARGUMENT);
   int64_t count;
-  GNNRT_ARG_CHECK(mulSize(n, classes, count) && classes >= 1,
-                  GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(present(logits, count) && present(labels, n),
-                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(mulSize(n, classes, count) && classes >= 1, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(logits, count) && present(labels, n),
+              GNNRT_ERR_NULL_POINTER);
   return GNNRT_OK;
 }
 
@@ -320,7 +288,7 @@ int lossWeights(gnnrt_cuda *ctx, const int32_t *labels, const uint8_t *mask,
   blocks = blocks < 1 ? 1 : blocks;
   // classes > 2^40 cannot be counted anyway; the CPU kernel fails its
   // allocation there too.
-  GNNRT_ARG_CHECK(classes <= (int64_t{1} << 40), GNNRT_ERR_OUT_OF_MEMORY);
+  GNNRT_CHECK(classes <= (int64_t{1} << 40), GNNRT_ERR_OUT_OF_MEMORY);
   const size_t countsBytes =
       aligned(static_cast<size_t>(blocks * classes) * sizeof(int64_t));
   const size_t badBytes = aligned(static_cast<size_t>(blocks) * 4);
@@ -361,7 +329,7 @@ int lossWeights(gnnrt_cuda *ctx, const int32_t *labels, const uint8_t *mask,
   GNNRT_CUDA_CHECK(cudaMemcpyAsync(&bad, &out.summary->badLabel, sizeof(bad),
                                    cudaMemcpyDeviceToHost, ctx->compute));
   GNNRT_CUDA_CHECK(cudaStreamSynchronize(ctx->compute));
-  GNNRT_ARG_CHECK(!bad, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(!bad, GNNRT_ERR_BAD_ARGUMENT);
   return GNNRT_OK;
 }
 
@@ -413,18 +381,12 @@ __global__ void sgdKernel(const float *param, const float *grad,
 
 } // namespace
 
-#define GNNRT_CURRENT_CONTEXT(ctx)                                             \
-  int ctx##Status = GNNRT_OK;                                                  \
-  gnnrt_cuda *ctx = gnnrt::cuda::current(ctx##Status);                         \
-  if (!ctx)                                                                    \
-    return ctx##Status;
-
 extern "C" {
 
 int gnnrt_cuda_init(int kind, uint64_t seed, uint64_t stream, int64_t fan_in,
                     int64_t fan_out, int64_t n, float *y) {
-  GNNRT_ARG_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(present(y, n), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(y, n), GNNRT_ERR_NULL_POINTER);
   double bound = 0;
   switch (kind) {
   case GNNRT_INIT_ZEROS:
@@ -434,14 +396,14 @@ int gnnrt_cuda_init(int kind, uint64_t seed, uint64_t stream, int64_t fan_in,
                   kind == GNNRT_INIT_ONES ? 1.0f : 0.0f, n, y);
   }
   case GNNRT_INIT_GLOROT:
-    GNNRT_ARG_CHECK(fan_in >= 0 && fan_out >= 0 && fan_in + fan_out > 0,
-                    GNNRT_ERR_BAD_ARGUMENT);
+    GNNRT_CHECK(fan_in >= 0 && fan_out >= 0 && fan_in + fan_out > 0,
+                GNNRT_ERR_BAD_ARGUMENT);
     // The CPU's expression, on the host: the same bound bits.
     bound = std::sqrt(
         6.0 / (static_cast<double>(fan_in) + static_cast<double>(fan_out)));
     break;
   case GNNRT_INIT_KAIMING:
-    GNNRT_ARG_CHECK(fan_in > 0, GNNRT_ERR_BAD_ARGUMENT);
+    GNNRT_CHECK(fan_in > 0, GNNRT_ERR_BAD_ARGUMENT);
     bound = std::sqrt(6.0 / static_cast<double>(fan_in));
     break;
   default:
@@ -456,7 +418,7 @@ int gnnrt_cuda_cross_entropy(const float *logits, const int32_t *labels,
                              const uint8_t *mask, int64_t n, int64_t classes,
                              double label_smoothing, int class_weights,
                              float *loss) {
-  GNNRT_ARG_CHECK(loss, GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(loss, GNNRT_ERR_NULL_POINTER);
   if (int status = checkLossArgs(logits, labels, n, classes, label_smoothing,
                                  class_weights))
     return status;
@@ -477,14 +439,14 @@ int gnnrt_cuda_cross_entropy_grad(const float *logits, const int32_t *labels,
                                   int64_t n, int64_t classes,
                                   double label_smoothing, int class_weights,
                                   float *dlogits) {
-  GNNRT_ARG_CHECK(loss_grad, GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(loss_grad, GNNRT_ERR_NULL_POINTER);
   if (int status = checkLossArgs(logits, labels, n, classes, label_smoothing,
                                  class_weights))
     return status;
   // The CPU checks dlogits after the labels; here the labels are checked on
   // the device, so a null dlogits is reported first (only a call with both
   // faults sees the difference).
-  GNNRT_ARG_CHECK(present(dlogits, n * classes), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(present(dlogits, n * classes), GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   LossScratch work;
   GNNRT_RETURN_IF_ERROR(
@@ -499,15 +461,15 @@ int gnnrt_cuda_adam(const float *param, const float *grad, const float *m,
                     double beta1, double beta2, double eps, double weight_decay,
                     int decoupled, float *new_param, float *new_m,
                     float *new_v) {
-  GNNRT_ARG_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(present(param, n) && present(grad, n) && present(m, n) &&
-                      present(v, n) && present(new_param, n) &&
-                      present(new_m, n) && present(new_v, n),
-                  GNNRT_ERR_NULL_POINTER);
-  GNNRT_ARG_CHECK(step >= 1, GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_ARG_CHECK(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1 &&
-                      eps >= 0 && lr >= 0 && weight_decay >= 0,
-                  GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(param, n) && present(grad, n) && present(m, n) &&
+                  present(v, n) && present(new_param, n) && present(new_m, n) &&
+                  present(new_v, n),
+              GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(step >= 1, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1 && eps >= 0 &&
+                  lr >= 0 && weight_decay >= 0,
+              GNNRT_ERR_BAD_ARGUMENT);
   GNNRT_CURRENT_CONTEXT(ctx);
   const double t = static_cast<double>(step);
   AdamConstants c;
@@ -527,20 +489,18 @@ int gnnrt_cuda_sgd(const float *param, const float *grad,
                    const float *momentum_buffer, int64_t n, double lr,
                    double momentum, double weight_decay, int nesterov,
                    float *new_param, float *new_momentum_buffer) {
-  GNNRT_ARG_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_ARG_CHECK(momentum >= 0 && lr >= 0 && weight_decay >= 0,
-                  GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_ARG_CHECK(present(param, n) && present(grad, n) &&
-                      present(new_param, n),
-                  GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(momentum >= 0 && lr >= 0 && weight_decay >= 0,
+              GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(present(param, n) && present(grad, n) && present(new_param, n),
+              GNNRT_ERR_NULL_POINTER);
   const bool useMomentum = momentum > 0;
   if (useMomentum)
-    GNNRT_ARG_CHECK(present(momentum_buffer, n) &&
-                        present(new_momentum_buffer, n),
-                    GNNRT_ERR_NULL_POINTER);
+    GNNRT_CHECK(present(momentum_buffer, n) && present(new_momentum_buffer, n),
+                GNNRT_ERR_NULL_POINTER);
   else
-    GNNRT_ARG_CHECK(!momentum_buffer && !new_momentum_buffer,
-                    GNNRT_ERR_BAD_ARGUMENT);
+    GNNRT_CHECK(!momentum_buffer && !new_momentum_buffer,
+                GNNRT_ERR_BAD_ARGUMENT);
   GNNRT_CURRENT_CONTEXT(ctx);
   // With momentum and n = 0 the buffers may be null: the kernel then has no
   // element to read them for.

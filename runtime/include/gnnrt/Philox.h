@@ -16,17 +16,9 @@
 #ifndef GNNRT_PHILOX_H
 #define GNNRT_PHILOX_H
 
-#include <cstdint>
+#include "gnnrt/HostDevice.h"
 
-/// Host and device functions under nvcc, plain inline ones for a host
-/// compiler.
-#ifndef GNNRT_HD
-#ifdef __CUDACC__
-#define GNNRT_HD __host__ __device__
-#else
-#define GNNRT_HD
-#endif
-#endif
+#include <cstdint>
 
 namespace gnnrt {
 

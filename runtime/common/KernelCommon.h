@@ -1,0 +1,157 @@
+//===- KernelCommon.h - What the CPU and CUDA kernels share -----*- C++ -*-===//
+//
+// Written once for both runtime/cpu and runtime/cuda: the argument checks
+// that turn bad calls into statuses, the fixed blocks of rows that make
+// column sums independent of how many threads (or GPU threads) ran them,
+// the storage size of a graph with self loops, and the fp32 <-> bf16/fp16
+// conversions on bit patterns. Sharing the code is what makes the two
+// targets' results equal bit for bit where the kernels promise it.
+// Private to the runtime's libraries.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNRT_COMMON_KERNELCOMMON_H
+#define GNNRT_COMMON_KERNELCOMMON_H
+
+#include "gnnrt/HostDevice.h"
+#include "gnnrt/Kernels.h"
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+/// Why a check failed, as the status the kernel returns.
+#define GNNRT_CHECK(cond, status)                                              \
+  do {                                                                         \
+    if (!(cond))                                                               \
+      return (status);                                                         \
+  } while (false)
+
+namespace gnnrt::kernel {
+
+/// A tensor pointer is acceptable when it is set or the tensor is empty.
+inline bool present(const void *p, int64_t count) {
+  return p != nullptr || count == 0;
+}
+
+/// `a * b` into \p out for non-negative sizes; false on overflow.
+inline bool mulSize(int64_t a, int64_t b, int64_t &out) {
+  return a >= 0 && b >= 0 && !__builtin_mul_overflow(a, b, &out);
+}
+
+/// The int32 count of both views of a graph of \p n nodes and \p e edges
+/// once self loops are added (gnnrt_cpu_add_self_loops_storage), or -1
+/// when the sizes exceed int32 indices.
+inline int64_t selfLoopStorage(int64_t n, int64_t e) {
+  if (n < 0 || e < 0 || n >= std::numeric_limits<int32_t>::max() ||
+      e > std::numeric_limits<int32_t>::max() - n)
+    return -1;
+  // At most 2 * (2^31 + 1 + 2^32): no int64 overflow.
+  return 2 * (n + 1 + 2 * (e + n));
+}
+
+/// Sums across rows are taken over this many fixed blocks of rows, each
+/// block in row order, then the blocks in order: the summation order and so
+/// the bits of the result do not depend on how many threads ran the blocks.
+constexpr int64_t kReductionBlocks = 64;
+
+/// Rows `[begin, end)` of block \p b of kReductionBlocks over \p rows.
+GNNRT_HD inline void blockRows(int64_t rows, int64_t b, int64_t &begin,
+                               int64_t &end) {
+  // Spread the remainder over the first blocks; no product of sizes, so no
+  // overflow for any row count.
+  int64_t q = rows / kReductionBlocks, r = rows % kReductionBlocks;
+  begin = b * q + (b < r ? b : r);
+  end = begin + q + (b < r ? 1 : 0);
+}
+
+/// A float's IEEE-754 bits and back.
+GNNRT_HD inline uint32_t bitsOf(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof(b));
+  return b;
+}
+GNNRT_HD inline float fromBits(uint32_t b) {
+  float v;
+  std::memcpy(&v, &b, sizeof(v));
+  return v;
+}
+
+// fp32 <-> bf16 / fp16. Every case (normal, subnormal, overflow, NaN) is
+// computed and the right one selected rather than branched to: CPU loops
+// then compile to vector selects, and the integer arithmetic makes the
+// result independent of the floating-point environment (flush-to-zero
+// included).
+
+/// `x >> shift` rounded to nearest, ties to even: adding just under half of
+/// the dropped part, plus the kept part's lowest bit, carries exactly when
+/// the dropped part is above half, or is half and the kept part is odd.
+/// \p shift is 1..31 and \p x + 2^(shift-1) must not overflow.
+GNNRT_HD inline uint32_t shiftRoundEven(uint32_t x, uint32_t shift) {
+  return (x + ((1u << (shift - 1)) - 1) + ((x >> shift) & 1u)) >> shift;
+}
+
+GNNRT_HD inline uint16_t f32ToBf16(float v) {
+  const uint32_t b = bitsOf(v);
+  // bf16 is fp32's top half, so rounding never leaves the exponent range
+  // except by carrying into it, which correctly turns the largest values
+  // into infinities. Only a NaN must not round: a payload in the low bits
+  // alone would carry into an infinity or be truncated to one.
+  const uint32_t rounded = shiftRoundEven(b, 16);
+  const uint32_t quietNaN = (b >> 16) | 0x40u;
+  return static_cast<uint16_t>((b & 0x7fffffffu) > 0x7f800000u ? quietNaN
+                                                               : rounded);
+}
+
+GNNRT_HD inline float bf16ToF32(uint16_t h) {
+  const uint32_t quieted = (h & 0x7fffu) > 0x7f80u ? h | 0x40u : h;
+  return fromBits(quieted << 16);
+}
+
+GNNRT_HD inline uint16_t f32ToF16(float v) {
+  const uint32_t b = bitsOf(v);
+  const uint32_t sign = (b >> 16) & 0x8000u;
+  const uint32_t a = b & 0x7fffffffu;
+  // Normal halves: drop 13 mantissa bits and rebias the exponent from 127
+  // to 15. A carry out of the mantissa increments the exponent, which is
+  // the right answer, up to and including 0x7c00 (an infinity) for
+  // [65520, 65536).
+  const uint32_t normal = shiftRoundEven(a, 13) - (112u << 10);
+  // Subnormal halves count units of 2^-24: the fp32 significand (with its
+  // implicit bit) m * 2^(e - 150) is m >> (126 - e) units. The shift is
+  // clamped to 1..31 because it is computed for every input, and a shift
+  // outside that range would be undefined: from 25 on every input rounds to
+  // 0 anyway (m < 2^24 is below half a unit), fp32 zeros and subnormals
+  // included, whose wrongly added implicit bit is far below that; below 14
+  // (normal halves) the result is not selected.
+  const uint32_t exponent = a >> 23;
+  const uint32_t shift = exponent < 95    ? 31u
+                         : exponent > 125 ? 1u
+                                          : 126u - exponent;
+  const uint32_t subnormal = shiftRoundEven((a & 0x7fffffu) | 0x800000u, shift);
+  const uint32_t quietNaN = 0x7e00u | ((a >> 13) & 0x3ffu);
+  uint32_t h = a >= 0x38800000u ? normal : subnormal; // 2^-14, the least normal
+  h = a >= 0x477ff000u ? 0x7c00u : h; // rounds to 2^16 or more: infinity
+  h = a > 0x7f800000u ? quietNaN : h;
+  return static_cast<uint16_t>(sign | h);
+}
+
+GNNRT_HD inline float f16ToF32(uint16_t h) {
+  const uint32_t sign = (h & 0x8000u) << 16;
+  const uint32_t exponent = (h >> 10) & 0x1fu;
+  const uint32_t mantissa = h & 0x3ffu;
+  const uint32_t normal = ((exponent + 112u) << 23) | (mantissa << 13);
+  const uint32_t special =
+      0x7f800000u | (mantissa << 13) | (mantissa ? 0x400000u : 0u);
+  // mantissa * 2^-24 is exact in fp32 (at most 10 significant bits, and a
+  // normal fp32 result), so neither rounding mode nor flush-to-zero can
+  // change it; it is 0 for a zero.
+  const uint32_t subnormal =
+      bitsOf(static_cast<float>(mantissa) * 5.9604644775390625e-8f);
+  uint32_t f = exponent == 0 ? subnormal : normal;
+  f = exponent == 0x1fu ? special : f;
+  return fromBits(sign | f);
+}
+
+} // namespace gnnrt::kernel
+
+#endif // GNNRT_COMMON_KERNELCOMMON_H
