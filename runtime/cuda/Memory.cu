@@ -81,15 +81,17 @@ int eventOf(gnnrt_cuda *ctx, int64_t event, const char *function,
   return GNNRT_OK;
 }
 
-} // namespace
+/// The two kinds of memory a context allocates and tracks, so that close
+/// frees what is left: device memory and pinned host memory.
+enum class Memory { Device, PinnedHost };
 
-extern "C" {
-
-int gnnrt_cuda_malloc(gnnrt_cuda *ctx, int64_t bytes, void **out) {
-  static const char *const kFn = "gnnrt_cuda_malloc";
-  GNNRT_RETURN_IF_ERROR(requireContext(ctx, kFn));
-  GNNRT_RETURN_IF_ERROR(requirePointer(out, 1, kFn, "output pointer"));
-  GNNRT_RETURN_IF_ERROR(requireBytes(bytes, kFn));
+/// gnnrt_cuda_malloc and gnnrt_cuda_host_alloc.
+int allocate(gnnrt_cuda *ctx, Memory kind, int64_t bytes, void **out) {
+  const bool device = kind == Memory::Device;
+  const char *fn = device ? "gnnrt_cuda_malloc" : "gnnrt_cuda_host_alloc";
+  GNNRT_RETURN_IF_ERROR(requireContext(ctx, fn));
+  GNNRT_RETURN_IF_ERROR(requirePointer(out, 1, fn, "output pointer"));
+  GNNRT_RETURN_IF_ERROR(requireBytes(bytes, fn));
   // An empty tensor owns no memory, as on the CPU.
   if (bytes == 0) {
     *out = nullptr;
@@ -97,66 +99,60 @@ int gnnrt_cuda_malloc(gnnrt_cuda *ctx, int64_t bytes, void **out) {
   }
   GNNRT_RETURN_IF_ERROR(gnnrt::cuda::bind(ctx));
   void *p = nullptr;
+  const size_t size = static_cast<size_t>(bytes);
+  cudaError_t code = device ? cudaMalloc(&p, size)
+                            : cudaHostAlloc(&p, size, cudaHostAllocDefault);
   GNNRT_RETURN_IF_ERROR(
-      check(cudaMalloc(&p, static_cast<size_t>(bytes)),
-            ("cudaMalloc(" + std::to_string(bytes) + " bytes)").c_str()));
-  ctx->deviceAllocations.insert(p);
+      check(code, ((device ? "cudaMalloc(" : "cudaHostAlloc(") +
+                   std::to_string(bytes) + " bytes)")
+                      .c_str()));
+  (device ? ctx->deviceAllocations : ctx->hostAllocations).insert(p);
   *out = p;
   return GNNRT_OK;
+}
+
+/// gnnrt_cuda_free and gnnrt_cuda_host_free.
+int release(gnnrt_cuda *ctx, Memory kind, void *p) {
+  const bool device = kind == Memory::Device;
+  const char *fn = device ? "gnnrt_cuda_free" : "gnnrt_cuda_host_free";
+  GNNRT_RETURN_IF_ERROR(requireContext(ctx, fn));
+  if (!p)
+    return GNNRT_OK;
+  auto &live = device ? ctx->deviceAllocations : ctx->hostAllocations;
+  auto it = live.find(p);
+  if (it == live.end())
+    return fail(GNNRT_ERR_BAD_ARGUMENT,
+                std::string(fn) + ": " + pointerText(p) +
+                    " was not allocated by " +
+                    (device ? "gnnrt_cuda_malloc" : "gnnrt_cuda_host_alloc") +
+                    " on this context (or was freed already)");
+  if (device)
+    GNNRT_RETURN_IF_ERROR(gnnrt::cuda::bind(ctx));
+  // Forgotten either way: after a failed free (a sticky error) the pointer
+  // is unusable and close must not free it again.
+  live.erase(it);
+  return device ? check(cudaFree(p), "cudaFree(p)")
+                : check(cudaFreeHost(p), "cudaFreeHost(p)");
+}
+
+} // namespace
+
+extern "C" {
+
+int gnnrt_cuda_malloc(gnnrt_cuda *ctx, int64_t bytes, void **out) {
+  return allocate(ctx, Memory::Device, bytes, out);
 }
 
 int gnnrt_cuda_free(gnnrt_cuda *ctx, void *p) {
-  static const char *const kFn = "gnnrt_cuda_free";
-  GNNRT_RETURN_IF_ERROR(requireContext(ctx, kFn));
-  if (!p)
-    return GNNRT_OK;
-  auto it = ctx->deviceAllocations.find(p);
-  if (it == ctx->deviceAllocations.end())
-    return fail(GNNRT_ERR_BAD_ARGUMENT,
-                std::string(kFn) + ": " + pointerText(p) +
-                    " was not allocated by gnnrt_cuda_malloc on this "
-                    "context (or was freed already)");
-  GNNRT_RETURN_IF_ERROR(gnnrt::cuda::bind(ctx));
-  // Forgotten either way: after a failed cudaFree (a sticky error) the
-  // pointer is unusable and close must not free it again.
-  ctx->deviceAllocations.erase(it);
-  GNNRT_CUDA_CHECK(cudaFree(p));
-  return GNNRT_OK;
+  return release(ctx, Memory::Device, p);
 }
 
 int gnnrt_cuda_host_alloc(gnnrt_cuda *ctx, int64_t bytes, void **out) {
-  static const char *const kFn = "gnnrt_cuda_host_alloc";
-  GNNRT_RETURN_IF_ERROR(requireContext(ctx, kFn));
-  GNNRT_RETURN_IF_ERROR(requirePointer(out, 1, kFn, "output pointer"));
-  GNNRT_RETURN_IF_ERROR(requireBytes(bytes, kFn));
-  if (bytes == 0) {
-    *out = nullptr;
-    return GNNRT_OK;
-  }
-  GNNRT_RETURN_IF_ERROR(gnnrt::cuda::bind(ctx));
-  void *p = nullptr;
-  GNNRT_RETURN_IF_ERROR(
-      check(cudaHostAlloc(&p, static_cast<size_t>(bytes), cudaHostAllocDefault),
-            ("cudaHostAlloc(" + std::to_string(bytes) + " bytes)").c_str()));
-  ctx->hostAllocations.insert(p);
-  *out = p;
-  return GNNRT_OK;
+  return allocate(ctx, Memory::PinnedHost, bytes, out);
 }
 
 int gnnrt_cuda_host_free(gnnrt_cuda *ctx, void *p) {
-  static const char *const kFn = "gnnrt_cuda_host_free";
-  GNNRT_RETURN_IF_ERROR(requireContext(ctx, kFn));
-  if (!p)
-    return GNNRT_OK;
-  auto it = ctx->hostAllocations.find(p);
-  if (it == ctx->hostAllocations.end())
-    return fail(GNNRT_ERR_BAD_ARGUMENT,
-                std::string(kFn) + ": " + pointerText(p) +
-                    " was not allocated by gnnrt_cuda_host_alloc on this "
-                    "context (or was freed already)");
-  ctx->hostAllocations.erase(it);
-  GNNRT_CUDA_CHECK(cudaFreeHost(p));
-  return GNNRT_OK;
+  return release(ctx, Memory::PinnedHost, p);
 }
 
 int gnnrt_cuda_copy(gnnrt_cuda *ctx, void *dst, const void *src,
