@@ -700,8 +700,8 @@ void Session::sampleDeviceMemory() {
     deviceUsedPeak = std::max(deviceUsedPeak, static_cast<uint64_t>(used));
 }
 
-bool Session::copyIn(void *dst, const void *src, uint64_t bytes,
-                     std::string &error) {
+bool Session::transfer(void *dst, const void *src, uint64_t bytes,
+                       const char *direction, std::string &error) const {
   if (!cuda) {
     std::memcpy(dst, src, bytes);
     return true;
@@ -709,21 +709,19 @@ bool Session::copyIn(void *dst, const void *src, uint64_t bytes,
   if (bytes == 0 || cudaLibrary->copy(cuda, dst, src,
                                       static_cast<int64_t>(bytes)) == GNNRT_OK)
     return true;
-  error = "copying " + formatBytes(bytes) + " to the GPU: " + cudaError();
+  error = "copying " + formatBytes(bytes) + " " + direction +
+          " the GPU: " + cudaError();
   return false;
+}
+
+bool Session::copyIn(void *dst, const void *src, uint64_t bytes,
+                     std::string &error) {
+  return transfer(dst, src, bytes, "to", error);
 }
 
 bool Session::copyOut(void *dst, const void *src, uint64_t bytes,
                       std::string &error) const {
-  if (!cuda) {
-    std::memcpy(dst, src, bytes);
-    return true;
-  }
-  if (bytes == 0 || cudaLibrary->copy(cuda, dst, src,
-                                      static_cast<int64_t>(bytes)) == GNNRT_OK)
-    return true;
-  error = "copying " + formatBytes(bytes) + " from the GPU: " + cudaError();
-  return false;
+  return transfer(dst, src, bytes, "from", error);
 }
 
 bool Session::stageIn(void *dst, uint64_t bytes,

@@ -211,6 +211,9 @@ private:
   bool copyIn(void *dst, const void *src, uint64_t bytes, std::string &error);
   bool copyOut(void *dst, const void *src, uint64_t bytes,
                std::string &error) const;
+  /// Both directions: \p direction ("to", "from") names it in errors.
+  bool transfer(void *dst, const void *src, uint64_t bytes,
+                const char *direction, std::string &error) const;
   /// Calls \p fill on \p bytes of host memory that end up at \p dst in
   /// the arena: \p dst itself on the CPU; a staging buffer (64-byte
   /// aligned) then copied in on CUDA. False if \p fill or the copy fails
