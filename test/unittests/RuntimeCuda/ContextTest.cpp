@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "gnnrt/Cuda.h"
 
+#include "CudaTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,9 +34,7 @@
 
 namespace {
 
-bool startsWith(const std::string &text, const std::string &prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
-}
+using gnnrt::test::startsWith;
 
 #if GNNRT_HAVE_CUDA
 
@@ -300,28 +300,13 @@ TEST(CudaMatmul, ChecksArgumentsBeforeTheContext) {
 // With a device
 //===----------------------------------------------------------------------===//
 
-class CudaDevice : public ::testing::Test {
+class CudaDevice : public gnnrt::test::CudaSuite {
 protected:
-  // One context for the suite: opening creates cuBLAS and cuSPARSE
-  // handles, which takes long enough to matter per test.
-  static void SetUpTestSuite() {
-    error[0] = '\0';
-    ctx = gnnrt_cuda_open(-1, error, sizeof(error));
-  }
-  static void TearDownTestSuite() {
-    gnnrt_cuda_close(ctx);
-    ctx = nullptr;
-  }
-
   void SetUp() override {
-    if (!ctx) {
-      // Only a missing device skips; a device that fails to open fails.
-      if (startsWith(error, "no CUDA device"))
-        GTEST_SKIP() << error;
-      FAIL() << error;
+    CudaSuite::SetUp();
+    if (ctx) {
+      ASSERT_EQ(gnnrt_cuda_info(ctx, &info), GNNRT_OK);
     }
-    gnnrt_cuda_set_current(ctx);
-    ASSERT_EQ(gnnrt_cuda_info(ctx, &info), GNNRT_OK);
   }
   void TearDown() override {
     if (ctx) {
@@ -354,13 +339,8 @@ protected:
     EXPECT_EQ(gnnrt_cuda_free(ctx, p), GNNRT_OK) << gnnrt_cuda_last_error();
   }
 
-  static gnnrt_cuda *ctx;
-  static char error[512];
   gnnrt_cuda_device_info info{};
 };
-
-gnnrt_cuda *CudaDevice::ctx = nullptr;
-char CudaDevice::error[512];
 
 TEST_F(CudaDevice, DescribesItself) {
   EXPECT_GT(std::strlen(info.name), 0u);

@@ -19,6 +19,8 @@
 #include "gnnrt/Convert.h"
 #include "gnnrt/Cuda.h"
 
+#include "CudaTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,6 +39,8 @@
 #endif
 
 namespace {
+
+using gnnrt::test::startsWith;
 
 #if GNNRT_HAVE_CUDA
 
@@ -225,10 +229,6 @@ template <typename T>
              << " (error " << err << " > " << rtol << " * " << scale << ")";
   }
   return ::testing::AssertionSuccess();
-}
-
-bool startsWith(const std::string &text, const std::string &prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
 }
 
 //===----------------------------------------------------------------------===//
@@ -478,28 +478,8 @@ TEST_F(CudaKernelChecks, GoodCallsNeedAContext) {
 // With a device: the CPU kernels as the oracle
 //===----------------------------------------------------------------------===//
 
-class CudaKernels : public ::testing::Test {
+class CudaKernels : public gnnrt::test::CudaSuite {
 protected:
-  // One context for the suite: opening creates cuBLAS and cuSPARSE
-  // handles, which takes long enough to matter per test.
-  static void SetUpTestSuite() {
-    error[0] = '\0';
-    ctx = gnnrt_cuda_open(-1, error, sizeof(error));
-  }
-  static void TearDownTestSuite() {
-    gnnrt_cuda_close(ctx);
-    ctx = nullptr;
-  }
-
-  void SetUp() override {
-    if (!ctx) {
-      // Only a missing device skips; a device that fails to open fails.
-      if (startsWith(error, "no CUDA device"))
-        GTEST_SKIP() << error;
-      FAIL() << error;
-    }
-    gnnrt_cuda_set_current(ctx);
-  }
   void TearDown() override {
     if (!ctx)
       return;
@@ -556,17 +536,12 @@ protected:
     return d;
   }
 
-  static gnnrt_cuda *ctx;
-  static char error[512];
   std::vector<void *> allocations;
 
   // The graph of most tests: 40 nodes, 3 of them isolated, 170 edges (mean
   // in-degree above 4, with self edges and repeated edges).
   HostGraph graph = randomGraph(40, 170, 3, 42);
 };
-
-gnnrt_cuda *CudaKernels::ctx = nullptr;
-char CudaKernels::error[512];
 
 #define ASSERT_CUDA_OK(expr)                                                   \
   ASSERT_EQ((expr), GNNRT_OK) << gnnrt_cuda_last_error()
