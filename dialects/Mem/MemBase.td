@@ -47,6 +47,9 @@ def Mem_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  // `mem.home` on function arguments and results.
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   // `mem.plan` on a function; the generated PlanAttrHelper names it once.
   let discardableAttrs = (ins "::mlir::mem::PlanAttr":$plan);
 }

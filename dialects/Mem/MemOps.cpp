@@ -111,6 +111,31 @@ LogicalResult PlanAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+/// `mem.home` on a function argument or result: where the caller keeps the
+/// value between calls. Only "host" is spelled; the device is the default.
+static LogicalResult verifyHomeAttr(Operation *op, NamedAttribute attr) {
+  if (attr.getName().getValue() != "mem.home")
+    return op->emitError() << "unknown argument or result attribute '"
+                           << attr.getName().getValue()
+                           << "' of the mem dialect";
+  auto home = dyn_cast<StringAttr>(attr.getValue());
+  if (!home || home.getValue() != "host")
+    return op->emitError() << "'mem.home' must be \"host\"";
+  return success();
+}
+
+LogicalResult MemDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                   unsigned,
+                                                   NamedAttribute attr) {
+  return verifyHomeAttr(op, attr);
+}
+
+LogicalResult MemDialect::verifyRegionResultAttribute(Operation *op, unsigned,
+                                                      unsigned,
+                                                      NamedAttribute attr) {
+  return verifyHomeAttr(op, attr);
+}
+
 LogicalResult MemDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -292,4 +317,35 @@ LogicalResult LoadAsOp::verify() {
 
 LogicalResult FreeOp::verify() {
   return verifyNoUseAfter(*this, getValue(), "was freed");
+}
+
+/// Whether the function's argument or result \p index is marked
+/// `mem.home = "host"`.
+static bool isHostHome(FunctionOpInterface func, unsigned index, bool result) {
+  auto home = result ? func.getResultAttrOfType<StringAttr>(index, "mem.home")
+                     : func.getArgAttrOfType<StringAttr>(index, "mem.home");
+  return home && home.getValue() == "host";
+}
+
+LogicalResult LoadHomeOp::verify() {
+  auto arg = dyn_cast<BlockArgument>(getHome());
+  auto func = getOperation()->getParentOfType<FunctionOpInterface>();
+  if (!arg || !func || arg.getOwner() != &func.getFunctionBody().front() ||
+      !isHostHome(func, arg.getArgNumber(), /*result=*/false))
+    return emitOpError("operand must be an argument of the enclosing "
+                       "function marked mem.home = \"host\"");
+  return success();
+}
+
+LogicalResult StoreHomeOp::verify() {
+  auto func = getOperation()->getParentOfType<FunctionOpInterface>();
+  for (OpOperand &use : getResult().getUses()) {
+    Operation *user = use.getOwner();
+    if (!user->hasTrait<OpTrait::IsTerminator>() || !func ||
+        user->getParentOp() != func.getOperation() ||
+        !isHostHome(func, use.getOperandNumber(), /*result=*/true))
+      return emitOpError("result may only be returned as a function result "
+                         "marked mem.home = \"host\"");
+  }
+  return success();
 }

@@ -203,4 +203,56 @@ def Mem_FreeOp : Mem_Op<"free", [Mem_PlanEffects]> {
   let hasVerifier = 1;
 }
 
+// Host homes: parameters, optimizer state and inputs whose plan keeps them in
+// host memory between steps. The function argument (or result) carries
+// `mem.home = "host"`; the caller's buffer is host memory, so no other op may
+// read the argument, and a result must come from mem.store_home.
+def Mem_LoadHomeOp : Mem_Op<"load_home", [Mem_PlanEffects,
+                                          AllTypesMatch<["home", "result"]>]> {
+  let summary = "copy a host-homed argument into a device buffer";
+  let description = [{
+    Copies the caller's host buffer of `home`, an argument of the enclosing
+    function marked `mem.home = "host"`, into a fresh device buffer on copy
+    stream `stream` (default 1) and returns it. The planner places one
+    before the first use of the argument, or one before each use when the
+    device cannot hold it in between; the argument itself is never read by
+    anything else.
+
+    Example:
+    ```mlir
+    func.func @step(%w: tensor<1433x16xf32> {mem.home = "host"}, ...) {
+      %w0 = mem.load_home %w : tensor<1433x16xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$home, Mem_Stream:$stream);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$home attr-dict `:` type($home)";
+  let hasVerifier = 1;
+}
+
+def Mem_StoreHomeOp : Mem_Op<"store_home", [Mem_PlanEffects,
+                                            AllTypesMatch<["input", "result"]>]> {
+  let summary = "copy a device tensor out to a host-homed result";
+  let description = [{
+    Copies `input` into the caller's host buffer of the function result it
+    is returned as (marked `mem.home = "host"`) on copy stream `stream`. Its
+    result may only be returned. The planner places it right after the op
+    defining `input`, so the device buffer of `input` can end there; `input`
+    may be stored to several homes (init returns one zero tensor as two
+    optimizer states).
+
+    Example:
+    ```mlir
+    %p, %m, %v = train.adam %w0, %g, %m0, %v0, %step {...} : tensor<1433x16xf32>
+    %p1 = mem.store_home %p : tensor<1433x16xf32>
+    ...
+    return %loss, %p1, ...
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, Mem_Stream:$stream);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 #endif // GNNC_MEM_OPS

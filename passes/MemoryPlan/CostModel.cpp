@@ -923,6 +923,16 @@ OpCost estimate(Operation *op, const Pricer &p) {
             disk ? TransferTier::Disk : TransferTier::Host, true, profile);
         return cost;
       })
+      .Case<mem::LoadHomeOp, mem::StoreHomeOp>([&](auto o) {
+        double bytes = bytesOf(o.getResult());
+        OpCost cost;
+        cost.bytes = bytes;
+        cost.rate = CostRate::HostLink;
+        cost.seconds =
+            transferSeconds(static_cast<int64_t>(bytes), TransferTier::Host,
+                            isa<mem::LoadHomeOp>(o.getOperation()), profile);
+        return cost;
+      })
       .Case<mem::StoreAsOp, mem::LoadAsOp>([&](auto o) {
         int64_t n = elements(o.getInput());
         OpCost cost;

@@ -17,6 +17,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::gnn;
 
@@ -273,34 +276,52 @@ ArenaLayout mlir::gnn::placeFirstFit(const StepLiveness &live) {
     Value value;
     int64_t begin, end; // Op indices, inclusive.
     int64_t bytes;
-    int64_t offset = 0;
   };
   std::vector<Interval> intervals;
   for (const ValueLiveness &info : live.getValues())
     if (info.storage == Storage::Arena)
       intervals.push_back(
           {info.value, info.def, info.lastUse, alignToArena(info.bytes)});
-  // First fit in definition order: the lowest offset whose bytes no
-  // already placed, overlapping interval uses.
-  ArenaLayout layout;
-  for (size_t i = 0; i < intervals.size(); ++i) {
-    Interval &cur = intervals[i];
-    SmallVector<std::pair<int64_t, int64_t>> busy;
-    for (size_t j = 0; j < i; ++j) {
-      const Interval &other = intervals[j];
-      if (other.begin <= cur.end && cur.begin <= other.end && other.bytes > 0)
-        busy.push_back({other.offset, other.offset + other.bytes});
+  // First fit: each value at the lowest offset whose bytes no already
+  // placed, overlapping interval uses. Definition order fragments badly
+  // when a large value is defined while small long-lived ones sit in the
+  // holes (a parameter staged from its host home late in the step); the
+  // largest-first order (TFLite's "greedy by size") does not, but is not
+  // always smaller. Both are tried and the smaller arena kept, ties to
+  // definition order, so no plan places worse than before.
+  auto place = [&](llvm::ArrayRef<size_t> order) {
+    ArenaLayout layout;
+    std::vector<int64_t> offsets(intervals.size(), -1);
+    for (size_t k = 0; k < order.size(); ++k) {
+      const Interval &cur = intervals[order[k]];
+      SmallVector<std::pair<int64_t, int64_t>> busy;
+      for (size_t j = 0; j < k; ++j) {
+        const Interval &other = intervals[order[j]];
+        if (other.begin <= cur.end && cur.begin <= other.end && other.bytes > 0)
+          busy.push_back({offsets[order[j]], offsets[order[j]] + other.bytes});
+      }
+      llvm::sort(busy);
+      int64_t offset = 0;
+      for (auto [lo, hi] : busy) {
+        if (offset + cur.bytes <= lo)
+          break;
+        offset = std::max(offset, hi);
+      }
+      offsets[order[k]] = offset;
+      layout.arenaBytes = std::max(layout.arenaBytes, offset + cur.bytes);
+      layout.offsets[cur.value] = offset;
     }
-    llvm::sort(busy);
-    int64_t offset = 0;
-    for (auto [lo, hi] : busy) {
-      if (offset + cur.bytes <= lo)
-        break;
-      offset = std::max(offset, hi);
-    }
-    cur.offset = offset;
-    layout.arenaBytes = std::max(layout.arenaBytes, offset + cur.bytes);
-    layout.offsets[cur.value] = offset;
-  }
+    return layout;
+  };
+  std::vector<size_t> byDefinition(intervals.size());
+  std::iota(byDefinition.begin(), byDefinition.end(), size_t(0));
+  std::vector<size_t> bySize = byDefinition;
+  std::stable_sort(bySize.begin(), bySize.end(), [&](size_t x, size_t y) {
+    return intervals[x].bytes > intervals[y].bytes;
+  });
+  ArenaLayout layout = place(byDefinition);
+  ArenaLayout sized = place(bySize);
+  if (sized.arenaBytes < layout.arenaBytes)
+    layout = std::move(sized);
   return layout;
 }

@@ -40,6 +40,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <optional>
@@ -105,27 +106,61 @@ BlockArgument argumentWithRole(func::FuncOp func, StringRef role) {
 }
 
 /// Device bytes the session holds besides the step's arena
-/// (gnnrt/Footprint.h, the sums Session::bind allocates): the graph's two
-/// CSR views, @M.prepare's arena and tensors, the inputs (features dense
-/// and/or CSR as the functions take them, labels, three masks), every
-/// parameter and optimizer state twice, the loss and the logits; and the
-/// largest arena of the other functions, since the step shares one
-/// workspace with them.
+/// (gnnrt/Footprint.h, the sums Session::bind allocates), in its two
+/// phases: @M.prepare's arena and tensors and the graph's two CSR views
+/// while prepare runs; then the prepared values again, the inputs (features
+/// dense and/or CSR as the functions take them, labels, three masks), every
+/// parameter and optimizer state twice, the loss and the logits, and one
+/// workspace shared by the step with init and predict. The graph is freed
+/// after prepare when no other function reads it. Parameters, optimizer
+/// state and the features are the planner's candidates for a host home, so
+/// their bytes are left out of `rest` and counted by their options.
 struct SessionFootprint {
-  int64_t resident = 0;
+  int64_t prepared = 0, graph = 0, rest = 0;
+  bool graphReleased = false;
+  /// The largest arena of init and predict as they are (before any home).
   int64_t otherArenas = 0;
+  /// Whether the features may get a host home: every function that takes
+  /// them takes the same form (dense or CSR), so one buffer serves all.
+  bool featuresMovable = false;
   std::string dataset;
+
+  /// What the budget must cover besides the step's arena and the residents
+  /// kept on the device, in the training phase.
+  int64_t fixed() const {
+    return prepared + rest + (graphReleased ? 0 : graph);
+  }
+  /// The session's device peak with \p kept resident bytes and a
+  /// workspace of \p workspace: what the run measures.
+  int64_t peak(int64_t kept, int64_t workspace) const {
+    return static_cast<int64_t>(gnnrt::footprint::sessionPeak(
+        prepared, graph, rest + kept + workspace, graphReleased));
+  }
 };
+
+/// init, predict and prepare beside \p step (`M.step` -> `M.init`, ...).
+func::FuncOp siblingOf(ModuleOp module, func::FuncOp step, StringRef suffix) {
+  StringRef name = step.getSymName();
+  StringRef base = name.drop_back(name.size() - name.rfind('.'));
+  return module.lookupSymbol<func::FuncOp>((base + "." + suffix).str());
+}
+
+/// The arena first fit gives \p f (0 without a function).
+FailureOr<int64_t> arenaOf(func::FuncOp f) {
+  if (!f)
+    return 0;
+  FailureOr<StepLiveness> live = StepLiveness::compute(f, "gnn-plan-memory");
+  if (failed(live))
+    return failure();
+  return placeFirstFit(*live).arenaBytes;
+}
 
 FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
                                              func::FuncOp step) {
   namespace fp = gnnrt::footprint;
   SessionFootprint result;
-  uint64_t resident = 0;
-  StringRef name = step.getSymName();
-  StringRef base = name.drop_back(name.size() - name.rfind('.'));
   auto sibling = [&](StringRef suffix) {
-    return module.lookupSymbol<func::FuncOp>((base + "." + suffix).str());
+    return siblingOf(module, step, suffix);
   };
   BlockArgument graph = argumentWithRole(step, "graph");
   auto graphType = graph ? dyn_cast<GraphType>(graph.getType()) : GraphType();
@@ -133,28 +168,34 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
     return step.emitError("gnn-plan-memory needs the step's graph argument "
                           "with static node and edge counts (a bound graph)");
   int64_t nodes = graphType.getNodes();
-  resident += fp::graphBytes(nodes, graphType.getEdges());
+  result.graph = fp::graphBytes(nodes, graphType.getEdges());
 
-  auto arenaOf = [&](func::FuncOp f) -> FailureOr<int64_t> {
-    if (!f)
-      return 0;
-    FailureOr<StepLiveness> live = StepLiveness::compute(f, "gnn-plan-memory");
-    if (failed(live))
-      return failure();
-    return placeFirstFit(*live).arenaBytes;
-  };
-  if (func::FuncOp prepare = sibling("prepare")) {
+  func::FuncOp prepare = sibling("prepare"), predict = sibling("predict"),
+               init = sibling("init");
+  if (prepare) {
     FailureOr<int64_t> arena = arenaOf(prepare);
     if (failed(arena))
       return failure();
-    resident += fp::align64(*arena);
+    result.prepared += fp::align64(*arena);
     for (Type t : prepare.getResultTypes())
       if (auto tensor = dyn_cast<RankedTensorType>(t))
-        resident += fp::preparedTensorBytes(tensor.getNumElements());
+        result.prepared += fp::preparedTensorBytes(tensor.getNumElements());
   }
+  // Released when prepare exists, returns nothing that views the graph's
+  // arrays (a transpose of it), and nothing else reads the graph.
+  result.graphReleased = static_cast<bool>(prepare);
+  if (prepare) {
+    BlockArgument g = argumentWithRole(prepare, "graph");
+    for (Value r : prepare.getBody().front().getTerminator()->getOperands())
+      if (g && (r == g || getViewSource(r) == g))
+        result.graphReleased = false;
+  }
+  for (func::FuncOp f : {step, predict, init})
+    if (BlockArgument g = f ? argumentWithRole(f, "graph") : BlockArgument())
+      result.graphReleased &= g.use_empty();
+
   bool dense = false;
   int64_t csrNnz = -1, features = 0, classes = 0;
-  func::FuncOp predict = sibling("predict");
   for (func::FuncOp f : {step, predict}) {
     if (!f)
       continue;
@@ -168,21 +209,18 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
     else
       dense = true;
   }
-  resident += fp::inputBytes(nodes, features, dense, csrNnz);
-  for (unsigned i = 0; i < step.getNumArguments(); ++i) {
-    ArgumentRole role = getArgumentRole(step, i);
-    if (role.kind == ArgumentKind::Parameter ||
-        role.kind == ArgumentKind::State)
-      if (auto t = dyn_cast<RankedTensorType>(step.getArgument(i).getType()))
-        resident += fp::stateBytes(t.getNumElements());
-  }
+  result.featuresMovable = dense != (csrNnz >= 0);
+  // Labels and masks; the features are a candidate when movable.
+  int64_t inputs = fp::inputBytes(nodes, 0, false, -1);
+  if (!result.featuresMovable)
+    inputs = fp::inputBytes(nodes, features, dense, csrNnz);
+  result.rest += inputs;
   if (predict && predict.getNumResults() == 1)
     if (auto t = dyn_cast<RankedTensorType>(predict.getResultTypes()[0]))
       classes = t.getDimSize(1);
-  resident += fp::outputBytes(nodes, classes);
-  result.resident = static_cast<int64_t>(resident);
-  for (StringRef other : {"init", "predict"}) {
-    FailureOr<int64_t> arena = arenaOf(sibling(other));
+  result.rest += fp::outputBytes(nodes, classes);
+  for (func::FuncOp other : {init, predict}) {
+    FailureOr<int64_t> arena = arenaOf(other);
     if (failed(arena))
       return failure();
     result.otherArenas = std::max(result.otherArenas, *arena);
@@ -206,7 +244,25 @@ struct CandidateInfo {
   int64_t def = 0, lastForward = 0, firstBackward = 0, lastUse = 0;
   int64_t bytes = 0;                    // Aligned.
   std::vector<RecomputeRecipe> recipes; // Indexed by Option::detail.
+
+  /// A resident: a parameter, optimizer state or the features, an argument
+  /// the session holds between steps, whose home may be host memory.
+  /// `value` is the argument; `uses` the schedule indices of the ops
+  /// reading it; a state value also has the result it is returned as
+  /// (`resultIndex`, defined by op `def`), which goes home after that op.
+  bool resident = false;
+  std::string role, param;
+  llvm::SmallVector<int64_t> uses;
+  int64_t resultIndex = -1;
+  /// Device bytes while kept: both copies of a state value, one of the
+  /// features.
+  int64_t keepBytes = 0;
 };
+
+/// How a resident with a host home is brought to the device
+/// (Option::detail): once before its first use, kept until its last; or
+/// before each use and dropped after it.
+enum HomeStaging : int64_t { StageOnce = 0, StagePerUse = 1 };
 
 /// Builds the Problem of one step and rewrites solutions into IR.
 class StepPlanner {
@@ -216,11 +272,19 @@ public:
       : func(func), live(live), profile(profile) {}
 
   /// Fills `problem` and `candidates`; capacities are the caller's.
-  void build(bool allowNarrow, Type narrowType);
+  /// \p featuresMovable: whether the features may get a host home.
+  void build(bool allowNarrow, Type narrowType, bool featuresMovable);
 
   plan::Problem problem;
   std::vector<CandidateInfo> candidates;
   double keepAllSeconds = 0;
+  /// Device bytes of parameters and state that cannot be candidates (a
+  /// state returned unchanged, say): held as before, besides the arena.
+  int64_t fixedResidentBytes = 0;
+
+  /// Device bytes of the residents \p choice keeps on the device (besides
+  /// fixedResidentBytes).
+  int64_t keptResidentBytes(const std::vector<int> &choice) const;
 
   /// Rewrites \p choice into mem ops in \p target, a clone of the
   /// analysed function (same op order), and returns the offload handles
@@ -232,6 +296,11 @@ private:
   int64_t point(int64_t op) const { return 2 * op + 1; }
   int64_t boundary(int64_t op) const { return 2 * op; }
   bool recomputable(Operation *op) const;
+  /// Adds the residents to `candidates` (after the saved tensors).
+  void addResidents(bool featuresMovable);
+  /// Resident \p c's options: keep on the device, or a host home staged
+  /// once or per use.
+  void residentOptions(int c);
   /// Adds candidate \p c's recompute options: the forward ops from inputs
   /// readable at its first backward use without changing their lifetime,
   /// stopping at other saved values the plan must then keep, or going
@@ -284,9 +353,14 @@ void StepPlanner::makeRecipes(int c) {
       if (!seen.insert(v).second)
         continue;
       if (v != info.value) {
+        // A resident whose home may be the host: readable only if kept.
+        auto it = candidateOf.find(v);
+        if (it != candidateOf.end() && candidates[it->second].resident) {
+          requires.push_back(it->second);
+          continue;
+        }
         if (availableAnyway(v))
           continue;
-        auto it = candidateOf.find(v);
         if (!throughSaved && it != candidateOf.end() &&
             candidates[it->second].lastUse >= at) {
           requires.push_back(it->second);
@@ -343,7 +417,111 @@ void StepPlanner::makeRecipes(int c) {
   }
 }
 
-void StepPlanner::build(bool allowNarrow, Type narrowType) {
+void StepPlanner::addResidents(bool featuresMovable) {
+  // Residents in argument order. A state value qualifies when the step
+  // returns it computed (train.adam's new value, say) by an op whose result
+  // nothing else reads: the copy home then goes right after that op.
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    BlockArgument arg = func.getArgument(i);
+    ArgumentRole role = getArgumentRole(func, i);
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    bool state = role.kind == ArgumentKind::Parameter ||
+                 role.kind == ArgumentKind::State;
+    bool features = role.kind == ArgumentKind::Input &&
+                    role.role == "features" && featuresMovable;
+    if (!type || (!state && !features))
+      continue;
+    int64_t bytes = alignToArena(live.lookup(arg).bytes);
+    CandidateInfo info;
+    info.value = arg;
+    info.resident = true;
+    info.role = role.role;
+    info.param = role.detail;
+    info.bytes = bytes;
+    info.keepBytes = state ? 2 * bytes : bytes;
+    for (Operation *user : arg.getUsers())
+      info.uses.push_back(live.getIndex(user));
+    llvm::sort(info.uses);
+    info.uses.erase(std::unique(info.uses.begin(), info.uses.end()),
+                    info.uses.end());
+    bool ok = !info.uses.empty();
+    if (state) {
+      ok = false;
+      for (unsigned k = 0; k < func.getNumResults(); ++k) {
+        auto r = func.getResultAttrOfType<StringAttr>(k, "train.role");
+        auto p = func.getResultAttrOfType<StringAttr>(k, "gnn.param");
+        if (!r || r.getValue() != role.role || !p ||
+            p.getValue() != role.detail)
+          continue;
+        Value v = func.getBody().front().getTerminator()->getOperand(k);
+        Operation *def = v.getDefiningOp();
+        ok = !info.uses.empty() && def && v.hasOneUse();
+        info.resultIndex = k;
+        if (def)
+          info.def = live.getIndex(def);
+        break;
+      }
+    }
+    if (!ok) {
+      // Held as before: the session's buffers, counted besides the arena.
+      if (state)
+        fixedResidentBytes += info.keepBytes;
+      continue;
+    }
+    info.firstBackward = info.uses.front();
+    info.lastUse = info.uses.back();
+    candidateOf[arg] = static_cast<int>(candidates.size());
+    candidates.push_back(std::move(info));
+  }
+}
+
+void StepPlanner::residentOptions(int c) {
+  const CandidateInfo &info = candidates[c];
+  plan::Candidate &cand = problem.candidates[c];
+  int64_t end = problem.numPoints - 1;
+  cand.name = info.param.empty() ? info.role : info.role + " " + info.param;
+  cand.bytes = info.keepBytes;
+  plan::Option keep;
+  keep.usage.push_back({Tier::Device, 0, end, info.keepBytes});
+  cand.options.push_back(std::move(keep));
+  double in = transferSeconds(info.bytes, TransferTier::Host, true, profile);
+  double out = transferSeconds(info.bytes, TransferTier::Host, false, profile);
+  for (HomeStaging staging : {StageOnce, StagePerUse}) {
+    if (staging == StagePerUse && info.uses.size() < 2)
+      continue;
+    plan::Option o;
+    o.fate = Fate::Host;
+    o.detail = staging;
+    o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
+    if (staging == StageOnce) {
+      o.seconds = in;
+      o.usage.push_back({Tier::Device, boundary(info.uses.front()),
+                         point(info.uses.back()), info.bytes});
+    } else {
+      o.seconds = in * static_cast<double>(info.uses.size());
+      for (int64_t u : info.uses)
+        o.usage.push_back({Tier::Device, boundary(u), point(u), info.bytes});
+    }
+    if (info.resultIndex >= 0) {
+      // The new value, from its op to the copy home right after it.
+      o.seconds += out;
+      o.usage.push_back(
+          {Tier::Device, point(info.def), boundary(info.def + 1), info.bytes});
+    }
+    cand.options.push_back(std::move(o));
+  }
+}
+
+int64_t StepPlanner::keptResidentBytes(const std::vector<int> &choice) const {
+  int64_t kept = 0;
+  for (size_t c = 0; c < candidates.size(); ++c)
+    if (candidates[c].resident && choice[c] == 0)
+      kept += candidates[c].keepBytes;
+  return kept;
+}
+
+void StepPlanner::build(bool allowNarrow, Type narrowType,
+                        bool featuresMovable) {
   ArrayRef<Operation *> schedule = live.getSchedule();
   int64_t numOps = static_cast<int64_t>(schedule.size());
   problem = plan::Problem(2 * numOps);
@@ -378,6 +556,8 @@ void StepPlanner::build(bool allowNarrow, Type narrowType) {
     candidateOf[v.value] = static_cast<int>(candidates.size());
     candidates.push_back(std::move(info));
   }
+  size_t numSaved = candidates.size();
+  addResidents(featuresMovable);
 
   // The base: every arena value that is not a candidate, over its life.
   for (const ValueLiveness &v : live.getValues())
@@ -388,7 +568,9 @@ void StepPlanner::build(bool allowNarrow, Type narrowType) {
     }
 
   problem.candidates.resize(candidates.size());
-  for (size_t c = 0; c < candidates.size(); ++c) {
+  for (size_t c = numSaved; c < candidates.size(); ++c)
+    residentOptions(static_cast<int>(c));
+  for (size_t c = 0; c < numSaved; ++c) {
     CandidateInfo &info = candidates[c];
     plan::Candidate &cand = problem.candidates[c];
     Operation *def = info.value.getDefiningOp();
@@ -400,7 +582,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType) {
         {Tier::Device, point(info.def), point(info.lastUse), info.bytes});
     cand.options.push_back(std::move(keep));
   }
-  for (size_t c = 0; c < candidates.size(); ++c) {
+  for (size_t c = 0; c < numSaved; ++c) {
     CandidateInfo &info = candidates[c];
     plan::Candidate &cand = problem.candidates[c];
     makeRecipes(static_cast<int>(c));
@@ -469,6 +651,8 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
   // Releases first, at each boundary before the acquires: the peak there
   // is then the lower one.
   for (size_t c = 0; c < candidates.size(); ++c) {
+    if (candidates[c].resident)
+      continue;
     const plan::Option &o = problem.candidates[c].options[choice[c]];
     const CandidateInfo &info = candidates[c];
     Value value = toTarget.lookup(info.value);
@@ -541,7 +725,94 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
              use.getOwner() != restored.getDefiningOp();
     });
   }
+  // Residents with a host home: copied in before their first use (or each
+  // use), and a state value's new value copied home right after its op.
+  Operation *ret = target.getBody().front().getTerminator();
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    const CandidateInfo &info = candidates[c];
+    const plan::Option &o = problem.candidates[c].options[choice[c]];
+    if (!info.resident || o.fate != Fate::Host)
+      continue;
+    auto arg = cast<BlockArgument>(toTarget.lookup(info.value));
+    target.setArgAttr(arg.getArgNumber(), "mem.home", b.getStringAttr("host"));
+    if (o.detail == StageOnce) {
+      b.setInsertionPoint(ops[info.uses.front()]);
+      auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
+      arg.replaceAllUsesExcept(load, load);
+    } else {
+      for (int64_t u : info.uses) {
+        Operation *user = ops[u];
+        b.setInsertionPoint(user);
+        auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
+        user->replaceUsesOfWith(arg, load);
+      }
+    }
+    if (info.resultIndex >= 0) {
+      target.setResultAttr(info.resultIndex, "mem.home",
+                           b.getStringAttr("host"));
+      Value result = ret->getOperand(info.resultIndex);
+      b.setInsertionPointAfter(ops[info.def]);
+      auto store =
+          b.create<mem::StoreHomeOp>(result.getLoc(), result.getType(), result);
+      ret->setOperand(info.resultIndex, store);
+    }
+  }
   return handles;
+}
+
+/// Gives init and predict the homes the step's plan chose: an argument
+/// with the same (role, param) as a host-homed step argument is copied in
+/// before its first use, a result copied home right after its op.
+void applyHomes(func::FuncOp step, func::FuncOp f) {
+  if (!f)
+    return;
+  auto key = [](func::FuncOp fn, unsigned i, bool result) {
+    auto get = [&](StringRef name) -> std::string {
+      auto a = result ? fn.getResultAttrOfType<StringAttr>(i, name)
+                      : fn.getArgAttrOfType<StringAttr>(i, name);
+      return a ? a.getValue().str() : std::string();
+    };
+    std::string role = get("train.role");
+    if (role.empty())
+      role = get("gnn.input");
+    return role + "\n" + get("gnn.param");
+  };
+  llvm::StringSet<> homes;
+  for (unsigned i = 0; i < step.getNumArguments(); ++i)
+    if (step.getArgAttr(i, "mem.home"))
+      homes.insert(key(step, i, false));
+  if (homes.empty())
+    return;
+  OpBuilder b(f.getContext());
+  StringAttr host = b.getStringAttr("host");
+  for (BlockArgument arg : f.getArguments()) {
+    if (!homes.contains(key(f, arg.getArgNumber(), false)))
+      continue;
+    f.setArgAttr(arg.getArgNumber(), "mem.home", host);
+    if (arg.use_empty())
+      continue;
+    Operation *first = nullptr;
+    for (Operation &op : f.getBody().front())
+      if (llvm::is_contained(op.getOperands(), arg)) {
+        first = &op;
+        break;
+      }
+    b.setInsertionPoint(first);
+    auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
+    arg.replaceAllUsesExcept(load, load);
+  }
+  Operation *ret = f.getBody().front().getTerminator();
+  for (unsigned k = 0; k < f.getNumResults(); ++k) {
+    if (!homes.contains(key(f, k, true)))
+      continue;
+    f.setResultAttr(k, "mem.home", host);
+    Value v = ret->getOperand(k);
+    if (Operation *def = v.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPoint(ret);
+    ret->setOperand(k, b.create<mem::StoreHomeOp>(v.getLoc(), v.getType(), v));
+  }
 }
 
 struct PlanMemoryPass : mlir::gnn::impl::GnnPlanMemoryBase<PlanMemoryPass> {
@@ -612,13 +883,13 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     return failure();
 
   StepPlanner planner(func, *live, prof);
-  planner.build(savedPrecision != "exact", narrowType);
+  planner.build(savedPrecision != "exact", narrowType, fp->featuresMovable);
   plan::Problem &problem = planner.problem;
   numCandidates += problem.candidates.size();
 
   // Capacities. The device: the budget less what the session holds
   // besides the step's arena; no budget plans nothing away.
-  int64_t fixed = fp->resident;
+  int64_t fixed = fp->fixed() + planner.fixedResidentBytes;
   int64_t unlimited = std::numeric_limits<int64_t>::max() / 4;
   std::optional<int64_t> host = getInt("host_memory");
   problem.capacity[1] = host ? *host : unlimited;
@@ -638,19 +909,38 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   // A forced policy: every candidate takes the policy's fate where it has
   // an option of it that needs nothing kept (for recompute the last such
   // recipe, the one going furthest back), and is kept otherwise.
+  // Residents: keep_all and recompute_all keep them on the device (so a
+  // recompute may read them); offload_all gives them a host home, each
+  // copied in once per step.
   auto forced = [&](Fate fate) {
     std::vector<int> choice(problem.candidates.size(), 0);
-    for (auto [c, cand] : llvm::enumerate(problem.candidates))
+    bool away = fate == Fate::Host || fate == Fate::Disk;
+    auto residentsKept = [&](const plan::Option &option) {
+      return !away && llvm::all_of(option.requiresKept, [&](int r) {
+        return planner.candidates[r].resident;
+      });
+    };
+    for (auto [c, cand] : llvm::enumerate(problem.candidates)) {
+      if (planner.candidates[c].resident) {
+        if (away)
+          for (auto [o, option] : llvm::enumerate(cand.options))
+            if (option.fate == Fate::Host && option.detail == StageOnce)
+              choice[c] = static_cast<int>(o);
+        continue;
+      }
       for (auto [o, option] : llvm::enumerate(cand.options))
-        if (option.fate == fate && option.requiresKept.empty() &&
+        if (option.fate == fate &&
+            (option.requiresKept.empty() || residentsKept(option)) &&
             (choice[c] == 0 || fate == Fate::Recompute))
           choice[c] = static_cast<int>(o);
+    }
     return choice;
   };
   // offload_all: every candidate leaves the device, to host memory while
   // host_memory holds it and to the spill directory after that, in
   // schedule order, so a small host budget with a disk still offloads
-  // everything instead of failing.
+  // everything instead of failing (residents, which have no disk home, then
+  // stay on the device).
   auto offloadAll = [&]() {
     std::vector<int> choice(problem.candidates.size(), 0);
     std::vector<int> toDisk = forced(Fate::Disk);
@@ -662,7 +952,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       if (problem.capacity[2] <= 0 ||
           plan::evaluate(problem, choice).peak[1] <= problem.capacity[1])
         continue;
-      choice[c] = toDisk[c];
+      // A resident has no disk home: it stays on the device instead.
+      choice[c] = planner.candidates[c].resident ? 0 : toDisk[c];
     }
     return choice;
   };
@@ -731,7 +1022,13 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     plan::Solution solution;
     std::string solver;
     OwningOpRef<func::FuncOp> planned;
-    int64_t arena = 0, handles = 0;
+    /// The step's arena; the residents the plan keeps on the device; the
+    /// largest arena of init and predict given the plan's homes (they copy
+    /// host-homed values in and out too). The session's workspace is the
+    /// largest of the three arenas.
+    int64_t arena = 0, handles = 0, kept = 0, others = 0;
+    /// What the room must hold: the workspace besides the kept residents.
+    int64_t needs() const { return std::max(arena, others) + kept; }
   };
   // Rewrites the step by \p solution and places it: the arena it needs.
   auto place = [&](Attempt &a) -> LogicalResult {
@@ -744,6 +1041,19 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     if (failed(after))
       return failure();
     a.arena = placeFirstFit(*after).arenaBytes;
+    a.kept = planner.keptResidentBytes(a.solution.choice);
+    a.others = 0;
+    for (StringRef which : {"init", "predict"}) {
+      func::FuncOp sibling = siblingOf(getOperation(), func, which);
+      if (!sibling)
+        continue;
+      OwningOpRef<func::FuncOp> copy = sibling.clone();
+      applyHomes(*a.planned, *copy);
+      FailureOr<int64_t> other = arenaOf(*copy);
+      if (failed(other))
+        return failure();
+      a.others = std::max(a.others, *other);
+    }
     return success();
   };
   // The simple policies, placed once, as auto's fall-backs: the solver
@@ -787,13 +1097,13 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         break;
       if (failed(place(a)))
         return failure();
-      if ((a.arena <= room || !budgetBytes) && otherTiersFit) {
+      if ((a.needs() <= room || !budgetBytes) && otherTiersFit) {
         a.placed = true;
         return a;
       }
       if (policyName != "auto")
         return a;
-      problem.capacity[0] -= a.arena - room;
+      problem.capacity[0] -= a.needs() - room;
       if (problem.capacity[0] < 0)
         break;
     }
@@ -804,7 +1114,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return failure();
     Attempt *best = nullptr;
     for (Attempt &f : **fallbacks)
-      if (f.arena <= room &&
+      if (f.needs() <= room &&
           (!best || f.solution.seconds < best->solution.seconds))
         best = &f;
     if (!best)
@@ -815,15 +1125,26 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     copy.solver = best->solver;
     copy.planned = best->planned->clone();
     copy.arena = best->arena;
+    copy.kept = best->kept;
+    copy.others = best->others;
     copy.handles = best->handles;
     return copy;
   };
+  // While prepare runs the session holds the graph and what prepare
+  // builds; with the graph freed afterwards that is a phase of its own.
+  int64_t preparePhase =
+      fp->graphReleased ? fp->prepared + fp->graph : int64_t(0);
+  std::string on =
+      fp->dataset.empty() ? std::string() : " on '" + fp->dataset + "'";
+  bool prepareFits = !budgetBytes || preparePhase <= *budgetBytes;
   int64_t room = budgetBytes ? *budgetBytes - fixed : unlimited;
   FailureOr<Attempt> result = tryRoom(room);
   if (failed(result))
     return failure();
-  std::string on =
-      fp->dataset.empty() ? std::string() : " on '" + fp->dataset + "'";
+  // A budget below the prepare phase has no plan either; the error below
+  // then states the larger of the two phases' smallest budgets.
+  if (!prepareFits)
+    result->placed = false;
   if (!result->placed && policyName != "auto") {
     const plan::Solution &sol = result->solution;
     for (auto [tier, setting] :
@@ -839,7 +1160,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     return mlir::emitError(func.getLoc())
            << "memory = " << formatBytes(*budgetBytes)
            << " is too small for plan = " << policyName << on << ": it needs "
-           << formatBytes(fixed + std::max(result->arena, fp->otherArenas))
+           << formatBytes(fp->peak(planner.fixedResidentBytes + result->kept,
+                                   std::max(result->arena, result->others)))
            << " (plan = auto may fit)";
   }
   if (!result->placed) {
@@ -874,23 +1196,32 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     if (failed(all))
       return failure();
     std::optional<Attempt> smallest;
-    FailureOr<int64_t> least = bisect(all->arena, 0, smallest);
+    FailureOr<int64_t> least = bisect(all->needs(), 0, smallest);
     if (failed(least))
       return failure();
     int64_t hi = *least;
     if (!smallest)
       smallest = std::move(*all);
-    if (hi > room) {
-      int64_t needed = fixed + std::max(hi, fp->otherArenas);
+    if (hi > room || !prepareFits) {
+      int64_t needed = std::max(fixed + hi, preparePhase);
+      if (preparePhase >= fixed + hi)
+        return mlir::emitError(func.getLoc())
+               << "memory = " << formatBytes(*budgetBytes)
+               << " is below the smallest plan for this program" << on << " ("
+               << formatBytes(needed) << ", " << needed
+               << " bytes): preparing the graph holds the graph ("
+               << formatBytes(fp->graph) << ") and the values derived from "
+               << "it (" << formatBytes(fp->prepared) << ") at once";
       return mlir::emitError(func.getLoc())
              << "memory = " << formatBytes(*budgetBytes)
              << " is below the smallest plan for this program" << on << " ("
              << formatBytes(needed) << ", " << needed
              << " bytes): the session holds " << formatBytes(fixed)
-             << " besides the step's arena (graph, inputs, parameters and "
-                "optimizer state twice, outputs), and the step needs at least "
-             << formatBytes(std::max(hi, fp->otherArenas))
-             << " more with every fate available";
+             << " besides the step's workspace (graph-derived values, "
+             << (fp->graphReleased ? "" : "graph, ")
+             << "inputs, outputs, and any parameters and optimizer state "
+                "that must stay), and the step needs at least "
+             << formatBytes(hi) << " more with every fate available";
     }
     // The smallest plan fits this budget; a larger room between it and
     // the budget may place a cheaper one.
@@ -898,12 +1229,6 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return failure();
     result = std::move(*smallest);
   }
-  if (budgetBytes && fp->otherArenas > room)
-    return mlir::emitError(func.getLoc())
-           << "memory = " << formatBytes(*budgetBytes) << " leaves "
-           << formatBytes(std::max<int64_t>(room, 0))
-           << " for the workspace, but predict or init needs "
-           << formatBytes(fp->otherArenas);
   plan::Solution &solution = result->solution;
   OwningOpRef<func::FuncOp> &planned = result->planned;
   int64_t arena = result->arena, handles = result->handles;
@@ -914,7 +1239,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     numOffloaded += f == Fate::Host || f == Fate::Disk;
     numNarrowed += f == Fate::Narrow;
   }
-  int64_t peakDevice = fixed + std::max(arena, fp->otherArenas);
+  int64_t peakDevice = fp->peak(planner.fixedResidentBytes + result->kept,
+                                std::max(arena, result->others));
   func->setAttr("mem.plan",
                 mem::PlanAttr::get(func.getContext(),
                                    budgetBytes ? *budgetBytes : 0, peakDevice,
@@ -938,15 +1264,27 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     row.append("bytes", b.getI64IntegerAttr(cand.bytes));
     row.append("fate", b.getStringAttr(plan::stringifyFate(o.fate)));
     row.append("seconds", b.getF64FloatAttr(o.seconds));
-    row.append("def", b.getI64IntegerAttr(info.def));
-    row.append("last_forward", b.getI64IntegerAttr(info.lastForward));
+    // A resident is an argument: defined before the step (-1), and read
+    // first at its first use.
+    row.append("def", b.getI64IntegerAttr(info.resident ? -1 : info.def));
+    row.append("last_forward",
+               b.getI64IntegerAttr(info.resident ? -1 : info.lastForward));
     row.append("first_backward", b.getI64IntegerAttr(info.firstBackward));
     row.append("loc", b.getStringAttr(formatLocation(info.value.getLoc())));
     rows.push_back(row.getDictionary(func.getContext()));
   }
   func->setAttr("mem.fates", b.getArrayAttr(rows));
-  // Keep the planned body (the analysis above referred to the old one).
+  // Keep the planned body (the analysis above referred to the old one),
+  // the homes it chose, and give init and predict the same homes.
   func.getBody().takeBody(planned->getBody());
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (Attribute home = planned->getArgAttr(i, "mem.home"))
+      func.setArgAttr(i, "mem.home", home);
+  for (unsigned k = 0; k < func.getNumResults(); ++k)
+    if (Attribute home = planned->getResultAttr(k, "mem.home"))
+      func.setResultAttr(k, "mem.home", home);
+  for (StringRef which : {"init", "predict"})
+    applyHomes(func, siblingOf(getOperation(), func, which));
   std::vector<int64_t> device =
       plan::tierCurve(problem, solution.choice, Tier::Device);
   for (int64_t &d : device)

@@ -1,7 +1,9 @@
 //===- Offload.cpp - Host and disk tiers for offloaded tensors ------------===//
 //
 // The host tier is an Arena, so placement, budget and high-water mark are
-// the device arena's, measured the same way. The disk tier is one file per
+// the device arena's, measured the same way; host homes are blocks of the
+// same arena that are never released, so they count in its high-water mark
+// like offloaded tensors. The disk tier is one file per
 // live handle, written by a single background thread from a bounded pool of
 // staging slots:
 //
@@ -148,6 +150,14 @@ struct OffloadTiers::Impl {
                       const char *operation, int &status);
   /// The entry of a live \p handle, or nullptr with the error set.
   Entry *liveEntry(int32_t handle, const char *operation, int &status);
+
+  /// A block of \p size bytes of the host tier, or nullptr with the error
+  /// set (GNNRT_ERR_HOST_FULL); \p what names the tensor in messages
+  /// ("handle 3").
+  void *hostBlock(uint64_t size, const std::string &what, int &status);
+  /// The checks of homeLoad and homeStore; \p operation names the call.
+  int checkHomeCopy(const char *operation, const void *dst, const void *src,
+                    int64_t bytes);
 
   /// Waits until \p entry has no writes pending; the caller holds \p lock.
   void waitForWrites(std::unique_lock<std::mutex> &lock, Entry &entry);
@@ -466,6 +476,51 @@ void OffloadTiers::Impl::queueWrites(Entry &entry, const char *from,
   }
 }
 
+void *OffloadTiers::Impl::hostBlock(uint64_t size, const std::string &what,
+                                    int &status) {
+  // What the arena will take, so the message's numbers add up.
+  uint64_t need = size == 0 ? Arena::kAlignment
+                            : (size + Arena::kAlignment - 1) /
+                                  Arena::kAlignment * Arena::kAlignment;
+  if (!hasHost) {
+    status = fail(GNNRT_ERR_HOST_FULL,
+                  "host memory: " + what + " needs " + formatBytes(need) +
+                      " but there is no host tier (a host budget of 0)");
+    return nullptr;
+  }
+  uint64_t freeBytes = host.budget() - host.inUse();
+  if (size > freeBytes || need > freeBytes) {
+    status = fail(GNNRT_ERR_HOST_FULL,
+                  "host memory: " + what + " needs " + formatBytes(need) +
+                      " but only " + formatBytes(freeBytes) + " of the " +
+                      formatBytes(host.budget()) + " budget is free");
+    return nullptr;
+  }
+  std::string error;
+  void *block = host.allocate(size, "offload", error);
+  if (!block)
+    status = fail(GNNRT_ERR_HOST_FULL,
+                  "host memory: " + what + " needs " + formatBytes(need) +
+                      "; " + formatBytes(freeBytes) + " of the " +
+                      formatBytes(host.budget()) +
+                      " budget is free but fragmented, the largest free "
+                      "block is " +
+                      formatBytes(host.largestFree()));
+  return block;
+}
+
+int OffloadTiers::Impl::checkHomeCopy(const char *operation, const void *dst,
+                                      const void *src, int64_t bytes) {
+  if (bytes < 0)
+    return fail(GNNRT_ERR_BAD_SIZE, std::string(operation) + ": size " +
+                                        std::to_string(bytes) + " is negative");
+  if (bytes > 0 && (!dst || !src))
+    return fail(GNNRT_ERR_NULL_POINTER, std::string(operation) + ": the " +
+                                            (src ? "destination" : "source") +
+                                            " is null");
+  return GNNRT_OK;
+}
+
 Entry *OffloadTiers::Impl::offloadEntry(int32_t handle, const void *src,
                                         int64_t bytes, const char *operation,
                                         int &status) {
@@ -496,38 +551,56 @@ int OffloadTiers::offloadToHost(int32_t handle, const void *src,
   if (!entry)
     return status;
   auto size = static_cast<uint64_t>(bytes);
-  // What the arena will take, so the message's numbers add up.
-  uint64_t need = size == 0 ? Arena::kAlignment
-                            : (size + Arena::kAlignment - 1) /
-                                  Arena::kAlignment * Arena::kAlignment;
-  if (!d.hasHost)
-    return d.fail(GNNRT_ERR_HOST_FULL,
-                  "host memory: " + handleName(handle) + " needs " +
-                      formatBytes(need) +
-                      " but there is no host tier (a host budget of 0)");
-  uint64_t freeBytes = d.host.budget() - d.host.inUse();
-  if (size > freeBytes || need > freeBytes)
-    return d.fail(GNNRT_ERR_HOST_FULL,
-                  "host memory: " + handleName(handle) + " needs " +
-                      formatBytes(need) + " but only " +
-                      formatBytes(freeBytes) + " of the " +
-                      formatBytes(d.host.budget()) + " budget is free");
-  std::string error;
-  void *block = d.host.allocate(size, "offload", error);
+  void *block = d.hostBlock(size, handleName(handle), status);
   if (!block)
-    return d.fail(GNNRT_ERR_HOST_FULL,
-                  "host memory: " + handleName(handle) + " needs " +
-                      formatBytes(need) + "; " + formatBytes(freeBytes) +
-                      " of the " + formatBytes(d.host.budget()) +
-                      " budget is free but fragmented, the largest free "
-                      "block is " +
-                      formatBytes(d.host.largestFree()));
+    return status;
   if (size > 0)
     std::memcpy(block, src, size);
   entry->tier = Tier::Host;
   entry->host = block;
   entry->bytes = size;
   d.toHost += size;
+  return GNNRT_OK;
+}
+
+void *OffloadTiers::allocateHome(int64_t bytes) {
+  Impl &d = *impl;
+  if (bytes < 0) {
+    d.fail(GNNRT_ERR_BAD_SIZE, "host memory: a home of " +
+                                   std::to_string(bytes) +
+                                   " bytes: the size is negative");
+    return nullptr;
+  }
+  // Nothing frees a home but the destructor: the arena's region goes with
+  // the object, so no table of homes is kept.
+  int status = GNNRT_OK;
+  try {
+    return d.hostBlock(static_cast<uint64_t>(bytes),
+                       "a home of " + std::to_string(bytes) + " bytes", status);
+  } catch (const std::bad_alloc &) {
+    // The arena's bookkeeping (or a message) could not grow.
+    d.lastError = "host memory: out of memory allocating a home";
+    return nullptr;
+  }
+}
+
+int OffloadTiers::homeLoad(void *dst, const void *src, int64_t bytes) {
+  Impl &d = *impl;
+  if (int status = d.checkHomeCopy("home load", dst, src, bytes))
+    return status;
+  if (bytes > 0)
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
+  d.fromHost += static_cast<uint64_t>(bytes);
+  return GNNRT_OK;
+}
+
+int OffloadTiers::homeStore(void *dst, const void *src, int64_t bytes) {
+  Impl &d = *impl;
+  if (int status = d.checkHomeCopy("home store", dst, src, bytes))
+    return status;
+  if (bytes > 0)
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
+  d.toHost += static_cast<uint64_t>(bytes);
   return GNNRT_OK;
 }
 
@@ -749,6 +822,28 @@ int gnnrt_prefetch(gnnrt_offload *t, int32_t handle, void *dst, int64_t bytes) {
 
 int gnnrt_offload_free(gnnrt_offload *t, int32_t handle) {
   return guarded(t, [&](OffloadTiers &o) { return o.release(handle); });
+}
+
+void *gnnrt_offload_alloc_home(gnnrt_offload *t, int64_t bytes) {
+  if (!t)
+    return nullptr;
+  try {
+    return OffloadTiers::fromC(t)->allocateHome(bytes);
+  } catch (...) {
+    return nullptr; // The arena's bookkeeping ran out of memory.
+  }
+}
+
+int gnnrt_home_load(gnnrt_offload *t, void *dst, const void *src,
+                    int64_t bytes) {
+  return guarded(t,
+                 [&](OffloadTiers &o) { return o.homeLoad(dst, src, bytes); });
+}
+
+int gnnrt_home_store(gnnrt_offload *t, void *dst, const void *src,
+                     int64_t bytes) {
+  return guarded(t,
+                 [&](OffloadTiers &o) { return o.homeStore(dst, src, bytes); });
 }
 
 int gnnrt_offload_sync(gnnrt_offload *t) {

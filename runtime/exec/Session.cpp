@@ -5,6 +5,13 @@
 // arena. State values are matched across init, step and predict by (role,
 // param), never by position.
 //
+// The layout's order is gnnrt/Footprint.h's sessionPeak: @M.prepare's
+// arena and tensors, the graph, prepare's call, the graph freed when
+// nothing else reads it, then the rest, which first fit places from the
+// lowest free offset, the graph's old place first. Values whose home is
+// host memory (GNNRT_VALUE_HOME_HOST) are blocks of the host tier instead,
+// plain host memory that the session fills and reads with memcpy.
+//
 // On CUDA the arena is device memory: everything the host puts in it or
 // takes out of it goes through copyIn, copyOut or stageIn, which are memcpy
 // (or nothing: stageIn fills the arena in place) on the CPU, so the CPU
@@ -33,6 +40,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <functional>
 #include <mutex>
 #include <type_traits>
 #include <unistd.h>
@@ -68,6 +76,51 @@ int preparedIndex(const gnnrt_value_desc &v, const gnnrt_function_desc *prep) {
 bool isStateRole(const std::string &role) {
   return role == "param" || role == "adam.m" || role == "adam.v" ||
          role == "sgd.momentum";
+}
+
+/// Whether \p v's memory plan keeps it in host memory between calls.
+bool hostHome(const gnnrt_value_desc &v) {
+  return (v.flags & GNNRT_VALUE_HOME_HOST) != 0;
+}
+
+/// \p v as messages name a value: "param 'lin.weight'", "the features".
+std::string describe(const gnnrt_value_desc &v) {
+  std::string role = v.role;
+  if (role == "features")
+    return "the features";
+  if (*v.param)
+    return role + " '" + v.param + "'";
+  return "'" + role + "'";
+}
+
+/// Calls \p visit(fn, value, isResult, index) on every argument and result
+/// of the table's functions, prepare included; stops at the first false.
+template <typename Visit>
+bool forEachValue(const gnnrt_model_desc &model, Visit visit) {
+  for (const gnnrt_function_desc *fn :
+       {model.init, model.step, model.predict, model.prepare}) {
+    if (!fn)
+      continue;
+    for (int32_t i = 0; i < fn->num_args; ++i)
+      if (!visit(*fn, fn->args[i], false, i))
+        return false;
+    for (int32_t i = 0; i < fn->num_results; ++i)
+      if (!visit(*fn, fn->results[i], true, i))
+        return false;
+  }
+  return true;
+}
+
+/// The first value the table keeps in host memory, described, or "".
+std::string firstHostHome(const gnnrt_model_desc &model) {
+  std::string found;
+  forEachValue(model, [&](const gnnrt_function_desc &,
+                          const gnnrt_value_desc &v, bool, int32_t) {
+    if (hostHome(v))
+      found = describe(v);
+    return found.empty();
+  });
+  return found;
 }
 
 double seconds(std::chrono::steady_clock::time_point since) {
@@ -176,6 +229,10 @@ std::string cudaError() {
 
 using footprint::align64;
 
+/// The address of every buffer of 0 bytes (an arena or a home would round
+/// it up to 64): never read or written, never released.
+char emptyAllocation;
+
 } // namespace
 
 const char *gnnrt::splitName(Split split) {
@@ -194,6 +251,9 @@ struct Session::Slot {
   std::string role, param;
   std::vector<int64_t> shape;
   int64_t count = 0;
+  /// Both copies are host homes (GNNRT_VALUE_HOME_HOST): blocks of the
+  /// host tier, plain host memory on every target, not in the arena.
+  bool home = false;
   float *copy[2] = {nullptr, nullptr};
 };
 
@@ -242,6 +302,14 @@ std::unique_ptr<Session> Session::create(const gnnrt_model_desc &model,
             ": plans that offload to host or disk are not supported yet by "
             "the CUDA target";
     return nullptr;
+  }
+  if (model.target == GNNRT_TARGET_CUDA) {
+    std::string home = firstHostHome(model);
+    if (!home.empty()) {
+      error = std::string("model ") + model.model + ": the memory plan keeps " +
+              home + " in host memory; such plans run on the CPU target only";
+      return nullptr;
+    }
   }
   std::unique_ptr<Session> s(new Session(model));
   if (!s->bind(data, options, error))
@@ -367,6 +435,68 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     error = where + predictFn.name + " must return the logits only";
     return false;
   }
+
+  // Where each state value and the features live between calls. Every
+  // function gets the same buffer, so all must agree; the first one seen
+  // decides, and a disagreement names both.
+  struct Home {
+    std::string role, param, seenBy;
+    bool host;
+  };
+  std::vector<Home> homes;
+  bool homeOk = forEachValue(desc, [&](const gnnrt_function_desc &fn,
+                                       const gnnrt_value_desc &v, bool result,
+                                       int32_t index) {
+    std::string role = v.role;
+    std::string name = std::string(fn.name) +
+                       (result ? " result " : " argument ") +
+                       std::to_string(index) + " (" + describe(v) + ")";
+    bool host = hostHome(v);
+    if (role != "features" && !isStateRole(role)) {
+      if (host)
+        error = where + name +
+                " is marked to live in host memory, which this runtime "
+                "does for parameters, optimizer state and the features "
+                "only";
+      return !host;
+    }
+    std::string param = role == "features" ? "" : v.param;
+    auto it = std::find_if(homes.begin(), homes.end(), [&](const Home &h) {
+      return h.role == role && h.param == param;
+    });
+    if (it == homes.end()) {
+      homes.push_back({role, param, name, host});
+      return true;
+    }
+    if (it->host == host)
+      return true;
+    error = where + name + " lives " +
+            (host ? "in host memory" : "on the device") + " but " + it->seenBy +
+            " " + (it->host ? "in host memory" : "on the device") +
+            ": every function must keep a value in the same place";
+    return false;
+  });
+  if (!homeOk)
+    return false;
+  bool anyHome = false, featureHome = false;
+  for (const Home &h : homes) {
+    anyHome |= h.host;
+    if (h.role == "features")
+      featureHome = h.host;
+    for (Slot &slot : slots)
+      if (slot.role == h.role && slot.param == h.param)
+        slot.home = h.host;
+  }
+
+  // The graph can go once @M.prepare has read it, if no other function
+  // reads it (gnnrt/Footprint.h's sessionPeak, the planner's formula).
+  bool graphUnread = true;
+  for (const gnnrt_function_desc *fn : {&init, &stepFn, &predictFn})
+    for (int32_t i = 0; i < fn->num_args; ++i)
+      if (std::string(fn->args[i].role) == "graph" &&
+          !(fn->args[i].flags & GNNRT_VALUE_UNUSED))
+        graphUnread = false;
+  const bool releaseGraph = desc.prepare && graphUnread;
   if (data.featureSource == FeatureSource::None) {
     error = where + "the dataset has no node features to train on";
     return false;
@@ -407,11 +537,19 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
         (fn->args[i].dtype == GNNRT_DTYPE_CSR_F32 ? csrFeatures
                                                   : denseFeatures) = true;
   const int64_t featureNnz = data.features.nnz();
-  const uint64_t inputBytes = fp::inputBytes(nodes, features, denseFeatures,
-                                             csrFeatures ? featureNnz : -1);
+  // Homes take host memory, not the device's: the features' and the
+  // slots' bytes move from the device sum to homeBytes (in the host tier,
+  // measured by its high-water mark).
+  const uint64_t inputBytes =
+      fp::inputBytes(nodes, features, denseFeatures && !featureHome,
+                     csrFeatures && !featureHome ? featureNnz : -1);
+  uint64_t homeBytes =
+      fp::inputBytes(nodes, features, denseFeatures && featureHome,
+                     csrFeatures && featureHome ? featureNnz : -1) -
+      fp::inputBytes(nodes, features, false, -1);
   uint64_t stateBytes = 0;
   for (const Slot &s : slots)
-    stateBytes += fp::stateBytes(s.count);
+    (s.home ? homeBytes : stateBytes) += fp::stateBytes(s.count);
   // @M.prepare's arena (holding the graphs it builds) and its tensors stay
   // for the session.
   uint64_t preparedBytes = 0;
@@ -426,8 +564,14 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   const uint64_t workspaceBytes = align64(
       static_cast<uint64_t>(std::max({init.arena_bytes, stepFn.arena_bytes,
                                       predictFn.arena_bytes, int64_t(1)})));
-  const uint64_t needed = graphBytes + preparedBytes + inputBytes + stateBytes +
-                          outputBytes + workspaceBytes;
+  // Allocated in this order: prepare's arena and tensors, the graph, and
+  // once prepare has run (and the graph has gone, when it may) the rest.
+  // First fit packs each phase from the lowest free offset, so the arena's
+  // highWaterEnd() after bind is exactly this.
+  const uint64_t restBytes =
+      inputBytes + stateBytes + outputBytes + workspaceBytes;
+  const uint64_t needed =
+      fp::sessionPeak(preparedBytes, graphBytes, restBytes, releaseGraph);
   // Every check of the table and the data is done: open the GPU, whose
   // free memory is the default budget.
   if (desc.target == GNNRT_TARGET_CUDA && !openCuda(error))
@@ -459,18 +603,23 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   if (needed > budget) {
     error = where + "the memory budget of " + formatBytes(budget) +
             " is below the smallest plan this " + (cuda ? "CUDA" : "CPU") +
-            " runtime can run: " + formatBytes(needed) + " (graph " +
-            formatBytes(graphBytes) + ", graph-derived values " +
-            formatBytes(preparedBytes) + ", features/labels/masks " +
-            formatBytes(inputBytes) + ", parameters and optimizer state x2 " +
-            formatBytes(stateBytes) + ", loss and logits " +
-            formatBytes(outputBytes) + ", step workspace " +
-            formatBytes(workspaceBytes) + ")";
+            " runtime can run: " + formatBytes(needed) +
+            " (graph-derived values " + formatBytes(preparedBytes) +
+            ", graph " + formatBytes(graphBytes) +
+            (releaseGraph ? " freed once prepare has run, then" : ",") +
+            " features/labels/masks " + formatBytes(inputBytes) +
+            ", parameters and optimizer state x2 " + formatBytes(stateBytes) +
+            ", loss and logits " + formatBytes(outputBytes) +
+            ", step workspace " + formatBytes(workspaceBytes) +
+            (homeBytes > 0
+                 ? "; " + formatBytes(homeBytes) + " more kept in host memory"
+                 : "") +
+            ")";
     return false;
   }
-  // The host and disk tiers, when the plan offloads anything (CPU only:
-  // create refused such a plan on CUDA).
-  if (offloadHandles(desc) > 0) {
+  // The host and disk tiers, when the plan offloads anything or keeps a
+  // value in host memory (CPU only: create refused such a plan on CUDA).
+  if (offloadHandles(desc) > 0 || anyHome) {
     OffloadConfig config;
     config.hostBudget = desc.plan.host_memory > 0
                             ? static_cast<uint64_t>(desc.plan.host_memory)
@@ -507,14 +656,35 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     // Nothing to hold takes nothing from the arena, as gnnrt/Footprint.h
     // (the planner's sum) counts it; a non-null address keeps the callers'
     // checks uniform. Nothing reads or writes through it.
-    static char empty;
     if (bytes == 0)
-      return &empty;
+      return &emptyAllocation;
     void *p = arena.allocate(bytes, what, error);
     if (!p)
       error = where + error;
     return p;
   };
+
+  // @M.prepare's arena (holding the graphs it builds) and its tensors,
+  // first: they stay for the session, below the graph that may go.
+  const gnnrt_function_desc *prep = desc.prepare;
+  if (prep) {
+    prepareArena = static_cast<char *>(
+        alloc(static_cast<uint64_t>(prep->arena_bytes), "graph-derived"));
+    if (!prepareArena)
+      return false;
+    preparedGraphs.assign(prep->num_results, gnnrt_graph{});
+    prepared.clear();
+    for (int32_t k = 0; k < prep->num_results; ++k) {
+      const gnnrt_value_desc &r = prep->results[k];
+      void *p = r.dtype == GNNRT_DTYPE_GRAPH
+                    ? static_cast<void *>(&preparedGraphs[k])
+                    : alloc(4 * static_cast<uint64_t>(elementCount(r)),
+                            "graph-derived");
+      if (!p)
+        return false;
+      prepared.push_back(p);
+    }
+  }
 
   // The graph: both CSR views, as gnnrt_graph wants them.
   auto copyInts = [&](const std::vector<int32_t> &v,
@@ -555,52 +725,108 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   }
 
   // The graph-derived values, once for this graph.
-  if (const gnnrt_function_desc *prep = desc.prepare) {
-    prepareArena = static_cast<char *>(
-        alloc(static_cast<uint64_t>(prep->arena_bytes), "graph-derived"));
-    if (!prepareArena)
-      return false;
-    preparedGraphs.assign(prep->num_results, gnnrt_graph{});
-    prepared.clear();
-    for (int32_t k = 0; k < prep->num_results; ++k) {
-      const gnnrt_value_desc &r = prep->results[k];
-      void *p = r.dtype == GNNRT_DTYPE_GRAPH
-                    ? static_cast<void *>(&preparedGraphs[k])
-                    : alloc(4 * static_cast<uint64_t>(elementCount(r)),
-                            "graph-derived");
-      if (!p)
-        return false;
-      prepared.push_back(p);
-    }
+  if (prep) {
     std::vector<void *> args = {&graph};
     if (!call(*prep, args, prepared, error, prepareArena)) {
       error = where + error;
       return false;
     }
   }
-
-  if (denseFeatures) {
-    featureData = static_cast<float *>(
-        alloc(4 * static_cast<uint64_t>(nodes * features), "features"));
-    if (!featureData)
+  // A graph prepare returns may be a view of the bound one (a transpose
+  // swaps the two views without copying): then the graph is still read
+  // through it and must stay, whatever the flags say.
+  bool graphViewed = false;
+  if (prep && releaseGraph) {
+    const std::pair<const int32_t *, size_t> arrays[] = {
+        {graph.in.indptr, inCsr.indptr.size()},
+        {graph.in.src, inCsr.indices.size()},
+        {graph.in.edge_id, inCsr.edgeIds.size()},
+        {graph.out.indptr, outCsr.indptr.size()},
+        {graph.out.src, outCsr.indices.size()},
+        {graph.out.edge_id, outCsr.edgeIds.size()}};
+    auto inGraph = [&](const int32_t *p) {
+      for (auto [array, size] : arrays)
+        if (size > 0 && std::less_equal<const int32_t *>()(array, p) &&
+            std::less<const int32_t *>()(p, array + size))
+          return true;
       return false;
-    if (!stageIn(
-            featureData, 4 * static_cast<uint64_t>(nodes * features),
-            [&](void *p) {
-              featureMatrix.writeDense(static_cast<float *>(p));
-              return true;
-            },
-            error)) {
-      error = where + error;
+    };
+    for (int32_t k = 0; k < prep->num_results; ++k) {
+      if (prep->results[k].dtype != GNNRT_DTYPE_GRAPH)
+        continue;
+      const gnnrt_graph &g = preparedGraphs[k];
+      for (const int32_t *p : {g.in.indptr, g.in.src, g.in.edge_id,
+                               g.out.indptr, g.out.src, g.out.edge_id})
+        graphViewed |= inGraph(p);
+    }
+    // The budget was checked for the graph gone; say why it stays rather
+    // than fail later on an allocation that no longer fits.
+    const uint64_t kept =
+        fp::sessionPeak(preparedBytes, graphBytes, restBytes, false);
+    if (graphViewed && kept > budget) {
+      error = where + prep->name +
+              " returns a view of the bound graph, so the graph stays after "
+              "prepare although no other function reads it, and the session "
+              "needs " +
+              formatBytes(kept) + ", more than the memory budget of " +
+              formatBytes(budget);
       return false;
     }
   }
-  if (csrFeatures) {
-    featureCsr = alloc(static_cast<uint64_t>(
-                           gnnrt_csr_matrix_bytes(nodes, features, featureNnz)),
-                       "features");
-    if (!featureCsr)
+  if (releaseGraph && !graphViewed) {
+    // Nothing reads the graph from here on: its place goes to the rest.
+    // The struct is still passed (the ABI's argument list), with its counts
+    // but no arrays, so that a stray read fails loudly. An empty array took
+    // no arena bytes (alloc) and has nothing to release.
+    for (const int32_t *array :
+         {graph.in.indptr, graph.in.src, graph.in.edge_id, graph.out.indptr,
+          graph.out.src, graph.out.edge_id})
+      if (array != static_cast<const void *>(&emptyAllocation) &&
+          !arena.release(const_cast<int32_t *>(array))) {
+        error = where + "releasing the graph: not an arena allocation";
+        return false;
+      }
+    graph.in = {nullptr, nullptr, nullptr};
+    graph.out = {nullptr, nullptr, nullptr};
+    releasedGraph = true;
+  }
+
+  // Where a value with a host home gets its buffer: a block of the host
+  // tier (homes live as long as the tiers), host memory on every target.
+  auto home = [&](uint64_t bytes, const std::string &what) -> void * {
+    if (bytes == 0)
+      return &emptyAllocation;
+    void *p = tiers->allocateHome(static_cast<int64_t>(bytes));
+    if (!p)
+      error = where + what + ": " + tiers->lastError();
+    return p;
+  };
+  // A buffer of \p bytes filled by \p fill: a home is host memory and is
+  // filled in place; the arena gets it through stageIn (a copy on CUDA).
+  auto place = [&](uint64_t bytes, bool isHome, const char *what,
+                   const std::function<bool(void *)> &fill) -> void * {
+    void *p =
+        isHome ? home(bytes, std::string("the ") + what) : alloc(bytes, what);
+    if (!p)
+      return nullptr;
+    if (isHome ? !fill(p) : !stageIn(p, bytes, fill, error)) {
+      error = where + error;
+      return nullptr;
+    }
+    return p;
+  };
+
+  if (denseFeatures) {
+    featureData = static_cast<float *>(
+        place(4 * static_cast<uint64_t>(nodes * features), featureHome,
+              "features", [&](void *p) {
+                featureMatrix.writeDense(static_cast<float *>(p));
+                return true;
+              }));
+    if (!featureData)
       return false;
+  }
+  if (csrFeatures) {
     auto build = [&](void *p) {
       if (gnnrt_cpu_csr_matrix_build(featureMatrix.indptr.data(),
                                      featureMatrix.indices.data(),
@@ -610,13 +836,11 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
       error = "the feature matrix is not a valid CSR matrix";
       return false;
     };
-    if (!stageIn(featureCsr,
-                 static_cast<uint64_t>(
-                     gnnrt_csr_matrix_bytes(nodes, features, featureNnz)),
-                 build, error)) {
-      error = where + error;
+    featureCsr = place(static_cast<uint64_t>(
+                           gnnrt_csr_matrix_bytes(nodes, features, featureNnz)),
+                       featureHome, "features", build);
+    if (!featureCsr)
       return false;
-    }
   }
 
   labelData = copyInts(data.labels, "labels");
@@ -650,7 +874,9 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   for (Slot &s : slots)
     for (float *&copy : s.copy)
       if (!(copy = static_cast<float *>(
-                alloc(4 * static_cast<uint64_t>(s.count), "state"))))
+                s.home ? home(4 * static_cast<uint64_t>(s.count),
+                              s.role + " '" + s.param + "'")
+                       : alloc(4 * static_cast<uint64_t>(s.count), "state"))))
         return false;
   lossData = static_cast<float *>(alloc(4, "loss"));
   logitsData = static_cast<float *>(
@@ -1033,8 +1259,12 @@ bool Session::readParameters(std::vector<NamedTensor> &out,
     t.name = s.param;
     t.shape = s.shape;
     t.data.resize(static_cast<size_t>(s.count));
-    if (!copyOut(t.data.data(), s.copy[current],
-                 4 * static_cast<uint64_t>(s.count), error)) {
+    // A home is host memory on every target: no device copy.
+    if (s.home)
+      std::memcpy(t.data.data(), s.copy[current],
+                  4 * static_cast<size_t>(s.count));
+    else if (!copyOut(t.data.data(), s.copy[current],
+                      4 * static_cast<uint64_t>(s.count), error)) {
       error = "parameter '" + s.param + "': " + error;
       return false;
     }
@@ -1080,7 +1310,10 @@ bool Session::setParameters(const std::vector<NamedTensor> &params,
   if (!initialize(ready ? seed : desc.seed, error))
     return false;
   for (auto [t, s] : pairs)
-    if (!copyIn(s->copy[current], t->data.data(), 4 * t->data.size(), error)) {
+    if (s->home)
+      std::memcpy(s->copy[current], t->data.data(), 4 * t->data.size());
+    else if (!copyIn(s->copy[current], t->data.data(), 4 * t->data.size(),
+                     error)) {
       error = "parameter '" + t->name + "': " + error;
       return false;
     }

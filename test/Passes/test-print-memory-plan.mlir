@@ -75,9 +75,11 @@ func.func @step(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 // -----
 
 // Fragmentation: the live-bytes peak is a lower bound of the arena, not its
-// size. %a [0, 1] takes offset 0 and %b [1, 3] offset 64; when %c (128
-// bytes, [2, 3]) is placed, the 64 bytes %a left are too few, so first fit
-// puts it at 128: an arena of 256 bytes for a peak of 192 (%b and %c).
+// size. In definition order %a [0, 1] takes offset 0 and %b [1, 3] offset
+// 64; when %c (128 bytes, [2, 3]) is placed, the 64 bytes %a left are too
+// few, so first fit puts it at 128: an arena of 256 bytes for a peak of 192.
+// Placing the largest first (%c at 0; %a [0, 1] does not overlap it and
+// takes 0 too; %b at 128) gives 192, and the smaller arena is kept.
 // Without a loss nothing is forward, so nothing is saved.
 // CHECK-LABEL: memory plan @fragment: 5 ops, no loss
 // CHECK-NEXT: value bytes def last storage saved
@@ -96,7 +98,7 @@ func.func @step(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 // CHECK-NEXT: saved 0 bytes in 0 values
 // CHECK-NEXT: arena peak 192 bytes at 2 (gnn.zeros){{$}}
 // PLACED-LABEL: memory plan @fragment:
-// PLACED: arena peak 192 bytes at 2 (gnn.zeros), gnn.arena_bytes 256
+// PLACED: arena peak 192 bytes at 2 (gnn.zeros), gnn.arena_bytes 192
 func.func @fragment(%x: tensor<4x4xf32>) -> tensor<4x8xf32> {
   %a = gnn.activation relu %x : tensor<4x4xf32>
   %b = gnn.activation relu %a : tensor<4x4xf32>

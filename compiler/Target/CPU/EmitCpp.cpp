@@ -172,7 +172,8 @@ LogicalResult FunctionEmitter::checkCsr(Operation *op) {
     return success();
   // Dropout keeps the pattern; copies to and from the tiers move the whole
   // buffer, whatever its layout.
-  if (isa<DropoutOp, mem::OffloadOp, mem::PrefetchOp>(op))
+  if (isa<DropoutOp, mem::OffloadOp, mem::PrefetchOp, mem::LoadHomeOp,
+          mem::StoreHomeOp>(op))
     return success();
   if (auto matmul = dyn_cast<MatmulOp>(op); matmul && !matmul.getTransposeB() &&
                                             !csrAt(op->getResults()) &&
@@ -335,6 +336,13 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     ArrayRef<Operation *> group = groups[it->second];
     return op == group.front() ? emitFused(group) : success();
   }
+  if (cuda() && isa<mem::LoadHomeOp, mem::StoreHomeOp>(op))
+    return op->emitError()
+           << "'" << op->getName()
+           << "' is not supported yet by the CUDA target: plans that keep "
+              "parameters, optimizer state or features in host memory run on "
+              "the CPU target only (--target=cpu, or a larger `memory` "
+              "budget)";
   if (cuda() && (isa<mem::OffloadOp, mem::PrefetchOp>(op) ||
                  (isa<mem::FreeOp>(op) &&
                   isa<mem::OffloadedType>(op->getOperand(0).getType()))))
@@ -419,6 +427,17 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     // ended its interval here); a host or disk copy is released.
     if (isa<mem::OffloadedType>(free.getValue().getType()))
       call("gnnrt_offload_free", {"tiers", name(free.getValue())});
+    return success();
+  }
+  // Host homes: the caller's buffer of the argument or result is host
+  // memory (the session's host tier), copied in or out here.
+  if (isa<mem::LoadHomeOp, mem::StoreHomeOp>(op)) {
+    if (failed(defineAll(op)))
+      return failure();
+    Value result = op->getResult(0);
+    call(
+        isa<mem::LoadHomeOp>(op) ? "gnnrt_home_load" : "gnnrt_home_store",
+        {"tiers", names[result], name(op->getOperand(0)), bufferBytes(result)});
     return success();
   }
   if (isa<mem::StoreAsOp, mem::LoadAsOp>(op)) {
@@ -750,7 +769,21 @@ LogicalResult FunctionEmitter::emit() {
              << targetName() << " target";
     }
     names[arg] = var;
+    // A host home is host memory: only its copy to the device reads it.
+    if (func.getArgAttr(i, "mem.home"))
+      for (Operation *user : arg.getUsers())
+        if (!isa<mem::LoadHomeOp>(user))
+          return user->emitError("reads argument ")
+                 << i << ", whose home is host memory, directly: only "
+                 << "mem.load_home may (gnn-plan-memory places them)";
   }
+  Operation *ret = func.getBody().front().getTerminator();
+  for (unsigned k = 0; k < func.getNumResults(); ++k)
+    if (func.getResultAttr(k, "mem.home") &&
+        !ret->getOperand(k).getDefiningOp<mem::StoreHomeOp>())
+      return ret->emitError("result ")
+             << k << ", whose home is host memory, does not come from "
+             << "mem.store_home";
   for (Operation &op : func.getBody().front())
     if (failed(emitOp(&op)))
       return failure();
@@ -870,6 +903,13 @@ std::string DescriptorEmitter::values(StringRef id, func::FuncOp f,
     } else {
       dtype = "GNNRT_DTYPE_I64";
     }
+    // gnnrt_value_flags: what the plan decided about the value's place.
+    SmallVector<StringRef, 2> flags;
+    if (!results && f.getArgument(i).use_empty())
+      flags.push_back("GNNRT_VALUE_UNUSED");
+    if (results ? f.getResultAttr(i, "mem.home") : f.getArgAttr(i, "mem.home"))
+      flags.push_back("GNNRT_VALUE_HOME_HOST");
+    std::string flagBits = flags.empty() ? "0u" : llvm::join(flags, " | ");
     std::string shapeName = "nullptr";
     if (!shape.empty()) {
       shapeName = table + "_shape" + std::to_string(i);
@@ -878,7 +918,8 @@ std::string DescriptorEmitter::values(StringRef id, func::FuncOp f,
       os << "};\n";
     }
     e << "    {" << cString(roleName) << ", " << cString(paramName) << ", "
-      << dtype << ", " << shape.size() << ", " << shapeName << "},\n";
+      << dtype << ", " << shape.size() << ", " << shapeName << ", " << flagBits
+      << "},\n";
   }
   if (count == 0)
     return "nullptr";

@@ -60,6 +60,19 @@ inline uint64_t outputBytes(uint64_t nodes, uint64_t classes) {
   return align64(4) + align64(4 * nodes * classes);
 }
 
+/// The device peak of the session's own allocations, in the order
+/// Session::bind makes them: @M.prepare's arena and tensors (\p prepared)
+/// first, then the graph's two views (\p graph), then everything else
+/// (\p rest: inputs, state, outputs, the shared workspace). When no
+/// function but prepare reads the graph (GNNRT_VALUE_UNUSED on every other
+/// graph argument), the session frees it once prepare has run and the rest
+/// reuses its place, so the peak is the larger of the two phases.
+inline uint64_t sessionPeak(uint64_t prepared, uint64_t graph, uint64_t rest,
+                            bool graphReleased) {
+  return prepared +
+         (graphReleased ? (graph > rest ? graph : rest) : graph + rest);
+}
+
 } // namespace gnnrt::footprint
 
 #endif // GNNRT_FOOTPRINT_H

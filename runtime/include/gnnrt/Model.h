@@ -28,7 +28,7 @@ extern "C" {
 
 /* Bumped whenever a struct below changes; the runtime refuses a table of
    another version (a program compiled by another gnnc). */
-#define GNNRT_MODEL_ABI_VERSION 5
+#define GNNRT_MODEL_ABI_VERSION 6
 
 typedef enum gnnrt_dtype {
   GNNRT_DTYPE_F32 = 0,    /* float */
@@ -45,14 +45,30 @@ typedef enum gnnrt_dtype {
    "loss" for the step's first result and "logits" for predict's. `param`
    names the parameter a state value belongs to ("gcn_conv_0.weight"), else
    "". For graphs, shape is {num_nodes, num_edges}; for CSR matrices (input
-   features stored sparse, ABI version 2), {rows, cols, nnz}. */
+   features stored sparse, ABI version 2), {rows, cols, nnz}. `flags`
+   (ABI version 6) are gnnrt_value_flags bits. */
 typedef struct gnnrt_value_desc {
   const char *role;
   const char *param;
   int32_t dtype;
   int32_t rank;
   const int64_t *shape;
+  uint32_t flags;
 } gnnrt_value_desc;
+
+/* What the memory plan decided about where a value lives between calls. */
+typedef enum gnnrt_value_flags {
+  /* An argument the function never reads. When no function but prepare
+     reads the graph, the session frees it once prepare has run. */
+  GNNRT_VALUE_UNUSED = 1,
+  /* The value's home is host memory, not the device (gnn-plan-memory's
+     `host` fate for a parameter, an optimizer state or the features): the
+     caller passes a buffer of the host tier (gnnrt_offload_alloc_home) and
+     the function copies it in (gnnrt_home_load) or out (gnnrt_home_store)
+     where its plan says. Every function taking or returning the same
+     (role, param) carries the same bit. */
+  GNNRT_VALUE_HOME_HOST = 2
+} gnnrt_value_flags;
 
 struct gnnrt_offload;
 

@@ -92,6 +92,26 @@ int gnnrt_prefetch(gnnrt_offload *t, int32_t handle, void *dst, int64_t bytes);
    or the file could not be deleted). */
 int gnnrt_offload_free(gnnrt_offload *t, int32_t handle);
 
+/* Host homes (GNNRT_VALUE_HOME_HOST, gnnrt/Model.h): values whose memory
+   plan keeps them in host memory between calls, such as parameters and
+   optimizer state, in blocks of the host tier that live as long as the
+   object. They count against the host budget and its high-water mark like
+   offloaded tensors. */
+
+/* A new block of \p bytes of the host tier, or NULL with the reason in
+   gnnrt_offload_last_error (GNNRT_ERR_HOST_FULL when it does not fit). */
+void *gnnrt_offload_alloc_home(gnnrt_offload *t, int64_t bytes);
+
+/* Copies \p bytes from a host home (\p src) to the device buffer \p dst,
+   counted as bytes from the host tier. */
+int gnnrt_home_load(gnnrt_offload *t, void *dst, const void *src,
+                    int64_t bytes);
+
+/* Copies \p bytes from the device buffer \p src to a host home (\p dst),
+   counted as bytes to the host tier. */
+int gnnrt_home_store(gnnrt_offload *t, void *dst, const void *src,
+                     int64_t bytes);
+
 /* Waits until every queued write is on disk (in the page cache: spill files
    live only as long as the process, so nothing is fsynced) and returns
    GNNRT_ERR_IO for the first write failure not yet reported by another
@@ -181,6 +201,10 @@ public:
   int release(int32_t handle);
   int sync();
   const std::string &lastError() const;
+  /// gnnrt_offload_alloc_home: nullptr on failure, with lastError().
+  void *allocateHome(int64_t bytes);
+  int homeLoad(void *dst, const void *src, int64_t bytes);
+  int homeStore(void *dst, const void *src, int64_t bytes);
 
   /// Handles may range over [0, kMaxHandles): the compiler numbers its
   /// offloaded tensors densely, and a larger number is a corrupt call.

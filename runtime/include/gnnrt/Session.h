@@ -10,6 +10,15 @@
 // and predict. The arena's high-water mark is therefore the measured peak of
 // the run, checked against the train block's `memory` budget.
 //
+// Two decisions of the memory plan (gnnrt_value_flags, gnnrt/Model.h)
+// change that layout. A parameter, optimizer state or the features whose
+// plan keeps it in host memory (GNNRT_VALUE_HOME_HOST) gets its buffers
+// from the host tier (OffloadTiers::allocateHome) instead, measured by the
+// tier's high-water mark; the functions copy it in and out themselves. And
+// when no function but @M.prepare reads the graph (GNNRT_VALUE_UNUSED), the
+// graph's arrays leave the arena once prepare has run, and what is
+// allocated after reuses their place (footprint::sessionPeak).
+//
 // A table compiled for the CUDA target (desc.target, gnnrt/Model.h) binds
 // the same way on the GPU: the session opens a CUDA context, allocates the
 // arena's region once with cudaMalloc at the budget (the budget is a real
@@ -148,6 +157,12 @@ public:
   const gnnrt_model_desc &model() const { return desc; }
   /// The arena's bookkeeping; on CUDA its addresses are device addresses.
   const Arena &arena() const { return *deviceArena; }
+  /// The host and disk tiers: null unless the plan offloads or keeps a
+  /// value in host memory.
+  const OffloadTiers *offloadTiers() const { return tiers.get(); }
+  /// Whether the graph's arrays were freed after @M.prepare (no other
+  /// function reads them; the gnnrt_graph passed to them has null arrays).
+  bool graphReleased() const { return releasedGraph; }
   /// "cpu", or the GPU as TrainReport::device names it.
   const std::string &deviceName() const { return device; }
   int64_t numClasses() const { return classes; }
@@ -237,8 +252,10 @@ private:
   std::vector<uint8_t> hostMasks[3];
   std::vector<float> hostLogits;
   std::unique_ptr<Arena> deviceArena;
-  /// Host and disk tiers of a plan that offloads; null otherwise.
+  /// Host and disk tiers of a plan that offloads or has host homes; null
+  /// otherwise.
   std::unique_ptr<OffloadTiers> tiers;
+  bool releasedGraph = false;
   int64_t nodes = 0, edges = 0, features = 0, classes = 0;
   std::string datasetName;
   gnnrt_graph graph{};

@@ -253,6 +253,104 @@ TEST(OffloadHost, NoHostTier) {
 }
 
 //===----------------------------------------------------------------------===//
+// Host homes
+//===----------------------------------------------------------------------===//
+
+TEST(OffloadHome, HomesCountInTheHostHighWater) {
+  auto tiers = makeTiers(hostConfig(1 * MiB));
+  ASSERT_TRUE(tiers);
+  void *a = tiers->allocateHome(1000);
+  void *b = tiers->allocateHome(64);
+  ASSERT_TRUE(a && b) << tiers->lastError();
+  EXPECT_NE(a, b);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % gnnrt::Arena::kAlignment, 0u);
+  EXPECT_EQ(tiers->hostHighWater(), aligned(1000) + aligned(64));
+  // Offloaded tensors come and go on top of the homes, which stay.
+  std::vector<unsigned char> data(5000, 3);
+  ASSERT_EQ(tiers->offloadToHost(0, data.data(), 5000), GNNRT_OK);
+  ASSERT_EQ(tiers->release(0), GNNRT_OK);
+  uint64_t peak = aligned(1000) + aligned(64) + aligned(5000);
+  EXPECT_EQ(tiers->hostHighWater(), peak);
+  tiers->resetHighWater();
+  EXPECT_EQ(tiers->hostHighWater(), aligned(1000) + aligned(64));
+  // Homes are plain host memory: written and read in place.
+  std::memset(a, 0x5A, 1000);
+  EXPECT_EQ(static_cast<unsigned char *>(a)[999], 0x5A);
+  EXPECT_EQ(tiers->bytesToHost(), 5000u);
+}
+
+TEST(OffloadHome, OverBudgetIsHostFullWithTheBytes) {
+  auto tiers = makeTiers(hostConfig(1 * MiB));
+  ASSERT_TRUE(tiers);
+  ASSERT_TRUE(tiers->allocateHome(768 * KiB)) << tiers->lastError();
+  EXPECT_EQ(tiers->allocateHome(512 * KiB), nullptr);
+  EXPECT_TRUE(contains(tiers->lastError(),
+                       "host memory: a home of 524288 bytes needs 512 KiB but "
+                       "only 256 KiB of the 1.00 MiB budget is free"))
+      << tiers->lastError();
+  // Nothing was taken: the rest still fits.
+  EXPECT_EQ(tiers->hostHighWater(), 768 * KiB);
+  EXPECT_TRUE(tiers->allocateHome(256 * KiB)) << tiers->lastError();
+  // And an offload finds the budget full of homes.
+  char byte = 1;
+  EXPECT_EQ(tiers->offloadToHost(0, &byte, 1), GNNRT_ERR_HOST_FULL);
+}
+
+TEST(OffloadHome, NoHostTier) {
+  TempDir dir;
+  auto tiers = makeTiers(diskConfig(dir, 1 * MiB));
+  ASSERT_TRUE(tiers);
+  EXPECT_EQ(tiers->allocateHome(100), nullptr);
+  EXPECT_TRUE(contains(tiers->lastError(),
+                       "a home of 100 bytes needs 128 B but there is no host "
+                       "tier"))
+      << tiers->lastError();
+}
+
+TEST(OffloadHome, LoadAndStoreCopyAndCount) {
+  auto tiers = makeTiers(hostConfig(1 * MiB));
+  ASSERT_TRUE(tiers);
+  auto *home = static_cast<unsigned char *>(tiers->allocateHome(3000));
+  ASSERT_TRUE(home) << tiers->lastError();
+  auto values = pattern(3000, 9);
+  ASSERT_EQ(tiers->homeStore(home, values.data(), 3000), GNNRT_OK);
+  std::fill(values.begin(), values.end(), 0);
+  std::vector<unsigned char> back(3000, 0xCD);
+  ASSERT_EQ(tiers->homeLoad(back.data(), home, 3000), GNNRT_OK);
+  EXPECT_TRUE(back == pattern(3000, 9));
+  ASSERT_EQ(tiers->homeLoad(back.data(), home, 1000), GNNRT_OK);
+  ASSERT_EQ(tiers->homeStore(home, back.data(), 0), GNNRT_OK);
+  EXPECT_EQ(tiers->bytesToHost(), 3000u);
+  EXPECT_EQ(tiers->bytesFromHost(), 4000u);
+  // Copies take no host memory of their own.
+  EXPECT_EQ(tiers->hostHighWater(), aligned(3000));
+}
+
+TEST(OffloadHome, BadCallsAreRefused) {
+  auto tiers = makeTiers(hostConfig(1 * MiB));
+  ASSERT_TRUE(tiers);
+  EXPECT_EQ(tiers->allocateHome(-1), nullptr);
+  EXPECT_TRUE(contains(tiers->lastError(), "the size is negative"))
+      << tiers->lastError();
+  char buffer[16] = {};
+  EXPECT_EQ(tiers->homeLoad(buffer, buffer + 8, -1), GNNRT_ERR_BAD_SIZE);
+  EXPECT_TRUE(contains(tiers->lastError(), "home load: size -1 is negative"))
+      << tiers->lastError();
+  EXPECT_EQ(tiers->homeStore(nullptr, buffer, 8), GNNRT_ERR_NULL_POINTER);
+  EXPECT_TRUE(
+      contains(tiers->lastError(), "home store: the destination is null"))
+      << tiers->lastError();
+  EXPECT_EQ(tiers->homeLoad(buffer, nullptr, 8), GNNRT_ERR_NULL_POINTER);
+  EXPECT_TRUE(contains(tiers->lastError(), "home load: the source is null"))
+      << tiers->lastError();
+  // Nothing to copy needs no buffers.
+  EXPECT_EQ(tiers->homeLoad(nullptr, nullptr, 0), GNNRT_OK);
+  EXPECT_EQ(tiers->bytesFromHost(), 0u);
+  EXPECT_EQ(tiers->bytesToHost(), 0u);
+  EXPECT_EQ(tiers->hostHighWater(), 0u);
+}
+
+//===----------------------------------------------------------------------===//
 // Handles and arguments
 //===----------------------------------------------------------------------===//
 
@@ -787,6 +885,11 @@ TEST(OffloadCApi, RoundTripStatsAndErrors) {
 
   EXPECT_EQ(gnnrt_offload_to_host(nullptr, 0, a.data(), 1),
             GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_offload_alloc_home(nullptr, 64), nullptr);
+  EXPECT_EQ(gnnrt_home_load(nullptr, back.data(), a.data(), 1),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_home_store(nullptr, back.data(), a.data(), 1),
+            GNNRT_ERR_NULL_POINTER);
   EXPECT_EQ(gnnrt_offload_get_stats(nullptr, &stats), GNNRT_ERR_NULL_POINTER);
   gnnrt_offload_destroy(nullptr);
 
@@ -799,6 +902,32 @@ TEST(OffloadCApi, RoundTripStatsAndErrors) {
   EXPECT_EQ(gnnrt_offload_create(&config, shortError, sizeof(shortError)),
             nullptr);
   EXPECT_STREQ(shortError, "disk sp");
+}
+
+TEST(OffloadCApi, HomesThroughTheCFunctions) {
+  gnnrt_offload_config config = {};
+  config.host_budget = 4 * KiB;
+  char error[256] = "unset";
+  gnnrt_offload *t = gnnrt_offload_create(&config, error, sizeof(error));
+  ASSERT_NE(t, nullptr) << error;
+  void *home = gnnrt_offload_alloc_home(t, 1000);
+  ASSERT_NE(home, nullptr) << gnnrt_offload_last_error(t);
+  auto a = pattern(1000, 31);
+  EXPECT_EQ(gnnrt_home_store(t, home, a.data(), 1000), GNNRT_OK);
+  std::vector<unsigned char> back(1000);
+  EXPECT_EQ(gnnrt_home_load(t, back.data(), home, 1000), GNNRT_OK);
+  EXPECT_TRUE(back == a);
+  EXPECT_EQ(gnnrt_home_load(t, back.data(), home, -4), GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(gnnrt_offload_alloc_home(t, 4 * KiB), nullptr);
+  EXPECT_TRUE(contains(gnnrt_offload_last_error(t), "a home of 4096 bytes"))
+      << gnnrt_offload_last_error(t);
+
+  gnnrt_offload_stats stats;
+  ASSERT_EQ(gnnrt_offload_get_stats(t, &stats), GNNRT_OK);
+  EXPECT_EQ(stats.host_high_water, aligned(1000));
+  EXPECT_EQ(stats.bytes_to_host, 1000u);
+  EXPECT_EQ(stats.bytes_from_host, 1000u);
+  gnnrt_offload_destroy(t);
 }
 
 TEST(OffloadCApi, StatusStrings) {

@@ -3,9 +3,11 @@
 // A hand-written model table ("Lin": logits = features x W) whose entry
 // functions are plain C++, so that the session is tested without the
 // compiler: the CPU path end to end (what goes into the arena, what comes
-// back), and a CUDA-target table's checks, which must refuse it cleanly on
-// a machine without a GPU (CI). Device tests need generated CUDA code and
-// live with the CUDA target's tests.
+// back), the memory plan's flags (host homes, the graph freed after
+// prepare) measured byte for byte against gnnrt/Footprint.h, and a
+// CUDA-target table's checks, which must refuse it cleanly on a machine
+// without a GPU (CI). Device tests need generated CUDA code and live with
+// the CUDA target's tests.
 //
 // This program does not link libgnnrt_cuda.so, as a CPU program: the
 // session loads it when a CUDA table is bound, and only then.
@@ -13,6 +15,8 @@
 //===----------------------------------------------------------------------===//
 #include "gnnrt/Session.h"
 #include "gnnrt/Cuda.h"
+#include "gnnrt/Footprint.h"
+#include "gnnrt/ProcessStats.h"
 
 #include <gtest/gtest.h>
 
@@ -32,32 +36,59 @@ constexpr int64_t kWeights = kFeatures * kClasses;
 /// Calls of the entry functions, to check that a refused table ran none.
 int entryCalls = 0;
 
+/// Set when the table keeps W in host memory (LinModel::keepWeightOnHost):
+/// the entries then move it as generated code does, through
+/// gnnrt_home_load / gnnrt_home_store and their arena, never reading or
+/// writing the home in place.
+bool weightAtHome = false;
+/// What the step saw last: W's address and the graph struct.
+const void *stepWeight = nullptr;
+gnnrt_graph stepGraph{};
+
 float initialWeight(int64_t i, int64_t seed) {
   return 0.01f * static_cast<float>((i + seed) % 5);
 }
 
+/// W for reading: the argument itself, or its home's copy loaded into the
+/// function's \p arena.
+const float *loadWeight(const void *w, char *arena, gnnrt_offload *tiers,
+                        int &status) {
+  if (!weightAtHome)
+    return static_cast<const float *>(w);
+  status = gnnrt_home_load(tiers, arena, w, 4 * kWeights);
+  return reinterpret_cast<const float *>(arena);
+}
+
 // init(seed) -> W.
-int linInit(void *const *args, void *const *results, char *, gnnrt_offload *) {
+int linInit(void *const *args, void *const *results, char *arena,
+            gnnrt_offload *tiers) {
   ++entryCalls;
   int64_t seed = *static_cast<const int64_t *>(args[0]);
-  auto *w = static_cast<float *>(results[0]);
+  auto *w = weightAtHome ? reinterpret_cast<float *>(arena)
+                         : static_cast<float *>(results[0]);
   for (int64_t i = 0; i < kWeights; ++i)
     w[i] = initialWeight(i, seed);
-  return GNNRT_OK;
+  return weightAtHome ? gnnrt_home_store(tiers, results[0], w, 4 * kWeights)
+                      : GNNRT_OK;
 }
 
 // step(graph, features, labels, train_mask, step, W) -> (loss, W / 2), with
 // loss = sum(W) + sum of the train nodes' labels / 1000: it reads what the
 // session put in the arena.
 int linStep(void *const *args, void *const *results, char *arena,
-            gnnrt_offload *) {
+            gnnrt_offload *tiers) {
   ++entryCalls;
   const auto *g = static_cast<const gnnrt_graph *>(args[0]);
   const auto *labels = static_cast<const int32_t *>(args[2]);
   const auto *mask = static_cast<const uint8_t *>(args[3]);
-  const auto *w = static_cast<const float *>(args[5]);
+  stepWeight = args[5];
+  stepGraph = *g;
   if (!arena || g->num_nodes != kNodes || *static_cast<int64_t *>(args[4]) < 1)
     return GNNRT_ERR_BAD_ARGUMENT;
+  int status = GNNRT_OK;
+  const float *w = loadWeight(args[5], arena, tiers, status);
+  if (status != GNNRT_OK)
+    return status;
   double loss = 0;
   for (int64_t i = 0; i < kWeights; ++i)
     loss += w[i];
@@ -65,18 +96,23 @@ int linStep(void *const *args, void *const *results, char *arena,
     if (mask[i])
       loss += labels[i] / 1000.0;
   *static_cast<float *>(results[0]) = static_cast<float>(loss);
-  auto *next = static_cast<float *>(results[1]);
+  auto *next = weightAtHome ? reinterpret_cast<float *>(arena + 128)
+                            : static_cast<float *>(results[1]);
   for (int64_t i = 0; i < kWeights; ++i)
     next[i] = w[i] / 2;
-  return GNNRT_OK;
+  return weightAtHome ? gnnrt_home_store(tiers, results[1], next, 4 * kWeights)
+                      : GNNRT_OK;
 }
 
 // predict(graph, features, W) -> features x W.
-int linPredict(void *const *args, void *const *results, char *,
-               gnnrt_offload *) {
+int linPredict(void *const *args, void *const *results, char *arena,
+               gnnrt_offload *tiers) {
   ++entryCalls;
   const auto *x = static_cast<const float *>(args[1]);
-  const auto *w = static_cast<const float *>(args[2]);
+  int status = GNNRT_OK;
+  const float *w = loadWeight(args[2], arena, tiers, status);
+  if (status != GNNRT_OK)
+    return status;
   auto *y = static_cast<float *>(results[0]);
   for (int64_t i = 0; i < kNodes; ++i)
     for (int64_t c = 0; c < kClasses; ++c) {
@@ -88,6 +124,30 @@ int linPredict(void *const *args, void *const *results, char *,
   return GNNRT_OK;
 }
 
+/// The in-degree sum prepare found in the graph it was given.
+int64_t preparedEdges = -1;
+
+// prepare(graph) -> (in-degrees [N]), and with linPrepareView also
+// (the graph transposed): a view whose arrays are the graph's own, as
+// gnnrt_graph_transposed returns it.
+int linPrepare(void *const *args, void *const *results, char *,
+               gnnrt_offload *) {
+  ++entryCalls;
+  const auto *g = static_cast<const gnnrt_graph *>(args[0]);
+  auto *degrees = static_cast<float *>(results[0]);
+  for (int64_t i = 0; i < kNodes; ++i)
+    degrees[i] = static_cast<float>(g->in.indptr[i + 1] - g->in.indptr[i]);
+  preparedEdges = g->in.indptr[kNodes];
+  return GNNRT_OK;
+}
+
+int linPrepareView(void *const *args, void *const *results, char *arena,
+                   gnnrt_offload *tiers) {
+  const auto *g = static_cast<const gnnrt_graph *>(args[0]);
+  *static_cast<gnnrt_graph *>(results[1]) = gnnrt_graph_transposed(*g);
+  return linPrepare(args, results, arena, tiers);
+}
+
 /// The table and the synthetic data it was "compiled" for.
 struct LinModel {
   Dataset data;
@@ -97,11 +157,18 @@ struct LinModel {
   int64_t weightShape[2] = {kFeatures, kClasses};
   int64_t logitShape[2] = {kNodes, kClasses};
   std::vector<gnnrt_value_desc> initArgs, initResults, stepArgs, stepResults,
-      predictArgs, predictResults;
-  gnnrt_function_desc init{}, step{}, predict{};
+      predictArgs, predictResults, prepareArgs, prepareResults;
+  gnnrt_function_desc init{}, step{}, predict{}, prepare{};
   gnnrt_model_desc desc{};
 
+  /// The indices of W and the features in the lists above.
+  static constexpr int kStepGraph = 0, kStepFeatures = 1, kStepWeight = 5,
+                       kPredictGraph = 0, kPredictFeatures = 1,
+                       kPredictWeight = 2;
+  static constexpr int64_t kPrepareArena = 512;
+
   LinModel() {
+    weightAtHome = false;
     SyntheticSpec spec;
     spec.nodes = kNodes;
     spec.avgDegree = 4;
@@ -114,7 +181,7 @@ struct LinModel {
 
     auto value = [](const char *role, const char *param, int32_t dtype,
                     int32_t rank, const int64_t *shape) {
-      return gnnrt_value_desc{role, param, dtype, rank, shape};
+      return gnnrt_value_desc{role, param, dtype, rank, shape, 0};
     };
     const gnnrt_value_desc graph =
         value("graph", "", GNNRT_DTYPE_GRAPH, 2, graphShape);
@@ -173,6 +240,67 @@ struct LinModel {
   }
   LinModel(const LinModel &) = delete;
   LinModel &operator=(const LinModel &) = delete;
+
+  /// W's home is host memory in every function (init's result, the step's
+  /// argument and result, predict's argument), and the entries move it
+  /// through the tiers; \p hostMemory is the plan's `host_memory`.
+  void keepWeightOnHost(int64_t hostMemory = 64 << 10) {
+    for (gnnrt_value_desc *v : {&initResults[0], &stepArgs[kStepWeight],
+                                &stepResults[1], &predictArgs[kPredictWeight]})
+      v->flags |= GNNRT_VALUE_HOME_HOST;
+    desc.plan.host_memory = hostMemory;
+    weightAtHome = true;
+  }
+
+  void keepFeaturesOnHost() {
+    stepArgs[kStepFeatures].flags |= GNNRT_VALUE_HOME_HOST;
+    predictArgs[kPredictFeatures].flags |= GNNRT_VALUE_HOME_HOST;
+    desc.plan.host_memory = 64 << 10;
+  }
+
+  /// A prepare function reading the graph: linPrepare, or with \p view
+  /// linPrepareView and its graph result. No other function takes them.
+  void addPrepare(bool view = false) {
+    prepareArgs = {stepArgs[kStepGraph]};
+    prepareArgs[0].flags = 0;
+    prepareResults = {
+        gnnrt_value_desc{"prepared", "0", GNNRT_DTYPE_F32, 1, nodeShape, 0}};
+    if (view)
+      prepareResults.push_back(gnnrt_value_desc{
+          "prepared", "1", GNNRT_DTYPE_GRAPH, 2, graphShape, 0});
+    prepare.name = "Lin.prepare";
+    prepare.entry = view ? linPrepareView : linPrepare;
+    prepare.arena_bytes = kPrepareArena;
+    prepare.num_args = 1;
+    prepare.args = prepareArgs.data();
+    prepare.num_results = static_cast<int32_t>(prepareResults.size());
+    prepare.results = prepareResults.data();
+    desc.prepare = &prepare;
+  }
+
+  /// Marks the graph argument of the step and/or predict as never read.
+  void graphUnused(bool inStep, bool inPredict) {
+    if (inStep)
+      stepArgs[kStepGraph].flags |= GNNRT_VALUE_UNUSED;
+    if (inPredict)
+      predictArgs[kPredictGraph].flags |= GNNRT_VALUE_UNUSED;
+  }
+
+  /// What gnnrt/Footprint.h says the session holds: prepare's part (with a
+  /// prepare function), the graph, and the rest (no homes).
+  uint64_t preparedBytes() const {
+    return desc.prepare ? footprint::align64(kPrepareArena) +
+                              footprint::preparedTensorBytes(kNodes)
+                        : 0;
+  }
+  uint64_t graphBytes() const {
+    return footprint::graphBytes(kNodes, data.numEdges());
+  }
+  static uint64_t restBytes() {
+    return footprint::inputBytes(kNodes, kFeatures, true, -1) +
+           footprint::stateBytes(kWeights) +
+           footprint::outputBytes(kNodes, kClasses) + footprint::align64(256);
+  }
 
   int64_t trainLabelSum() const {
     int64_t sum = 0;
@@ -275,6 +403,259 @@ TEST(Session, CpuReportIsTheCpuOne) {
   EXPECT_EQ(printed.find("GPU"), std::string::npos) << printed;
 }
 
+/// Whether \p p lies in the session's device arena.
+bool inArena(const Session &session, const void *p) {
+  auto *base = static_cast<const char *>(session.arena().base());
+  auto *q = static_cast<const char *>(p);
+  return q >= base && q < base + session.arena().budget();
+}
+
+// W's two copies come from the host tier, not the device arena: the arena
+// holds exactly their bytes less, the tier exactly their bytes, and a
+// train step, predict and the weights round-trip through the homes.
+TEST(Session, HostHomeSlotLivesInTheHostTier) {
+  std::string error;
+  LinModel plain;
+  std::unique_ptr<Session> device =
+      Session::create(plain.desc, plain.data, smallBudget(), error);
+  ASSERT_TRUE(device) << error;
+  EXPECT_EQ(device->offloadTiers(), nullptr);
+  const uint64_t deviceEnd = device->arena().highWaterEnd();
+  EXPECT_EQ(deviceEnd, LinModel::restBytes() + plain.graphBytes());
+  device.reset();
+
+  LinModel lin;
+  lin.keepWeightOnHost();
+  std::unique_ptr<Session> session =
+      Session::create(lin.desc, lin.data, smallBudget(), error);
+  ASSERT_TRUE(session) << error;
+  const uint64_t slotBytes = footprint::stateBytes(kWeights);
+  EXPECT_EQ(slotBytes, 2 * 128u);
+  EXPECT_EQ(session->arena().highWaterEnd(), deviceEnd - slotBytes);
+  EXPECT_EQ(session->arena().highWater(), deviceEnd - slotBytes);
+  const OffloadTiers *tiers = session->offloadTiers();
+  ASSERT_NE(tiers, nullptr);
+  EXPECT_EQ(tiers->config().hostBudget, 64u << 10);
+  EXPECT_EQ(tiers->hostHighWater(), slotBytes);
+
+  ASSERT_TRUE(session->initialize(7, error)) << error;
+  double loss = 0;
+  ASSERT_TRUE(session->trainStep(loss, error)) << error;
+  double initialSum = 0;
+  for (int64_t i = 0; i < kWeights; ++i)
+    initialSum += initialWeight(i, 7);
+  EXPECT_FLOAT_EQ(loss, initialSum + lin.trainLabelSum() / 1000.0);
+  // The step was given a host pointer outside the device arena.
+  EXPECT_NE(stepWeight, nullptr);
+  EXPECT_FALSE(inArena(*session, stepWeight));
+  // init stored W; the step loaded it and stored the new one.
+  EXPECT_EQ(tiers->bytesToHost(), 2 * 4u * kWeights);
+  EXPECT_EQ(tiers->bytesFromHost(), 4u * kWeights);
+
+  std::vector<NamedTensor> params = session->parameters();
+  ASSERT_EQ(params.size(), 1u);
+  for (int64_t i = 0; i < kWeights; ++i)
+    EXPECT_EQ(params[0].data[i], initialWeight(i, 7) / 2) << i;
+  std::iota(params[0].data.begin(), params[0].data.end(), 1.0f);
+  ASSERT_TRUE(session->setParameters(params, error)) << error;
+  EXPECT_EQ(session->parameters()[0].data, params[0].data);
+  std::vector<float> logits;
+  ASSERT_TRUE(session->predict(logits, error)) << error;
+  std::vector<float> x;
+  ASSERT_TRUE(lin.data.features.toDense(x));
+  for (int64_t c = 0; c < kClasses; ++c) {
+    float sum = 0;
+    for (int64_t f = 0; f < kFeatures; ++f)
+      sum += x[f] * params[0].data[f * kClasses + c];
+    EXPECT_EQ(logits[c], sum);
+  }
+  // Copies take no host memory: the homes are all the tier ever held.
+  EXPECT_EQ(tiers->hostHighWater(), slotBytes);
+
+  TrainReport report;
+  ASSERT_TRUE(session->train(TrainOptions(), report, error)) << error;
+  EXPECT_EQ(report.hostPeakBytes, slotBytes);
+  EXPECT_EQ(report.arenaPeakEndBytes, deviceEnd - slotBytes);
+}
+
+TEST(Session, HostHomeFeaturesLiveInTheHostTier) {
+  std::string error;
+  LinModel lin;
+  lin.keepFeaturesOnHost();
+  std::unique_ptr<Session> session =
+      Session::create(lin.desc, lin.data, smallBudget(), error);
+  ASSERT_TRUE(session) << error;
+  const uint64_t featureBytes = footprint::align64(4 * kNodes * kFeatures);
+  EXPECT_EQ(session->arena().highWaterEnd(),
+            LinModel::restBytes() + lin.graphBytes() - featureBytes);
+  ASSERT_NE(session->offloadTiers(), nullptr);
+  EXPECT_EQ(session->offloadTiers()->hostHighWater(), featureBytes);
+
+  // Filled in place: predict reads the dataset's features from the home.
+  std::vector<NamedTensor> params = {
+      {"lin.weight", {kFeatures, kClasses}, std::vector<float>(kWeights)}};
+  std::iota(params[0].data.begin(), params[0].data.end(), 1.0f);
+  ASSERT_TRUE(session->setParameters(params, error)) << error;
+  std::vector<float> logits;
+  ASSERT_TRUE(session->predict(logits, error)) << error;
+  std::vector<float> x;
+  ASSERT_TRUE(lin.data.features.toDense(x));
+  for (int64_t i = 0; i < kNodes; ++i)
+    for (int64_t c = 0; c < kClasses; ++c) {
+      float sum = 0;
+      for (int64_t f = 0; f < kFeatures; ++f)
+        sum += x[i * kFeatures + f] * params[0].data[f * kClasses + c];
+      EXPECT_EQ(logits[i * kClasses + c], sum);
+    }
+}
+
+TEST(Session, HomesMustAgreeAcrossFunctions) {
+  std::string error;
+  {
+    LinModel lin;
+    lin.keepWeightOnHost();
+    lin.predictArgs[LinModel::kPredictWeight].flags = 0;
+    EXPECT_FALSE(Session::create(lin.desc, lin.data, smallBudget(), error));
+    EXPECT_NE(error.find("Lin.predict argument 2 (param 'lin.weight') lives "
+                         "on the device but Lin.init result 0 (param "
+                         "'lin.weight') in host memory"),
+              std::string::npos)
+        << error;
+  }
+  {
+    LinModel lin;
+    lin.stepArgs[LinModel::kStepFeatures].flags = GNNRT_VALUE_HOME_HOST;
+    EXPECT_FALSE(Session::create(lin.desc, lin.data, smallBudget(), error));
+    EXPECT_NE(error.find("Lin.predict argument 1 (the features) lives on the "
+                         "device but Lin.step argument 1 (the features) in "
+                         "host memory"),
+              std::string::npos)
+        << error;
+  }
+  {
+    // Only state and the features have homes.
+    LinModel lin;
+    lin.stepArgs[2].flags = GNNRT_VALUE_HOME_HOST;
+    EXPECT_FALSE(Session::create(lin.desc, lin.data, smallBudget(), error));
+    EXPECT_NE(error.find("Lin.step argument 2 ('labels') is marked to live "
+                         "in host memory"),
+              std::string::npos)
+        << error;
+  }
+}
+
+TEST(Session, HostHomesOverTheHostBudgetAreRefused) {
+  LinModel lin;
+  lin.keepWeightOnHost(128); // One copy of W fits, not two.
+  std::string error;
+  EXPECT_FALSE(Session::create(lin.desc, lin.data, smallBudget(), error));
+  EXPECT_NE(error.find("param 'lin.weight': host memory: a home of 72 bytes "
+                       "needs 128 B but only 0 B of the 128 B budget is free"),
+            std::string::npos)
+      << error;
+}
+
+// With prepare the only reader of the graph, the graph leaves the arena
+// once prepare has run and the rest takes its place: the measured end of
+// the arena is footprint::sessionPeak's, and a budget of exactly that fits.
+TEST(Session, GraphIsReleasedWhenOnlyPrepareReadsIt) {
+  LinModel lin;
+  lin.addPrepare();
+  lin.graphUnused(true, true);
+  const uint64_t peak = footprint::sessionPeak(
+      lin.preparedBytes(), lin.graphBytes(), LinModel::restBytes(), true);
+  ASSERT_LT(peak,
+            lin.preparedBytes() + lin.graphBytes() + LinModel::restBytes());
+  SessionOptions options = smallBudget();
+  options.budgetBytes = peak;
+  preparedEdges = -1;
+  std::string error;
+  std::unique_ptr<Session> session =
+      Session::create(lin.desc, lin.data, options, error);
+  ASSERT_TRUE(session) << error;
+  EXPECT_TRUE(session->graphReleased());
+  EXPECT_EQ(session->arena().highWaterEnd(), peak);
+  // Prepare read the whole graph first.
+  EXPECT_EQ(preparedEdges, lin.data.numEdges());
+
+  // The step gets the struct, with its counts and no arrays.
+  ASSERT_TRUE(session->initialize(1, error)) << error;
+  double loss = 0;
+  ASSERT_TRUE(session->trainStep(loss, error)) << error;
+  EXPECT_EQ(stepGraph.num_nodes, kNodes);
+  EXPECT_EQ(stepGraph.num_edges, lin.data.numEdges());
+  EXPECT_EQ(stepGraph.in.indptr, nullptr);
+  EXPECT_EQ(stepGraph.out.edge_id, nullptr);
+  EXPECT_EQ(session->arena().highWaterEnd(), peak);
+
+  // One byte less is refused up front, naming the release.
+  options.budgetBytes = peak - 1;
+  EXPECT_FALSE(Session::create(lin.desc, lin.data, options, error));
+  EXPECT_NE(error.find("can run: " + formatBytes(peak) + " ("),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("freed once prepare has run"), std::string::npos)
+      << error;
+}
+
+TEST(Session, GraphIsKeptWhileAFunctionReadsIt) {
+  std::string error;
+  {
+    // predict reads it.
+    LinModel lin;
+    lin.addPrepare();
+    lin.graphUnused(true, false);
+    std::unique_ptr<Session> session =
+        Session::create(lin.desc, lin.data, smallBudget(), error);
+    ASSERT_TRUE(session) << error;
+    EXPECT_FALSE(session->graphReleased());
+    EXPECT_EQ(session->arena().highWaterEnd(),
+              footprint::sessionPeak(lin.preparedBytes(), lin.graphBytes(),
+                                     LinModel::restBytes(), false));
+    ASSERT_TRUE(session->initialize(1, error)) << error;
+    double loss = 0;
+    ASSERT_TRUE(session->trainStep(loss, error)) << error;
+    EXPECT_NE(stepGraph.in.indptr, nullptr);
+    // The released plan's budget is too small for this one.
+    SessionOptions options = smallBudget();
+    options.budgetBytes = footprint::sessionPeak(
+        lin.preparedBytes(), lin.graphBytes(), LinModel::restBytes(), true);
+    EXPECT_FALSE(Session::create(lin.desc, lin.data, options, error));
+    EXPECT_NE(error.find("is below the smallest plan"), std::string::npos)
+        << error;
+  }
+  {
+    // Without prepare nothing read the graph yet.
+    LinModel lin;
+    lin.graphUnused(true, true);
+    std::unique_ptr<Session> session =
+        Session::create(lin.desc, lin.data, smallBudget(), error);
+    ASSERT_TRUE(session) << error;
+    EXPECT_FALSE(session->graphReleased());
+    EXPECT_EQ(session->arena().highWaterEnd(),
+              lin.graphBytes() + LinModel::restBytes());
+  }
+  {
+    // Prepare returns a view of the graph (its transpose): it is still
+    // read through the view.
+    LinModel lin;
+    lin.addPrepare(/*view=*/true);
+    lin.graphUnused(true, true);
+    std::unique_ptr<Session> session =
+        Session::create(lin.desc, lin.data, smallBudget(), error);
+    ASSERT_TRUE(session) << error;
+    EXPECT_FALSE(session->graphReleased());
+    // A budget that fits only with the graph gone says why it stays.
+    SessionOptions options = smallBudget();
+    options.budgetBytes = footprint::sessionPeak(
+        lin.preparedBytes(), lin.graphBytes(), LinModel::restBytes(), true);
+    EXPECT_FALSE(Session::create(lin.desc, lin.data, options, error));
+    EXPECT_NE(error.find("Lin.prepare returns a view of the bound graph"),
+              std::string::npos)
+        << error;
+  }
+}
+
 TEST(Session, CudaTableNeedsADevice) {
   LinModel lin;
   lin.desc.target = GNNRT_TARGET_CUDA;
@@ -319,6 +700,16 @@ TEST(Session, CudaTableThatOffloadsIsRefusedBeforeTheDevice) {
   EXPECT_FALSE(Session::create(lin.desc, lin.data, smallBudget(), error));
   EXPECT_EQ(error, "model Lin: plans that offload to host or disk are not "
                    "supported yet by the CUDA target");
+}
+
+TEST(Session, CudaTableWithAHostHomeIsRefusedBeforeTheDevice) {
+  LinModel lin;
+  lin.desc.target = GNNRT_TARGET_CUDA;
+  lin.keepWeightOnHost();
+  std::string error;
+  EXPECT_FALSE(Session::create(lin.desc, lin.data, smallBudget(), error));
+  EXPECT_EQ(error, "model Lin: the memory plan keeps param 'lin.weight' in "
+                   "host memory; such plans run on the CPU target only");
 }
 
 TEST(Session, CudaTableOfOtherShapesIsRefusedBeforeTheDevice) {
