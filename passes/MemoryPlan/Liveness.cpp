@@ -65,6 +65,12 @@ Value mlir::gnn::getViewSource(Value value) {
   return {};
 }
 
+bool mlir::gnn::sharesArgumentStorage(Value value) {
+  if (Value source = getViewSource(value))
+    value = source;
+  return isa<BlockArgument>(value);
+}
+
 StringRef mlir::gnn::stringifyStorage(Storage storage) {
   switch (storage) {
   case Storage::None:

@@ -53,6 +53,12 @@ std::optional<int64_t> storageBytes(Value value);
 /// `gnn.transpose`), or a null Value. A view's uses keep its source alive.
 Value getViewSource(Value value);
 
+/// Whether \p value's storage is a function argument's: the argument
+/// itself, or a view of it. A @M.prepare result that does this keeps the
+/// bound graph alive (the session may not free it after prepare); the
+/// planner and the emitter's GNNRT_VALUE_VIEWS_GRAPH ask this one question.
+bool sharesArgumentStorage(Value value);
+
 /// Where a value's bytes live during a call.
 enum class Storage {
   None,     ///< No storage of its own (a view, a key, a scalar).

@@ -181,15 +181,12 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
       if (auto tensor = dyn_cast<RankedTensorType>(t))
         result.prepared += fp::preparedTensorBytes(tensor.getNumElements());
   }
-  // Released when prepare exists, returns nothing that views the graph's
+  // Released when prepare exists, returns nothing that shares the graph's
   // arrays (a transpose of it), and nothing else reads the graph.
   result.graphReleased = static_cast<bool>(prepare);
-  if (prepare) {
-    BlockArgument g = argumentWithRole(prepare, "graph");
+  if (prepare)
     for (Value r : prepare.getBody().front().getTerminator()->getOperands())
-      if (g && (r == g || getViewSource(r) == g))
-        result.graphReleased = false;
-  }
+      result.graphReleased &= !sharesArgumentStorage(r);
   for (func::FuncOp f : {step, predict, init})
     if (BlockArgument g = f ? argumentWithRole(f, "graph") : BlockArgument())
       result.graphReleased &= g.use_empty();

@@ -489,14 +489,18 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   }
 
   // The graph can go once @M.prepare has read it, if no other function
-  // reads it (gnnrt/Footprint.h's sessionPeak, the planner's formula).
-  bool graphUnread = true;
+  // reads it and no prepare result is a view of it (the compiler's
+  // decision, in the flags; gnnrt/Footprint.h's sessionPeak).
+  bool releaseGraph = desc.prepare != nullptr;
   for (const gnnrt_function_desc *fn : {&init, &stepFn, &predictFn})
     for (int32_t i = 0; i < fn->num_args; ++i)
       if (std::string(fn->args[i].role) == "graph" &&
           !(fn->args[i].flags & GNNRT_VALUE_UNUSED))
-        graphUnread = false;
-  const bool releaseGraph = desc.prepare && graphUnread;
+        releaseGraph = false;
+  if (const gnnrt_function_desc *prep = desc.prepare)
+    for (int32_t k = 0; k < prep->num_results; ++k)
+      if (prep->results[k].flags & GNNRT_VALUE_VIEWS_GRAPH)
+        releaseGraph = false;
   if (data.featureSource == FeatureSource::None) {
     error = where + "the dataset has no node features to train on";
     return false;
@@ -732,48 +736,7 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
       return false;
     }
   }
-  // A graph prepare returns may be a view of the bound one (a transpose
-  // swaps the two views without copying): then the graph is still read
-  // through it and must stay, whatever the flags say.
-  bool graphViewed = false;
-  if (prep && releaseGraph) {
-    const std::pair<const int32_t *, size_t> arrays[] = {
-        {graph.in.indptr, inCsr.indptr.size()},
-        {graph.in.src, inCsr.indices.size()},
-        {graph.in.edge_id, inCsr.edgeIds.size()},
-        {graph.out.indptr, outCsr.indptr.size()},
-        {graph.out.src, outCsr.indices.size()},
-        {graph.out.edge_id, outCsr.edgeIds.size()}};
-    auto inGraph = [&](const int32_t *p) {
-      for (auto [array, size] : arrays)
-        if (size > 0 && std::less_equal<const int32_t *>()(array, p) &&
-            std::less<const int32_t *>()(p, array + size))
-          return true;
-      return false;
-    };
-    for (int32_t k = 0; k < prep->num_results; ++k) {
-      if (prep->results[k].dtype != GNNRT_DTYPE_GRAPH)
-        continue;
-      const gnnrt_graph &g = preparedGraphs[k];
-      for (const int32_t *p : {g.in.indptr, g.in.src, g.in.edge_id,
-                               g.out.indptr, g.out.src, g.out.edge_id})
-        graphViewed |= inGraph(p);
-    }
-    // The budget was checked for the graph gone; say why it stays rather
-    // than fail later on an allocation that no longer fits.
-    const uint64_t kept =
-        fp::sessionPeak(preparedBytes, graphBytes, restBytes, false);
-    if (graphViewed && kept > budget) {
-      error = where + prep->name +
-              " returns a view of the bound graph, so the graph stays after "
-              "prepare although no other function reads it, and the session "
-              "needs " +
-              formatBytes(kept) + ", more than the memory budget of " +
-              formatBytes(budget);
-      return false;
-    }
-  }
-  if (releaseGraph && !graphViewed) {
+  if (releaseGraph) {
     // Nothing reads the graph from here on: its place goes to the rest.
     // The struct is still passed (the ABI's argument list), with its counts
     // but no arrays, so that a stray read fails loudly. An empty array took

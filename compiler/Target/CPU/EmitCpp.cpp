@@ -909,6 +909,10 @@ std::string DescriptorEmitter::values(StringRef id, func::FuncOp f,
       flags.push_back("GNNRT_VALUE_UNUSED");
     if (results ? f.getResultAttr(i, "mem.home") : f.getArgAttr(i, "mem.home"))
       flags.push_back("GNNRT_VALUE_HOME_HOST");
+    if (results && isa<GraphType>(type) &&
+        sharesArgumentStorage(
+            f.getBody().front().getTerminator()->getOperand(i)))
+      flags.push_back("GNNRT_VALUE_VIEWS_GRAPH");
     std::string flagBits = flags.empty() ? "0u" : llvm::join(flags, " | ");
     std::string shapeName = "nullptr";
     if (!shape.empty()) {

@@ -59,7 +59,8 @@ typedef struct gnnrt_value_desc {
 /* What the memory plan decided about where a value lives between calls. */
 typedef enum gnnrt_value_flags {
   /* An argument the function never reads. When no function but prepare
-     reads the graph, the session frees it once prepare has run. */
+     reads the graph (and no prepare result is GNNRT_VALUE_VIEWS_GRAPH), the
+     session frees it once prepare has run. */
   GNNRT_VALUE_UNUSED = 1,
   /* The value's home is host memory, not the device (gnn-plan-memory's
      `host` fate for a parameter, an optimizer state or the features): the
@@ -67,7 +68,12 @@ typedef enum gnnrt_value_flags {
      the function copies it in (gnnrt_home_load) or out (gnnrt_home_store)
      where its plan says. Every function taking or returning the same
      (role, param) carries the same bit. */
-  GNNRT_VALUE_HOME_HOST = 2
+  GNNRT_VALUE_HOME_HOST = 2,
+  /* A graph result whose arrays are an argument's: the argument itself or a
+     view of it (prepare returning the bound graph's transpose). Such a
+     result keeps the bound graph alive, so the session does not free it
+     after prepare even when every other graph argument is UNUSED. */
+  GNNRT_VALUE_VIEWS_GRAPH = 4
 } gnnrt_value_flags;
 
 struct gnnrt_offload;
