@@ -118,8 +118,6 @@ BlockArgument argumentWithRole(func::FuncOp func, StringRef role) {
 struct SessionFootprint {
   int64_t prepared = 0, graph = 0, rest = 0;
   bool graphReleased = false;
-  /// The largest arena of init and predict as they are (before any home).
-  int64_t otherArenas = 0;
   /// Whether the features may get a host home: every function that takes
   /// them takes the same form (dense or CSR), so one buffer serves all.
   bool featuresMovable = false;
@@ -216,12 +214,6 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
     if (auto t = dyn_cast<RankedTensorType>(predict.getResultTypes()[0]))
       classes = t.getDimSize(1);
   result.rest += fp::outputBytes(nodes, classes);
-  for (func::FuncOp other : {init, predict}) {
-    FailureOr<int64_t> arena = arenaOf(other);
-    if (failed(arena))
-      return failure();
-    result.otherArenas = std::max(result.otherArenas, *arena);
-  }
   if (auto config = step->getAttrOfType<DictionaryAttr>("train.config"))
     if (auto dataset = config.getAs<StringAttr>("dataset"))
       result.dataset = dataset.getValue().str();

@@ -252,7 +252,8 @@ struct Session::Slot {
   std::vector<int64_t> shape;
   int64_t count = 0;
   /// Both copies are host homes (GNNRT_VALUE_HOME_HOST): blocks of the
-  /// host tier, plain host memory on every target, not in the arena.
+  /// host tier, not in the arena (the CPU target only: create refuses
+  /// homes on CUDA).
   bool home = false;
   float *copy[2] = {nullptr, nullptr};
 };
@@ -414,17 +415,8 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
                    "from a newer gnnc?)";
     return false;
   };
-  for (const gnnrt_function_desc *fn :
-       {&init, &stepFn, &predictFn, desc.prepare}) {
-    if (!fn)
-      continue;
-    for (int32_t i = 0; i < fn->num_args; ++i)
-      if (!checkValue(*fn, fn->args[i], false, i))
-        return false;
-    for (int32_t i = 0; i < fn->num_results; ++i)
-      if (!checkValue(*fn, fn->results[i], true, i))
-        return false;
-  }
+  if (!forEachValue(desc, checkValue))
+    return false;
   if (stepFn.num_results != 1 + static_cast<int32_t>(slots.size()) ||
       std::string(stepFn.results[0].role) != "loss") {
     error = where + stepFn.name +
@@ -764,15 +756,15 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
       error = where + what + ": " + tiers->lastError();
     return p;
   };
-  // A buffer of \p bytes filled by \p fill: a home is host memory and is
-  // filled in place; the arena gets it through stageIn (a copy on CUDA).
+  // A buffer of \p bytes filled by \p fill, through stageIn like every
+  // buffer (homes exist on the CPU target only, where it fills in place).
   auto place = [&](uint64_t bytes, bool isHome, const char *what,
                    const std::function<bool(void *)> &fill) -> void * {
     void *p =
         isHome ? home(bytes, std::string("the ") + what) : alloc(bytes, what);
     if (!p)
       return nullptr;
-    if (isHome ? !fill(p) : !stageIn(p, bytes, fill, error)) {
+    if (!stageIn(p, bytes, fill, error)) {
       error = where + error;
       return nullptr;
     }
@@ -1222,12 +1214,8 @@ bool Session::readParameters(std::vector<NamedTensor> &out,
     t.name = s.param;
     t.shape = s.shape;
     t.data.resize(static_cast<size_t>(s.count));
-    // A home is host memory on every target: no device copy.
-    if (s.home)
-      std::memcpy(t.data.data(), s.copy[current],
-                  4 * static_cast<size_t>(s.count));
-    else if (!copyOut(t.data.data(), s.copy[current],
-                      4 * static_cast<uint64_t>(s.count), error)) {
+    if (!copyOut(t.data.data(), s.copy[current],
+                 4 * static_cast<uint64_t>(s.count), error)) {
       error = "parameter '" + s.param + "': " + error;
       return false;
     }
@@ -1273,10 +1261,7 @@ bool Session::setParameters(const std::vector<NamedTensor> &params,
   if (!initialize(ready ? seed : desc.seed, error))
     return false;
   for (auto [t, s] : pairs)
-    if (s->home)
-      std::memcpy(s->copy[current], t->data.data(), 4 * t->data.size());
-    else if (!copyIn(s->copy[current], t->data.data(), 4 * t->data.size(),
-                     error)) {
+    if (!copyIn(s->copy[current], t->data.data(), 4 * t->data.size(), error)) {
       error = "parameter '" + t->name + "': " + error;
       return false;
     }
