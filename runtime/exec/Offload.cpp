@@ -158,6 +158,10 @@ struct OffloadTiers::Impl {
   /// The checks of homeLoad and homeStore; \p operation names the call.
   int checkHomeCopy(const char *operation, const void *dst, const void *src,
                     int64_t bytes);
+  /// A checked copy between a home and the device, counted in \p counter
+  /// (bytes from or to the host tier).
+  int homeCopy(const char *what, void *dst, const void *src, int64_t bytes,
+               uint64_t &counter);
 
   /// Waits until \p entry has no writes pending; the caller holds \p lock.
   void waitForWrites(std::unique_lock<std::mutex> &lock, Entry &entry);
@@ -584,24 +588,22 @@ void *OffloadTiers::allocateHome(int64_t bytes) {
   }
 }
 
-int OffloadTiers::homeLoad(void *dst, const void *src, int64_t bytes) {
-  Impl &d = *impl;
-  if (int status = d.checkHomeCopy("home load", dst, src, bytes))
+int OffloadTiers::Impl::homeCopy(const char *what, void *dst, const void *src,
+                                 int64_t bytes, uint64_t &counter) {
+  if (int status = checkHomeCopy(what, dst, src, bytes))
     return status;
   if (bytes > 0)
     std::memcpy(dst, src, static_cast<size_t>(bytes));
-  d.fromHost += static_cast<uint64_t>(bytes);
+  counter += static_cast<uint64_t>(bytes);
   return GNNRT_OK;
 }
 
+int OffloadTiers::homeLoad(void *dst, const void *src, int64_t bytes) {
+  return impl->homeCopy("home load", dst, src, bytes, impl->fromHost);
+}
+
 int OffloadTiers::homeStore(void *dst, const void *src, int64_t bytes) {
-  Impl &d = *impl;
-  if (int status = d.checkHomeCopy("home store", dst, src, bytes))
-    return status;
-  if (bytes > 0)
-    std::memcpy(dst, src, static_cast<size_t>(bytes));
-  d.toHost += static_cast<uint64_t>(bytes);
-  return GNNRT_OK;
+  return impl->homeCopy("home store", dst, src, bytes, impl->toHost);
 }
 
 int OffloadTiers::offloadToDisk(int32_t handle, const void *src,
