@@ -8,6 +8,7 @@ PACKAGES=(
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   antlr4 libantlr4-runtime-dev uuid-dev libgtest-dev libgmock-dev
   clang-19 libclang-rt-19-dev libopenblas-openmp-dev libglpk-dev
+  zlib1g-dev libzstd-dev
 )
 
 missing=()
