@@ -5,8 +5,9 @@ For each program (GCN-3 and GAT, on Facebook and on a 2M-node synthetic
 graph) it measures keep-all's device peak, asks the compiler for the
 smallest plan, and trains at 100/75/50/35/25% of keep-all's peak and at the
 smallest plan with `plan = auto` and with the forced policies
-`recompute_all` and `offload_all`, all in one run of this script on one
-machine. Each row reports the median step time, the measured and planned
+`recompute_all`, `offload_all` and `checkpoint_layers` (a per-layer
+checkpoint: each layer's input kept, the rest recomputed; gnnc run --plan
+only), all in one run of this script on one machine. Each row reports the median step time, the measured and planned
 device peak, the host/disk bytes, and how long gnn-plan-memory took (MLIR's
 pass timing, from `gnnc-opt -mlir-timing` on the same IR).
 
@@ -17,7 +18,10 @@ reported as "does not fit" (the compiler's error), not as a number.
 Usage:
   bench/memory_sweep.py [--quick] [--epochs N] [--threads T] [--markdown]
                         [--json FILE] [--only MODEL] [--graph GRAPH]
+                        [--repeat R]
   --quick   Facebook only (minutes instead of tens of minutes).
+  --repeat  runs per cell; the cell's time is the median of the runs'
+            median epoch times (steadier on a shared machine).
 """
 import argparse
 import json
@@ -55,7 +59,9 @@ GRAPHS = {
                     "classes = 8, seed = 1)",
 }
 FRACTIONS = [1.0, 0.75, 0.5, 0.35, 0.25]
-POLICIES = ["auto", "recompute_all", "offload_all"]
+# checkpoint_layers keeps each layer's input and recomputes inside layers
+# (torch.utils.checkpoint around every layer); --plan only, not a language value.
+POLICIES = ["auto", "recompute_all", "offload_all", "checkpoint_layers"]
 BIG = 1 << 40  # A budget nothing comes near: keep-all's reference.
 
 
@@ -121,6 +127,17 @@ class Sweep:
         return float(m.group(1)) if m else None
 
     def run(self, model, graph, budget, policy):
+        """One cell: --repeat runs; the epoch time is the median of their medians."""
+        runs = [self.run_once(model, graph, budget, policy) for _ in range(self.args.repeat)]
+        if any("error" in r for r in runs):
+            return next(r for r in runs if "error" in r)
+        ms = sorted(r["ms"] for r in runs)
+        result = runs[0]
+        result["ms"] = ms[len(ms) // 2]
+        result["ms_all"] = ms
+        return result
+
+    def run_once(self, model, graph, budget, policy):
         report = os.path.join(self.tmp, "report.json")
         cmd = [self.gnnc, "run", "--quiet", "--plan", policy, "--report", report,
                self.write(model, graph, budget)]
@@ -185,7 +202,7 @@ def table(result, markdown):
     lines = ["%s on %s: keep-all peak %s, %.1f ms/epoch; smallest plan %s (%.0f%%)" % (
         result["model"], result["graph"], fmt_bytes(result["keep_all_peak"]), keep["ms"],
         fmt_bytes(result["smallest"]), 100.0 * result["smallest"] / result["keep_all_peak"])]
-    head = ["budget", "auto", "recompute_all", "offload_all",
+    head = ["budget"] + POLICIES + [
             "auto vs keep-all", "auto vs best forced", "planned = measured",
             "plan time"]
     rows = []
@@ -222,6 +239,8 @@ def main():
     ap.add_argument("--epochs", type=int, default=4,
                     help="epochs per run; the first is excluded from the median")
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs per cell; the cell shows the median of their epoch times")
     ap.add_argument("--quick", action="store_true", help="Facebook only")
     ap.add_argument("--only", help="one model (GCN-3 or GAT)")
     ap.add_argument("--graph", help="one graph (facebook or synthetic-2M)")

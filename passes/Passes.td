@@ -191,6 +191,11 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     the built-in default). The `policy` (default: the train block's `plan`)
     `auto` solves exactly (branch and bound; `solver=greedy` or `ilp` for
     GLPK), `keep_all`, `recompute_all` and `offload_all` force one fate.
+    `checkpoint_layers` (for comparisons; not a language value) keeps the
+    inputs of every layer (the forward ops of one layer call, found by the
+    parameters they read) and the residents, and recomputes every other
+    saved tensor by its cheapest recipe reading only those, as
+    torch.utils.checkpoint around each layer would.
     Each plan is placed first fit (as gnn-assign-buffers will) and solved
     again with less room while fragmentation pushes the arena over.
 
@@ -209,8 +214,8 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     Option<"budget", "budget", "int64_t", /*default=*/"-1",
            "Device budget in bytes (-1: the train block's `memory`)">,
     Option<"policy", "policy", "std::string", /*default=*/"\"\"",
-           "auto, keep_all, recompute_all or offload_all (default: the "
-           "train block's `plan`)">,
+           "auto, keep_all, recompute_all, offload_all or "
+           "checkpoint_layers (default: the train block's `plan`)">,
     Option<"solver", "solver", "std::string", /*default=*/"\"auto\"",
            "auto (greedy, then a bounded exact search from its plan), exact, greedy, ilp">,
     Option<"profile", "profile", "std::string", /*default=*/"\"\"",

@@ -262,7 +262,14 @@ public:
 
   /// Fills `problem` and `candidates`; capacities are the caller's.
   /// \p featuresMovable: whether the features may get a host home.
-  void build(bool allowNarrow, Type narrowType, bool featuresMovable);
+  /// \p layerRecipes: also give every saved tensor a recompute recipe that
+  /// stops at the layers' inputs (checkpoint_layers' recipes).
+  void build(bool allowNarrow, Type narrowType, bool featuresMovable,
+             bool layerRecipes);
+
+  /// The inputs of the model's layers (see markLayerInputs), filled when
+  /// build() was asked for layer recipes.
+  llvm::DenseSet<Value> layerInputs;
 
   plan::Problem problem;
   std::vector<CandidateInfo> candidates;
@@ -293,8 +300,12 @@ private:
   /// Adds candidate \p c's recompute options: the forward ops from inputs
   /// readable at its first backward use without changing their lifetime,
   /// stopping at other saved values the plan must then keep, or going
-  /// through them.
+  /// through them, or (with layerInputs filled) stopping at layer inputs
+  /// only.
   void makeRecipes(int c);
+  /// Fills layerInputs: the tensors a layer (the forward ops of one layer
+  /// call, found by the parameters they read) reads from outside itself.
+  void markLayerInputs();
 
   func::FuncOp func;
   const StepLiveness &live;
@@ -329,8 +340,13 @@ void StepPlanner::makeRecipes(int c) {
            l.lastUse >= at;
   };
   // Two recipes: stop at saved values the plan must then keep (cheap), or
-  // go through them back to what is live anyway (no requirements).
-  for (bool throughSaved : {false, true}) {
+  // go through them back to what is live anyway (no requirements). With
+  // layer inputs marked, a third stops at those only: a per-layer
+  // checkpoint keeps them and re-runs each layer from its input.
+  enum class Stop { AtSaved, Never, AtLayerInputs };
+  for (Stop stop : {Stop::AtSaved, Stop::Never, Stop::AtLayerInputs}) {
+    if (stop == Stop::AtLayerInputs && layerInputs.empty())
+      continue;
     llvm::SetVector<Operation *> ops;
     SmallVector<int, 2>
       requires;
@@ -350,7 +366,10 @@ void StepPlanner::makeRecipes(int c) {
         }
         if (availableAnyway(v))
           continue;
-        if (!throughSaved && it != candidateOf.end() &&
+        bool stopsHere =
+            stop == Stop::AtSaved ||
+            (stop == Stop::AtLayerInputs && layerInputs.contains(v));
+        if (stopsHere && it != candidateOf.end() &&
             candidates[it->second].lastUse >= at) {
           requires.push_back(it->second);
           continue;
@@ -388,9 +407,10 @@ void StepPlanner::makeRecipes(int c) {
           transient += alignToArena(live.lookup(r).bytes);
     }
     recipe.inputs.assign(inputs.begin(), inputs.end());
-    // Same recipe both ways: nothing saved on the path.
-    if (throughSaved && !info.recipes.empty() &&
-        info.recipes.back().ops == recipe.ops)
+    // The same recipe another way (nothing saved on the path, say).
+    if (llvm::any_of(info.recipes, [&](const RecomputeRecipe &other) {
+          return other.ops == recipe.ops;
+        }))
       continue;
     option.requiresKept.assign(requires.begin(), requires.end());
     option.detail = static_cast<int64_t>(info.recipes.size());
@@ -404,6 +424,61 @@ void StepPlanner::makeRecipes(int c) {
     info.recipes.push_back(std::move(recipe));
     problem.candidates[c].options.push_back(std::move(option));
   }
+}
+
+void StepPlanner::markLayerInputs() {
+  // A layer is one layer call (`gcn_conv(...)`): its forward ops share the
+  // call's location, and its parameters are named after it
+  // ("gcn_conv_2.weight" belongs to "gcn_conv_2"). The location alone is
+  // not enough: `repeat` unrolls one call site into several layers.
+  ArrayRef<Operation *> schedule = live.getSchedule();
+  llvm::DenseMap<Operation *, std::string> layerOf;
+  llvm::DenseSet<Location> layerLocs;
+  for (Operation *op : schedule) {
+    if (!live.isForward(op))
+      continue;
+    for (Value operand : op->getOperands()) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      if (!arg)
+        continue;
+      ArgumentRole role = getArgumentRole(func, arg.getArgNumber());
+      if (role.kind != ArgumentKind::Parameter)
+        continue;
+      layerOf[op] = StringRef(role.detail).rsplit('.').first.str();
+      layerLocs.insert(op->getLoc());
+    }
+  }
+  // The layer's other ops: those at its location that read a layer op's
+  // result (an aggregation after the matmul), then those whose result a
+  // layer op reads (an aggregation before it, as in sage_conv).
+  auto sameLayer = [&](Operation *op, Operation *other) {
+    return other && other->getLoc() == op->getLoc() && layerOf.count(other);
+  };
+  for (Operation *op : schedule)
+    if (live.isForward(op) && !layerOf.count(op) &&
+        layerLocs.contains(op->getLoc()))
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp(); sameLayer(op, def)) {
+          layerOf[op] = layerOf[def];
+          break;
+        }
+  for (Operation *op : llvm::reverse(schedule))
+    if (live.isForward(op) && !layerOf.count(op) &&
+        layerLocs.contains(op->getLoc()))
+      for (Operation *user : op->getUsers())
+        if (sameLayer(op, user)) {
+          layerOf[op] = layerOf[user];
+          break;
+        }
+  for (auto [op, layer] : layerOf)
+    for (Value operand : op->getOperands()) {
+      if (!isa<RankedTensorType>(operand.getType()) ||
+          isa<BlockArgument>(operand))
+        continue;
+      auto it = layerOf.find(operand.getDefiningOp());
+      if (it == layerOf.end() || it->second != layer)
+        layerInputs.insert(operand);
+    }
 }
 
 void StepPlanner::addResidents(bool featuresMovable) {
@@ -509,8 +584,10 @@ int64_t StepPlanner::keptResidentBytes(const std::vector<int> &choice) const {
   return kept;
 }
 
-void StepPlanner::build(bool allowNarrow, Type narrowType,
-                        bool featuresMovable) {
+void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
+                        bool layerRecipes) {
+  if (layerRecipes)
+    markLayerInputs();
   ArrayRef<Operation *> schedule = live.getSchedule();
   int64_t numOps = static_cast<int64_t>(schedule.size());
   problem = plan::Problem(2 * numOps);
@@ -872,7 +949,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     return failure();
 
   StepPlanner planner(func, *live, prof);
-  planner.build(savedPrecision != "exact", narrowType, fp->featuresMovable);
+  planner.build(savedPrecision != "exact", narrowType, fp->featuresMovable,
+                /*layerRecipes=*/policyName == "checkpoint_layers");
   plan::Problem &problem = planner.problem;
   numCandidates += problem.candidates.size();
 
@@ -947,6 +1025,29 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     return choice;
   };
 
+  // checkpoint_layers, what torch.utils.checkpoint around every layer does:
+  // the layers' inputs and the residents stay on the device, and every
+  // other saved tensor is recomputed, by the cheapest recipe that reads
+  // only those (kept if it has none).
+  auto checkpointLayers = [&]() {
+    std::vector<int> choice(problem.candidates.size(), 0);
+    auto kept = [&](int r) {
+      return planner.candidates[r].resident ||
+             planner.layerInputs.contains(planner.candidates[r].value);
+    };
+    for (auto [c, cand] : llvm::enumerate(problem.candidates)) {
+      if (kept(static_cast<int>(c)))
+        continue;
+      for (auto [o, option] : llvm::enumerate(cand.options))
+        if (option.fate == Fate::Recompute &&
+            llvm::all_of(option.requiresKept, kept) &&
+            (choice[c] == 0 ||
+             option.seconds < cand.options[choice[c]].seconds))
+          choice[c] = static_cast<int>(o);
+    }
+    return choice;
+  };
+
   // The solver that chose the last solution ("none" for a forced policy),
   // recorded as `mem.solver` so `gnnc plan` can say what `auto` picked.
   std::string solverUsed = "none";
@@ -959,6 +1060,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return plan::evaluate(problem, forced(Fate::Recompute));
     if (policyName == "offload_all")
       return plan::evaluate(problem, offloadAll());
+    if (policyName == "checkpoint_layers")
+      return plan::evaluate(problem, checkpointLayers());
     std::string which = solver;
     if (which == "auto") {
       // The greedy's plan first, then a bounded exact search that starts

@@ -36,8 +36,10 @@ namespace mlir::gnn::plan {
 
 /// The memory policies (`plan` in the language, --plan) and the solvers
 /// (--planner): the one list the pass and the tools check names against.
+/// `checkpoint_layers` (keep each layer's input, recompute inside layers)
+/// is for comparisons, through --plan only: language v1 does not name it.
 inline constexpr llvm::StringLiteral kPolicyNames[] = {
-    "auto", "keep_all", "recompute_all", "offload_all"};
+    "auto", "keep_all", "recompute_all", "offload_all", "checkpoint_layers"};
 inline constexpr llvm::StringLiteral kSolverNames[] = {"auto", "exact",
                                                        "greedy", "ilp"};
 /// "a, b, c" for messages.

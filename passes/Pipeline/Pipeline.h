@@ -36,8 +36,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> policy{
       *this, "policy",
       llvm::cl::desc("plan, cpp: the memory policy (auto, keep_all, "
-                     "recompute_all, offload_all; default: the program's "
-                     "`plan`)"),
+                     "recompute_all, offload_all, checkpoint_layers; "
+                     "default: the program's `plan`)"),
       llvm::cl::init("")};
   Option<std::string> solver{
       *this, "solver", llvm::cl::desc("plan, cpp: auto, exact, greedy or ilp"),

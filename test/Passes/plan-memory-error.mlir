@@ -12,6 +12,6 @@
 
 // KEEP: error: memory = 2.86 MiB is too small for plan = keep_all on 'cora': it needs 2.99 MiB (plan = auto may fit)
 
-// POLICY: error: gnn-plan-memory: unknown policy 'bogus' (auto, keep_all, recompute_all, offload_all)
+// POLICY: error: gnn-plan-memory: unknown policy 'bogus' (auto, keep_all, recompute_all, offload_all, checkpoint_layers)
 
 // SOLVER: error: gnn-plan-memory: unknown solver 'bogus' (auto, exact, greedy, ilp)

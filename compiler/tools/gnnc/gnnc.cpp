@@ -84,7 +84,9 @@ static cl::opt<std::string> profileFile(
 static cl::opt<std::string>
     planPolicy("plan",
                cl::desc("Override the program's memory policy: auto, keep_all, "
-                        "recompute_all, offload_all"),
+                        "recompute_all, offload_all, or checkpoint_layers "
+                        "(keep each layer's input, recompute the rest; for "
+                        "comparisons, not a language value)"),
                cl::value_desc("POLICY"), cl::sub(emitCmd), cl::sub(runCmd),
                cl::sub(compileCmd), cl::sub(planCmd), cl::cat(gnncCategory));
 static cl::opt<std::string> planSolver(

@@ -15,7 +15,8 @@
 // runs offload_all with a tiny host_memory, so its tensors go through real
 // spill files; one in five allows bf16 storage (saved_precision = bf16),
 // whose losses may differ but must stay close and whose peak must still
-// hold.
+// hold. Every model also trains under checkpoint_layers (each layer's
+// input kept, the rest recomputed), bit for bit like keep_all.
 //
 //===----------------------------------------------------------------------===//
 #include "gnnc/JIT.h"
@@ -278,11 +279,28 @@ TEST_P(PlanProperty, MeasuredPeakWithinBudgetAndExactLosses) {
           << "step " << i;
   }
 
+  // The per-layer checkpoint (a forced policy that recomputes inside
+  // layers from their kept inputs): within its plan, and the same losses,
+  // since recompute never changes a value.
+  bool checkpointRecomputes = false;
+  {
+    SCOPED_TRACE("plan = checkpoint_layers");
+    std::optional<CaseRun> checkpoint =
+        train(withSettings(c, memory(kLarge) + extra), "checkpoint_layers");
+    ASSERT_TRUE(checkpoint);
+    expectWithinPlan(*checkpoint, kLarge);
+    EXPECT_EQ(checkpoint->report.losses, keep->report.losses);
+    checkpointRecomputes = checkpoint->report.predictedStepSeconds >
+                           checkpoint->report.keepAllStepSeconds;
+  }
+
   std::printf("case %d: smallest %llu, keep-all %llu bytes; of %d budgets "
-              "%d changed a fate, %d offloaded, %d stored bf16\n",
+              "%d changed a fate, %d offloaded, %d stored bf16; "
+              "checkpoint_layers %s\n",
               GetParam(), static_cast<unsigned long long>(smallest),
               static_cast<unsigned long long>(keepPeak), kBudgetsPerModel,
-              changed, offloaded, narrowedRuns);
+              changed, offloaded, narrowedRuns,
+              checkpointRecomputes ? "recomputes" : "keeps everything");
 
   if (!c.disk)
     return;
