@@ -20,8 +20,8 @@ Usage:
                         [--json FILE] [--only MODEL] [--graph GRAPH]
                         [--repeat R]
   --quick   Facebook only (minutes instead of tens of minutes).
-  --repeat  runs per cell; the cell's time is the median of the runs'
-            median epoch times (steadier on a shared machine).
+  --repeat  runs per cell, taken round the policies of a row; the cell's
+            time is the median of the runs' median epoch times.
 """
 import argparse
 import json
@@ -127,8 +127,12 @@ class Sweep:
         return float(m.group(1)) if m else None
 
     def run(self, model, graph, budget, policy):
-        """One cell: --repeat runs; the epoch time is the median of their medians."""
-        runs = [self.run_once(model, graph, budget, policy) for _ in range(self.args.repeat)]
+        return self.combine([self.run_once(model, graph, budget, policy)
+                             for _ in range(self.args.repeat)])
+
+    @staticmethod
+    def combine(runs):
+        """One cell from its runs: the epoch time is the median of their medians."""
         if any("error" in r for r in runs):
             return next(r for r in runs if "error" in r)
         ms = sorted(r["ms"] for r in runs)
@@ -179,9 +183,17 @@ class Sweep:
                 rows.append(row)
                 continue
             row["plan_seconds"] = self.plan_seconds(model, graph, budget)
+            # Repeats go round the policies, so a slow spell of the machine
+            # falls on every policy of the row rather than on one.
+            runs = {policy: [] for policy in POLICIES}
+            for rep in range(self.args.repeat):
+                for policy in POLICIES:
+                    print("   %5.1f%% %s (%d/%d)" % (100 * fraction, policy, rep + 1,
+                                                   self.args.repeat),
+                          file=sys.stderr, flush=True)
+                    runs[policy].append(self.run_once(model, graph, budget, policy))
             for policy in POLICIES:
-                print("   %5.1f%% %s" % (100 * fraction, policy), file=sys.stderr, flush=True)
-                r = self.run(model, graph, budget, policy)
+                r = self.combine(runs[policy])
                 if "loss" in r:
                     r["same_losses"] = r.pop("loss") == keep["loss"]
                 row["runs"][policy] = r
