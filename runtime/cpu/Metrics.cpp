@@ -109,7 +109,7 @@ double macro(const std::vector<double> &values, const std::vector<bool> &use) {
 
 int classification(const float *logits, const int32_t *labels,
                    const uint8_t *mask, int64_t n, int64_t classes,
-                   gnnrt_metrics *out) {
+                   bool ranking, gnnrt_metrics *out) {
   std::vector<int64_t> nodes;
   for (int64_t i = 0; i < n; ++i) {
     if ((mask && !mask[i]) || labels[i] < 0)
@@ -163,6 +163,10 @@ int classification(const float *logits, const int32_t *labels,
   r.precision = macro(precision, occurs);
   r.recall = macro(recall, occurs);
   r.f1 = macro(f1, occurs);
+  if (!ranking) {
+    *out = r;
+    return GNNRT_OK;
+  }
 
   std::vector<double> aurocs(classes), aps(classes), scores(m);
   std::vector<uint8_t> positive(m);
@@ -192,13 +196,23 @@ extern "C" {
 int gnnrt_cpu_metrics_classification(const float *logits, const int32_t *labels,
                                      const uint8_t *mask, int64_t n,
                                      int64_t classes, gnnrt_metrics *out) {
+  return gnnrt_cpu_metrics_classification_select(logits, labels, mask, n,
+                                                 classes, 1, out);
+}
+
+int gnnrt_cpu_metrics_classification_select(const float *logits,
+                                            const int32_t *labels,
+                                            const uint8_t *mask, int64_t n,
+                                            int64_t classes, int ranking,
+                                            gnnrt_metrics *out) {
   int64_t count;
   GNNRT_CHECK(classes >= 1 && mulSize(n, classes, count), GNNRT_ERR_BAD_SIZE);
   GNNRT_CHECK(out && present(logits, count) && present(labels, n),
               GNNRT_ERR_NULL_POINTER);
   // Exceptions must not cross the C ABI.
   try {
-    return classification(logits, labels, mask, n, classes, out);
+    return classification(logits, labels, mask, n, classes, ranking != 0,
+                           out);
   } catch (const std::bad_alloc &) {
     return GNNRT_ERR_OUT_OF_MEMORY;
   }

@@ -1065,12 +1065,13 @@ bool Session::forward(std::string &error) {
   return true;
 }
 
-bool Session::metricsOf(Split split, gnnrt_metrics &out, std::string &error) {
+bool Session::metricsOf(Split split, gnnrt_metrics &out, std::string &error,
+                        bool ranking) {
   const int k = static_cast<int>(split);
-  int status = gnnrt_cpu_metrics_classification(
+  int status = gnnrt_cpu_metrics_classification_select(
       cuda ? hostLogits.data() : logitsData,
       cuda ? hostLabels.data() : labelData,
-      cuda ? hostMasks[k].data() : maskData[k], nodes, classes, &out);
+      cuda ? hostMasks[k].data() : maskData[k], nodes, classes, ranking, &out);
   if (status != GNNRT_OK) {
     error = std::string("metrics: ") + gnnrt_status_string(status);
     return false;
@@ -1139,12 +1140,17 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
     std::vector<std::pair<std::string, double>> shown;
     if (epoch % evalEvery == 0 || epoch == epochs) {
       auto evalStart = std::chrono::steady_clock::now();
-      if (!evaluate(Split::Val, stats.val, error))
+      // The ranking metrics sort every class's scores: per epoch, only
+      // when the program shows them (the final report has them all).
+      const bool ranking =
+          report.metrics & (GNNRT_METRIC_AUC_ROC | GNNRT_METRIC_AUC_PR);
+      if (!forward(error) ||
+          !metricsOf(Split::Val, stats.val, error, ranking))
         return false;
       if (report.bestValEpoch == 0 ||
           stats.val.accuracy > report.bestVal.accuracy) {
         // The same forward pass gives the test split's logits.
-        if (!metricsOf(Split::Test, report.testAtBestVal, error))
+        if (!metricsOf(Split::Test, report.testAtBestVal, error, ranking))
           return false;
         report.bestValEpoch = epoch;
         report.bestVal = stats.val;

@@ -466,6 +466,16 @@ int gnnrt_cpu_metrics_classification(const float *logits, const int32_t *labels,
                                      const uint8_t *mask, int64_t n,
                                      int64_t classes, gnnrt_metrics *out);
 
+/* The same, with the ranking metrics (auroc, aupr) only when `ranking` is
+   non-zero; they are NaN otherwise. They sort every class's scores, which a
+   validation pass after every epoch need not pay for when the program
+   shows neither. The other fields are the same bits either way. */
+int gnnrt_cpu_metrics_classification_select(const float *logits,
+                                            const int32_t *labels,
+                                            const uint8_t *mask, int64_t n,
+                                            int64_t classes, int ranking,
+                                            gnnrt_metrics *out);
+
 /* Binary ROC AUC of `scores[n]` for `positive[n] != 0`, as scikit-learn's
    roc_auc_score (the trapezoidal ROC: a tie between a positive and a
    negative counts one half). NaN unless both classes occur. */

@@ -78,6 +78,8 @@ struct EpochStats {
   double loss = 0;   ///< The training loss of this epoch's step.
   double seconds = 0;
   bool evaluated = false; ///< `val` holds this epoch's validation metrics.
+  /// AUROC and AUPR are NaN unless the program's metrics name auc_roc or
+  /// auc_pr: they sort every class's scores, too slow for every epoch.
   gnnrt_metrics val{};
 };
 
@@ -107,6 +109,7 @@ struct TrainReport {
   /// GCN and GAT papers report: the validation pass with the highest
   /// accuracy (the earliest on ties), and the test metrics of the same
   /// weights. Reported only; training keeps the last epoch's weights.
+  /// Per-epoch passes: AUROC and AUPR as in EpochStats::val.
   int64_t bestValEpoch = 0;
   gnnrt_metrics bestVal{}, testAtBestVal{};
   uint32_t metrics = GNNRT_METRIC_ACCURACY; ///< Which ones to show.
@@ -212,8 +215,10 @@ private:
   bool buildCalls(std::string &error);
   /// predict into the logits buffer.
   bool forward(std::string &error);
-  /// Metrics of the logits buffer on \p split.
-  bool metricsOf(Split split, gnnrt_metrics &out, std::string &error);
+  /// Metrics of the logits buffer on \p split; the ranking metrics (AUROC,
+  /// AUPR) only when \p ranking (NaN otherwise).
+  bool metricsOf(Split split, gnnrt_metrics &out, std::string &error,
+                 bool ranking = true);
   int slotOf(const gnnrt_value_desc &v) const;
   /// The parameters by name, copied from the arena.
   bool readParameters(std::vector<NamedTensor> &out, std::string &error) const;

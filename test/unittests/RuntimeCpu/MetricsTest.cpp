@@ -128,6 +128,37 @@ TEST(Metrics, MulticlassByHand) {
   EXPECT_NEAR(m.aupr, 0.75, 1e-12);
 }
 
+TEST(Metrics, SelectSkipsOnlyTheRankingMetrics) {
+  // Per-epoch validation asks for the ranking metrics only when the
+  // program shows them: the rest must be the same bits, the skipped ones
+  // NaN, and asking for them must give gnnrt_cpu_metrics_classification's.
+  std::vector<float> logits = {2, 0, 1, 0, 3, 1, 0.5f, 0.5f, 2, 1, 0, 4};
+  std::vector<int32_t> labels = {0, 1, 2, 2};
+  gnnrt_metrics all, without, with;
+  ASSERT_EQ(gnnrt_cpu_metrics_classification(logits.data(), labels.data(),
+                                             nullptr, 4, 3, &all),
+            GNNRT_OK);
+  ASSERT_EQ(gnnrt_cpu_metrics_classification_select(
+                logits.data(), labels.data(), nullptr, 4, 3, 0, &without),
+            GNNRT_OK);
+  ASSERT_EQ(gnnrt_cpu_metrics_classification_select(
+                logits.data(), labels.data(), nullptr, 4, 3, 1, &with),
+            GNNRT_OK);
+  EXPECT_EQ(without.count, all.count);
+  EXPECT_EQ(without.accuracy, all.accuracy);
+  EXPECT_EQ(without.precision, all.precision);
+  EXPECT_EQ(without.recall, all.recall);
+  EXPECT_EQ(without.f1, all.f1);
+  EXPECT_TRUE(std::isnan(without.auroc));
+  EXPECT_TRUE(std::isnan(without.aupr));
+  EXPECT_FALSE(std::isnan(all.auroc));
+  EXPECT_EQ(with.auroc, all.auroc);
+  EXPECT_EQ(with.aupr, all.aupr);
+  EXPECT_EQ(gnnrt_cpu_metrics_classification_select(
+                nullptr, labels.data(), nullptr, 4, 3, 0, &without),
+            GNNRT_ERR_NULL_POINTER);
+}
+
 TEST(Metrics, NullMaskMeansEveryLabelledNodeAndEmptyIsNaN) {
   // Two nodes, both right: accuracy 1, and each class has one positive and
   // one negative ranked perfectly.
