@@ -3,10 +3,10 @@
 // Written once for both runtime/cpu and runtime/cuda: the argument checks
 // that turn bad calls into statuses, the fixed blocks of rows that make
 // column sums independent of how many threads (or GPU threads) ran them,
-// the storage size of a graph with self loops, and the fp32 <-> bf16/fp16
-// conversions on bit patterns. Sharing the code is what makes the two
-// targets' results equal bit for bit where the kernels promise it.
-// Private to the runtime's libraries.
+// the storage size of a graph with self loops, the fp32 <-> bf16/fp16
+// conversions on bit patterns, and the optimizers' per-element updates. Sharing
+// the code is what makes the two targets' results equal bit for bit where the
+// kernels promise it. Private to the runtime's libraries.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GNNRT_COMMON_KERNELCOMMON_H
@@ -15,6 +15,7 @@
 #include "gnnrt/HostDevice.h"
 #include "gnnrt/Kernels.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -150,6 +151,69 @@ GNNRT_HD inline float f16ToF32(uint16_t h) {
   uint32_t f = exponent == 0 ? subnormal : normal;
   f = exponent == 0x1fu ? special : f;
   return fromBits(sign | f);
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer updates, one element at a time
+//===----------------------------------------------------------------------===//
+
+/// What every element of one Adam update shares, computed once on the host
+/// (CUDA included, so std::pow gives the same bits on both targets).
+struct AdamConstants {
+  double lr, beta1, beta2, eps, correction1, correction2, l2, shrink;
+};
+
+inline AdamConstants adamConstants(int64_t step, double lr, double beta1,
+                                   double beta2, double eps, double weightDecay,
+                                   bool decoupled) {
+  const double t = static_cast<double>(step);
+  AdamConstants c;
+  c.lr = lr;
+  c.beta1 = beta1;
+  c.beta2 = beta2;
+  c.eps = eps;
+  c.correction1 = 1.0 - std::pow(beta1, t);
+  c.correction2 = 1.0 - std::pow(beta2, t);
+  c.l2 = decoupled ? 0.0 : weightDecay;
+  c.shrink = decoupled ? 1.0 - lr * weightDecay : 1.0;
+  return c;
+}
+
+/// Adam on element \p i, in double, rounded once per output. Each output is
+/// written after the element's inputs are read, so outputs may alias
+/// inputs. Only correctly rounded operations (the libraries build without
+/// contraction), so every target and vector width gives the same bits.
+GNNRT_HD inline void adamElement(int64_t i, const float *param,
+                                 const float *grad, const float *m,
+                                 const float *v, const AdamConstants &c,
+                                 float *newParam, float *newM, float *newV) {
+  double p = param[i];
+  const double g = grad[i] + c.l2 * p;
+  const double mi = c.beta1 * m[i] + (1.0 - c.beta1) * g;
+  const double vi = c.beta2 * v[i] + (1.0 - c.beta2) * g * g;
+  const double mh = mi / c.correction1, vh = vi / c.correction2;
+  p *= c.shrink;
+  p -= c.lr * mh / (std::sqrt(vh) + c.eps);
+  newM[i] = static_cast<float>(mi);
+  newV[i] = static_cast<float>(vi);
+  newParam[i] = static_cast<float>(p);
+}
+
+/// SGD (PyTorch's: weight decay into the gradient, then momentum, Nesterov
+/// optionally) on element \p i; \p momentumBuffer null means no momentum.
+GNNRT_HD inline void sgdElement(int64_t i, const float *param,
+                                const float *grad, const float *momentumBuffer,
+                                double lr, double momentum, double weightDecay,
+                                bool nesterov, float *newParam,
+                                float *newMomentumBuffer) {
+  const double p = param[i];
+  double g = grad[i] + weightDecay * p;
+  if (momentumBuffer) {
+    const double buf = momentum * momentumBuffer[i] + g;
+    g = nesterov ? g + momentum * buf : buf;
+    newMomentumBuffer[i] = static_cast<float>(buf);
+  }
+  newParam[i] = static_cast<float>(p - lr * g);
 }
 
 } // namespace gnnrt::kernel

@@ -3,14 +3,14 @@
 // The grain below which a loop stays serial, vector clones, row-width
 // dispatch, chunked loops and graph checks that read the (host) offsets;
 // the argument checks and fixed reduction blocks come from
-// common/KernelCommon.h, shared with the CUDA kernels. Private to
-// runtime/cpu.
+// common/KernelChecks.h and common/KernelCommon.h, shared with the CUDA
+// kernels. Private to runtime/cpu.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GNNRT_CPU_COMMON_H
 #define GNNRT_CPU_COMMON_H
 
-#include "common/KernelCommon.h"
+#include "common/KernelChecks.h"
 #include "gnnrt/Kernels.h"
 
 #include <algorithm>
@@ -23,8 +23,9 @@
 
 namespace gnnrt::cpu {
 
-// Shared with the CUDA kernels (common/KernelCommon.h).
-// Shared with the CUDA kernels (common/KernelCommon.h).
+// Shared with the CUDA kernels (common/KernelCommon.h, KernelChecks.h);
+// kernels name the argument checks `kernel::spmmArgs` and so on.
+namespace kernel = ::gnnrt::kernel;
 using kernel::bitsOf;
 using kernel::blockRows;
 using kernel::fromBits;
@@ -110,14 +111,8 @@ void forEachChunk(int64_t n, int64_t chunk, [[maybe_unused]] bool par,
 /// The O(1) checks every graph kernel makes: a view with offsets that span
 /// exactly E slots. Index contents are gnnrt_graph_check's job.
 inline int checkView(const gnnrt_graph *g, const gnnrt_csr &csr) {
-  GNNRT_CHECK(g, GNNRT_ERR_NULL_POINTER);
-  GNNRT_CHECK(g->num_nodes >= 0 && g->num_edges >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(g->num_nodes < std::numeric_limits<int32_t>::max() &&
-                  g->num_edges <= std::numeric_limits<int32_t>::max(),
-              GNNRT_ERR_BAD_GRAPH);
-  GNNRT_CHECK(csr.indptr && present(csr.src, g->num_edges) &&
-                  present(csr.edge_id, g->num_edges),
-              GNNRT_ERR_NULL_POINTER);
+  if (int status = kernel::viewArrays(g, csr))
+    return status;
   GNNRT_CHECK(csr.indptr[0] == 0 && csr.indptr[g->num_nodes] == g->num_edges,
               GNNRT_ERR_BAD_GRAPH);
   return GNNRT_OK;

@@ -23,20 +23,6 @@ using namespace gnnrt::cpu;
 
 namespace {
 
-constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();
-
-/// Sizes the int32 sections can describe: rows and columns are stored in
-/// rowidx and indices, offsets up to nnz in indptr and colptr. A matrix has
-/// at most one slot per element, which also keeps the dense index
-/// `i * cols + j` of dropout far from overflowing.
-int checkShape(int64_t rows, int64_t cols, int64_t nnz) {
-  GNNRT_CHECK(rows >= 0 && cols >= 0 && nnz >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(rows <= kMaxIndex && cols <= kMaxIndex && nnz <= kMaxIndex,
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(nnz <= rows * cols, GNNRT_ERR_BAD_SIZE);
-  return GNNRT_OK;
-}
-
 /// The O(1) checks of a built matrix: both offset arrays span exactly nnz
 /// slots. Like a graph's indices, the rest is trusted: a malformed buffer
 /// could only come from skipping gnnrt_cpu_csr_matrix_build.
@@ -135,7 +121,7 @@ extern "C" {
 int gnnrt_cpu_csr_matrix_build(const int32_t *indptr, const int32_t *indices,
                                const float *values, int64_t rows, int64_t cols,
                                int64_t nnz, void *base) {
-  if (int status = checkShape(rows, cols, nnz))
+  if (int status = kernel::csrShape(rows, cols, nnz))
     return status;
   GNNRT_CHECK(indptr && present(indices, nnz) && present(values, nnz) && base,
               GNNRT_ERR_NULL_POINTER);
@@ -201,10 +187,8 @@ int gnnrt_cpu_csr_matrix_build(const int32_t *indptr, const int32_t *indices,
 int gnnrt_cpu_csr_dropout(const void *x, int64_t rows, int64_t cols,
                           int64_t nnz, uint64_t seed, uint64_t step,
                           uint64_t stream, double p, void *y) {
-  if (int status = checkShape(rows, cols, nnz))
+  if (int status = kernel::csrDropoutArgs(x, rows, cols, nnz, p, y))
     return status;
-  GNNRT_CHECK(p >= 0 && p < 1, GNNRT_ERR_BAD_ARGUMENT); // also rejects NaN
-  GNNRT_CHECK(x && y, GNNRT_ERR_NULL_POINTER);
   const gnnrt_csr_matrix a = constView(x, rows, cols, nnz);
   const gnnrt_csr_matrix out = gnnrt_csr_matrix_view(y, rows, cols, nnz);
   if (int status = checkOffsets(a))
@@ -288,15 +272,11 @@ int gnnrt_cpu_csr_dropout(const void *x, int64_t rows, int64_t cols,
 
 int gnnrt_cpu_csr_matmul(const void *a, int64_t rows, int64_t cols, int64_t nnz,
                          int transpose_a, const float *b, int64_t n, float *c) {
-  if (int status = checkShape(rows, cols, nnz))
+  int64_t cSize;
+  if (int status = kernel::csrMatmulArgs(a, rows, cols, nnz, transpose_a, b, n,
+                                         c, cSize))
     return status;
-  const int64_t inner = transpose_a ? rows : cols;
   const int64_t outer = transpose_a ? cols : rows;
-  int64_t bSize, cSize;
-  GNNRT_CHECK(mulSize(inner, n, bSize) && mulSize(outer, n, cSize),
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(a && present(b, bSize) && present(c, cSize),
-              GNNRT_ERR_NULL_POINTER);
   const gnnrt_csr_matrix m = constView(a, rows, cols, nnz);
   if (int status = checkOffsets(m))
     return status;

@@ -20,11 +20,7 @@ using namespace gnnrt::cpu;
 
 namespace {
 
-/// Checks `rows`, `cols` and gives `rows * cols`.
-int matrixSize(int64_t rows, int64_t cols, int64_t &count) {
-  GNNRT_CHECK(mulSize(rows, cols, count), GNNRT_ERR_BAD_SIZE);
-  return GNNRT_OK;
-}
+using kernel::matrixSize;
 
 /// Sums `rows` rows into `out[0, width)`: `rowFn(r, acc)` adds row r's
 /// terms to `acc`. Rows are summed in kReductionBlocks fixed blocks, in
@@ -162,14 +158,10 @@ int gnnrt_cpu_row_mul(const float *x, const float *scale, int64_t rows,
 
 int gnnrt_cpu_reduce(int kind, const float *x, int64_t rows, int64_t cols,
                      int dim, float *y) {
-  GNNRT_CHECK(kind >= GNNRT_REDUCE_SUM && kind <= GNNRT_REDUCE_MAX,
-              GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
   int64_t count;
-  if (int status = matrixSize(rows, cols, count))
+  if (int status = kernel::reduceArgs(kind, x, rows, cols, dim, y, count))
     return status;
-  const int64_t kept = dim == 0 ? cols : rows, n = dim == 0 ? rows : cols;
-  GNNRT_CHECK(present(x, count) && present(y, kept), GNNRT_ERR_NULL_POINTER);
+  const int64_t n = dim == 0 ? rows : cols;
   [[maybe_unused]] const bool par = worthThreads(count);
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
@@ -227,15 +219,10 @@ int gnnrt_cpu_reduce(int kind, const float *x, int64_t rows, int64_t cols,
 }
 
 int gnnrt_cpu_head_matrix(int kind, int64_t heads, int64_t width, float *y) {
-  GNNRT_CHECK(kind == GNNRT_HEADS_SUM || kind == GNNRT_HEADS_MEAN,
-              GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(heads >= 1 && width >= 1, GNNRT_ERR_BAD_ARGUMENT);
-  const bool sum = kind == GNNRT_HEADS_SUM;
   int64_t rows, count;
-  GNNRT_CHECK(mulSize(heads, width, rows) &&
-                  mulSize(rows, sum ? heads : width, count),
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(y, GNNRT_ERR_NULL_POINTER);
+  if (int status = kernel::headMatrixArgs(kind, heads, width, y, rows, count))
+    return status;
+  const bool sum = kind == GNNRT_HEADS_SUM;
   std::memset(y, 0, static_cast<size_t>(count) * sizeof(float));
   const int64_t cols = sum ? heads : width;
   const float mean = static_cast<float>(1.0 / static_cast<double>(heads));
@@ -258,19 +245,11 @@ int gnnrt_cpu_zeros(float *y, int64_t n) {
 
 int gnnrt_cpu_concat(const float *const *inputs, const int64_t *widths,
                      int64_t num_inputs, int64_t rows, float *y) {
-  GNNRT_CHECK(num_inputs >= 0 && rows >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(inputs, num_inputs) && present(widths, num_inputs),
-              GNNRT_ERR_NULL_POINTER);
-  int64_t total = 0, count;
-  for (int64_t i = 0; i < num_inputs; ++i) {
-    int64_t size;
-    GNNRT_CHECK(mulSize(rows, widths[i], size) &&
-                    !__builtin_add_overflow(total, widths[i], &total),
-                GNNRT_ERR_BAD_SIZE);
-    GNNRT_CHECK(present(inputs[i], size), GNNRT_ERR_NULL_POINTER);
-  }
-  GNNRT_CHECK(mulSize(rows, total, count), GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(y, count), GNNRT_ERR_NULL_POINTER);
+  int64_t total;
+  if (int status =
+          kernel::concatArgs(inputs, widths, num_inputs, rows, y, total))
+    return status;
+  const int64_t count = rows * total;
 #pragma omp parallel for schedule(static) if (worthThreads(count))
   for (int64_t r = 0; r < rows; ++r) {
     float *yr = y + r * total;
@@ -286,13 +265,9 @@ int gnnrt_cpu_concat(const float *const *inputs, const int64_t *widths,
 
 int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
                     int64_t width, float *y) {
-  int64_t count, out;
-  if (int status = matrixSize(rows, cols, count))
+  int64_t out;
+  if (int status = kernel::sliceArgs(x, rows, cols, offset, width, y, out))
     return status;
-  GNNRT_CHECK(offset >= 0 && width >= 0 && offset <= cols &&
-                  width <= cols - offset && mulSize(rows, width, out),
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(x, count) && present(y, out), GNNRT_ERR_NULL_POINTER);
   if (width == 0)
     return GNNRT_OK;
 #pragma omp parallel for schedule(static) if (worthThreads(out))
@@ -304,12 +279,9 @@ int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
 
 int gnnrt_cpu_normalize(const float *x, int64_t rows, int64_t cols, int dim,
                         double eps, float *y) {
-  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
   int64_t count;
-  if (int status = matrixSize(rows, cols, count))
+  if (int status = kernel::normalizeArgs(x, rows, cols, dim, eps, y, count))
     return status;
-  GNNRT_CHECK(present(x, count) && present(y, count), GNNRT_ERR_NULL_POINTER);
   if (count == 0)
     return GNNRT_OK;
   [[maybe_unused]] const bool par = worthThreads(count);
@@ -346,13 +318,10 @@ int gnnrt_cpu_normalize(const float *x, int64_t rows, int64_t cols, int dim,
 
 int gnnrt_cpu_normalize_grad(const float *x, const float *dy, int64_t rows,
                              int64_t cols, int dim, double eps, float *dx) {
-  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
   int64_t count;
-  if (int status = matrixSize(rows, cols, count))
+  if (int status =
+          kernel::normalizeGradArgs(x, dy, rows, cols, dim, eps, dx, count))
     return status;
-  GNNRT_CHECK(present(x, count) && present(dy, count) && present(dx, count),
-              GNNRT_ERR_NULL_POINTER);
   if (count == 0)
     return GNNRT_OK;
   [[maybe_unused]] const bool par = worthThreads(count);

@@ -285,9 +285,8 @@ int gnnrt_cpu_activation_grad(int kind, const float *x, const float *dy,
 
 int gnnrt_cpu_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
                       uint64_t stream, double p, float *y) {
-  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(p >= 0 && p < 1, GNNRT_ERR_BAD_ARGUMENT); // also rejects NaN
-  GNNRT_CHECK(present(x, n) && present(y, n), GNNRT_ERR_NULL_POINTER);
+  if (int status = kernel::dropoutArgs(x, n, p, y))
+    return status;
   // Comparing the raw bits with the threshold is exactly `u >= p`.
   const uint64_t threshold = gnnrt::dropoutThreshold(p);
   const double keep = 1.0 - p;

@@ -24,20 +24,6 @@ using namespace gnnrt::cpu;
 
 namespace {
 
-/// The node-tensor checks shared by the kernels: `d >= 0` and `N * d`
-/// representable; \p nd receives `N * d`.
-int nodeTensor(const gnnrt_graph *g, int64_t d, int64_t &nd) {
-  GNNRT_CHECK(d >= 0 && mulSize(g->num_nodes, d, nd), GNNRT_ERR_BAD_SIZE);
-  return GNNRT_OK;
-}
-
-/// `heads >= 1` dividing `d`, and `E * heads` representable.
-int edgeHeads(const gnnrt_graph *g, int64_t d, int64_t heads, int64_t &eh) {
-  GNNRT_CHECK(heads >= 1 && d % heads == 0 && mulSize(g->num_edges, heads, eh),
-              GNNRT_ERR_BAD_SIZE);
-  return GNNRT_OK;
-}
-
 /// The dot product of \p f floats with eight interleaved partial sums (lane
 /// j takes elements j, j + 8, ...) added pairwise at the end. A single
 /// accumulator would be a chain of dependent additions the compiler may not
@@ -101,17 +87,10 @@ int gnnrt_cpu_spmm(const gnnrt_graph *g, int aggr, const float *x, int64_t d,
                    const float *weights, int64_t weight_heads, float *y) {
   if (int status = checkIn(g))
     return status;
-  GNNRT_CHECK(aggr >= GNNRT_AGGR_SUM && aggr <= GNNRT_AGGR_MAX,
-              GNNRT_ERR_BAD_ARGUMENT);
-  int64_t nd, eh = 0;
-  if (int status = nodeTensor(g, d, nd))
+  int64_t nd;
+  if (int status =
+          kernel::spmmArgs(g, aggr, x, d, weights, weight_heads, y, nd))
     return status;
-  GNNRT_CHECK(present(x, nd) && present(y, nd), GNNRT_ERR_NULL_POINTER);
-  if (weights) {
-    GNNRT_CHECK(aggr != GNNRT_AGGR_MAX, GNNRT_ERR_BAD_ARGUMENT);
-    if (int status = edgeHeads(g, d, weight_heads, eh))
-      return status;
-  }
 
   const int32_t *indptr = g->in.indptr, *src = g->in.src, *eid = g->in.edge_id;
   const int64_t n = g->num_nodes, heads = weight_heads;
@@ -172,10 +151,8 @@ int gnnrt_cpu_spmm_max_grad(const gnnrt_graph *g, const float *x,
   if (int status = checkIn(g))
     return status;
   int64_t nd;
-  if (int status = nodeTensor(g, d, nd))
+  if (int status = kernel::spmmMaxGradArgs(g, x, dy, d, dx, nd))
     return status;
-  GNNRT_CHECK(present(x, nd) && present(dy, nd) && present(dx, nd),
-              GNNRT_ERR_NULL_POINTER);
 
   const int32_t *indptr = g->in.indptr, *src = g->in.src, *eid = g->in.edge_id;
   const int64_t n = g->num_nodes;
@@ -229,13 +206,9 @@ int gnnrt_cpu_sddmm(const gnnrt_graph *g, const float *lhs, const float *rhs,
                     int64_t d, int64_t heads, float *y) {
   if (int status = checkIn(g))
     return status;
-  int64_t nd, eh;
-  if (int status = nodeTensor(g, d, nd))
+  int64_t eh;
+  if (int status = kernel::sddmmArgs(g, lhs, rhs, d, heads, y, eh))
     return status;
-  if (int status = edgeHeads(g, d, heads, eh))
-    return status;
-  GNNRT_CHECK(present(lhs, nd) && present(rhs, nd) && present(y, eh),
-              GNNRT_ERR_NULL_POINTER);
 
   const int32_t *indptr = g->in.indptr, *src = g->in.src, *eid = g->in.edge_id;
   const int64_t n = g->num_nodes, f = d / heads;
@@ -257,13 +230,9 @@ int gnnrt_cpu_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
                      float *y) {
   if (int status = checkIn(g))
     return status;
-  GNNRT_CHECK(end == GNNRT_END_SRC || end == GNNRT_END_DST,
-              GNNRT_ERR_BAD_ARGUMENT);
-  int64_t nd, ed;
-  if (int status = nodeTensor(g, d, nd))
+  int64_t ed;
+  if (int status = kernel::gatherArgs(g, end, x, d, y, ed))
     return status;
-  GNNRT_CHECK(mulSize(g->num_edges, d, ed), GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(x, nd) && present(y, ed), GNNRT_ERR_NULL_POINTER);
 
   const int32_t *indptr = g->in.indptr, *src = g->in.src, *eid = g->in.edge_id;
   const int64_t n = g->num_nodes;
@@ -281,18 +250,15 @@ int gnnrt_cpu_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
 
 int gnnrt_cpu_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,
                       float *y) {
-  GNNRT_CHECK(g, GNNRT_ERR_NULL_POINTER);
-  GNNRT_CHECK(end == GNNRT_END_SRC || end == GNNRT_END_DST,
-              GNNRT_ERR_BAD_ARGUMENT);
-  // Summing at sources is summing at destinations of the transposed view.
-  const gnnrt_csr &view = end == GNNRT_END_DST ? g->in : g->out;
+  const gnnrt_csr *viewOf = nullptr;
+  if (int status = kernel::scatterView(g, end, viewOf))
+    return status;
+  const gnnrt_csr &view = *viewOf;
   if (int status = checkView(g, view))
     return status;
-  int64_t nd, ed;
-  if (int status = nodeTensor(g, d, nd))
+  int64_t nd;
+  if (int status = kernel::scatterArgs(g, x, d, y, nd))
     return status;
-  GNNRT_CHECK(mulSize(g->num_edges, d, ed), GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(x, ed) && present(y, nd), GNNRT_ERR_NULL_POINTER);
 
   const int32_t *indptr = view.indptr, *eid = view.edge_id;
   const int64_t n = g->num_nodes;
@@ -315,9 +281,8 @@ int gnnrt_cpu_edge_softmax(const gnnrt_graph *g, const float *x, int64_t heads,
   if (int status = checkIn(g))
     return status;
   int64_t eh;
-  GNNRT_CHECK(heads >= 0 && mulSize(g->num_edges, heads, eh),
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(x, eh) && present(y, eh), GNNRT_ERR_NULL_POINTER);
+  if (int status = kernel::edgeSoftmaxArgs(g, x, heads, y, eh))
+    return status;
 
   const int32_t *indptr = g->in.indptr, *eid = g->in.edge_id;
   const int64_t n = g->num_nodes;
@@ -352,10 +317,8 @@ int gnnrt_cpu_edge_softmax_grad(const gnnrt_graph *g, const float *y,
   if (int status = checkIn(g))
     return status;
   int64_t eh;
-  GNNRT_CHECK(heads >= 0 && mulSize(g->num_edges, heads, eh),
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(y, eh) && present(dy, eh) && present(dx, eh),
-              GNNRT_ERR_NULL_POINTER);
+  if (int status = kernel::edgeSoftmaxGradArgs(g, y, dy, heads, dx, eh))
+    return status;
 
   const int32_t *indptr = g->in.indptr, *eid = g->in.edge_id;
   const int64_t n = g->num_nodes;

@@ -33,14 +33,9 @@ inline bool counted(const int32_t *labels, const uint8_t *mask, int64_t i) {
 int lossWeights(const float *logits, const int32_t *labels, const uint8_t *mask,
                 int64_t n, int64_t classes, double smoothing, int classWeights,
                 LossWeights &out) {
-  GNNRT_CHECK(classWeights == GNNRT_CLASS_WEIGHTS_NONE ||
-                  classWeights == GNNRT_CLASS_WEIGHTS_BALANCED,
-              GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(smoothing >= 0 && smoothing <= 1, GNNRT_ERR_BAD_ARGUMENT);
-  int64_t count;
-  GNNRT_CHECK(mulSize(n, classes, count) && classes >= 1, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(logits, count) && present(labels, n),
-              GNNRT_ERR_NULL_POINTER);
+  if (int status =
+          kernel::lossArgs(logits, labels, n, classes, smoothing, classWeights))
+    return status;
   auto perClass = scratch<int64_t>(classes);
   out.classWeight = scratch<double>(classes);
   GNNRT_CHECK(perClass && out.classWeight, GNNRT_ERR_OUT_OF_MEMORY);
@@ -82,34 +77,21 @@ double logSumExp(const float *row, int64_t classes) {
   return m + std::log(sum);
 }
 
-/// What every element of one Adam update shares.
-struct AdamConstants {
-  double lr, beta1, beta2, eps, correction1, correction2, l2, shrink;
-};
+using kernel::AdamConstants;
 
-/// Adam on elements [begin, end), in double, rounded once per output.
-/// Compiled twice, for baseline x86-64 and for AVX-512 (picked at load
-/// time): the loop is element-wise and uses only correctly rounded
-/// operations (no contraction: -ffp-contract=off), so both give the same
-/// bits, the wider one with eight doubles per instruction.
+/// Adam on elements [begin, end) (kernel::adamElement). Compiled twice, for
+/// baseline x86-64 and for AVX-512 (picked at load time): the loop is
+/// element-wise and uses only correctly rounded operations (no
+/// contraction: -ffp-contract=off), so both give the same bits, the wider
+/// one with eight doubles per instruction.
 GNNRT_VECTOR_CLONES void
 adamRange(int64_t begin, int64_t end, const float *__restrict param,
           const float *__restrict grad, const float *__restrict m,
           const float *__restrict v, const AdamConstants &c,
           float *__restrict new_param, float *__restrict new_m,
           float *__restrict new_v) {
-  for (int64_t i = begin; i < end; ++i) {
-    double p = param[i];
-    const double g = grad[i] + c.l2 * p;
-    const double mi = c.beta1 * m[i] + (1.0 - c.beta1) * g;
-    const double vi = c.beta2 * v[i] + (1.0 - c.beta2) * g * g;
-    const double mh = mi / c.correction1, vh = vi / c.correction2;
-    p *= c.shrink;
-    p -= c.lr * mh / (std::sqrt(vh) + c.eps);
-    new_m[i] = static_cast<float>(mi);
-    new_v[i] = static_cast<float>(vi);
-    new_param[i] = static_cast<float>(p);
-  }
+  for (int64_t i = begin; i < end; ++i)
+    kernel::adamElement(i, param, grad, m, v, c, new_param, new_m, new_v);
 }
 
 } // namespace
@@ -195,27 +177,12 @@ int gnnrt_cpu_adam(const float *param, const float *grad, const float *m,
                    double beta1, double beta2, double eps, double weight_decay,
                    int decoupled, float *new_param, float *new_m,
                    float *new_v) {
-  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(param, n) && present(grad, n) && present(m, n) &&
-                  present(v, n) && present(new_param, n) && present(new_m, n) &&
-                  present(new_v, n),
-              GNNRT_ERR_NULL_POINTER);
-  // PyTorch's own argument checks; beta = 1 would divide by a zero bias
-  // correction. Negated comparisons also reject NaN.
-  GNNRT_CHECK(step >= 1, GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1 && eps >= 0 &&
-                  lr >= 0 && weight_decay >= 0,
-              GNNRT_ERR_BAD_ARGUMENT);
-  const double t = static_cast<double>(step);
-  AdamConstants c;
-  c.lr = lr;
-  c.beta1 = beta1;
-  c.beta2 = beta2;
-  c.eps = eps;
-  c.correction1 = 1.0 - std::pow(beta1, t);
-  c.correction2 = 1.0 - std::pow(beta2, t);
-  c.l2 = decoupled ? 0.0 : weight_decay;
-  c.shrink = decoupled ? 1.0 - lr * weight_decay : 1.0;
+  if (int status =
+          kernel::adamArgs(param, grad, m, v, n, step, lr, beta1, beta2, eps,
+                           weight_decay, new_param, new_m, new_v))
+    return status;
+  const AdamConstants c = kernel::adamConstants(step, lr, beta1, beta2, eps,
+                                                weight_decay, decoupled != 0);
   forEachChunk(n, 4096, worthThreads(n), [&](int64_t begin, int64_t end) {
     adamRange(begin, end, param, grad, m, v, c, new_param, new_m, new_v);
   });
@@ -226,58 +193,29 @@ int gnnrt_cpu_sgd(const float *param, const float *grad,
                   const float *momentum_buffer, int64_t n, double lr,
                   double momentum, double weight_decay, int nesterov,
                   float *new_param, float *new_momentum_buffer) {
-  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(momentum >= 0 && lr >= 0 && weight_decay >= 0,
-              GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(present(param, n) && present(grad, n) && present(new_param, n),
-              GNNRT_ERR_NULL_POINTER);
-  const bool useMomentum = momentum > 0;
-  if (useMomentum)
-    GNNRT_CHECK(present(momentum_buffer, n) && present(new_momentum_buffer, n),
-                GNNRT_ERR_NULL_POINTER);
-  else
-    GNNRT_CHECK(!momentum_buffer && !new_momentum_buffer,
-                GNNRT_ERR_BAD_ARGUMENT);
+  if (int status =
+          kernel::sgdArgs(param, grad, momentum_buffer, n, lr, momentum,
+                          weight_decay, new_param, new_momentum_buffer))
+    return status;
+  // Without momentum the buffers are null (sgdArgs checked it).
 #pragma omp parallel for schedule(static) if (worthThreads(n))
-  for (int64_t i = 0; i < n; ++i) {
-    const double p = param[i];
-    double g = grad[i] + weight_decay * p;
-    if (useMomentum) {
-      const double buf = momentum * momentum_buffer[i] + g;
-      g = nesterov ? g + momentum * buf : buf;
-      new_momentum_buffer[i] = static_cast<float>(buf);
-    }
-    new_param[i] = static_cast<float>(p - lr * g);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    kernel::sgdElement(i, param, grad, momentum_buffer, lr, momentum,
+                       weight_decay, nesterov != 0, new_param,
+                       new_momentum_buffer);
   return GNNRT_OK;
 }
 
 int gnnrt_cpu_init(int kind, uint64_t seed, uint64_t stream, int64_t fan_in,
                    int64_t fan_out, int64_t n, float *y) {
-  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(y, n), GNNRT_ERR_NULL_POINTER);
-  double bound = 0;
-  switch (kind) {
-  case GNNRT_INIT_ZEROS:
-  case GNNRT_INIT_ONES: {
+  double bound;
+  if (int status = kernel::initArgs(kind, fan_in, fan_out, n, y, bound))
+    return status;
+  if (kind == GNNRT_INIT_ZEROS || kind == GNNRT_INIT_ONES) {
     const float value = kind == GNNRT_INIT_ONES ? 1.0f : 0.0f;
     for (int64_t i = 0; i < n; ++i)
       y[i] = value;
     return GNNRT_OK;
-  }
-  case GNNRT_INIT_GLOROT:
-    GNNRT_CHECK(fan_in >= 0 && fan_out >= 0 && fan_in + fan_out > 0,
-                GNNRT_ERR_BAD_ARGUMENT);
-    // The reference's expression, so the bound has the same bits.
-    bound = std::sqrt(
-        6.0 / (static_cast<double>(fan_in) + static_cast<double>(fan_out)));
-    break;
-  case GNNRT_INIT_KAIMING:
-    GNNRT_CHECK(fan_in > 0, GNNRT_ERR_BAD_ARGUMENT);
-    bound = std::sqrt(6.0 / static_cast<double>(fan_in));
-    break;
-  default:
-    return GNNRT_ERR_BAD_ARGUMENT;
   }
   // Once per parameter, so the per-element helper's redundant Philox
   // rounds (one block serves four elements) cost nothing that matters.

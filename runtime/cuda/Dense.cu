@@ -39,10 +39,7 @@ using gnnrt::kernel::f16ToF32;
 using gnnrt::kernel::f32ToBf16;
 using gnnrt::kernel::f32ToF16;
 
-int matrixSize(int64_t rows, int64_t cols, int64_t &count) {
-  GNNRT_CHECK(mulSize(rows, cols, count), GNNRT_ERR_BAD_SIZE);
-  return GNNRT_OK;
-}
+using kernel::matrixSize;
 
 //===----------------------------------------------------------------------===//
 // Fixed-block column sums
@@ -382,14 +379,9 @@ extern "C" {
 
 int gnnrt_cuda_reduce(int kind, const float *x, int64_t rows, int64_t cols,
                       int dim, float *y) {
-  GNNRT_CHECK(kind >= GNNRT_REDUCE_SUM && kind <= GNNRT_REDUCE_MAX,
-              GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
   int64_t count;
-  if (int status = matrixSize(rows, cols, count))
+  if (int status = kernel::reduceArgs(kind, x, rows, cols, dim, y, count))
     return status;
-  const int64_t kept = dim == 0 ? cols : rows;
-  GNNRT_CHECK(present(x, count) && present(y, kept), GNNRT_ERR_NULL_POINTER);
   int64_t partialCount;
   GNNRT_CHECK(dim == 1 || mulSize(kReductionBlocks, cols, partialCount),
               GNNRT_ERR_BAD_SIZE);
@@ -419,15 +411,10 @@ int gnnrt_cuda_reduce(int kind, const float *x, int64_t rows, int64_t cols,
 }
 
 int gnnrt_cuda_head_matrix(int kind, int64_t heads, int64_t width, float *y) {
-  GNNRT_CHECK(kind == GNNRT_HEADS_SUM || kind == GNNRT_HEADS_MEAN,
-              GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(heads >= 1 && width >= 1, GNNRT_ERR_BAD_ARGUMENT);
-  const bool sum = kind == GNNRT_HEADS_SUM;
   int64_t rows, count;
-  GNNRT_CHECK(mulSize(heads, width, rows) &&
-                  mulSize(rows, sum ? heads : width, count),
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(y, GNNRT_ERR_NULL_POINTER);
+  if (int status = kernel::headMatrixArgs(kind, heads, width, y, rows, count))
+    return status;
+  const bool sum = kind == GNNRT_HEADS_SUM;
   GNNRT_CURRENT_CONTEXT(ctx);
   GNNRT_CUDA_CHECK(
       cudaMemsetAsync(y, 0, static_cast<size_t>(count) * 4, ctx->compute));
@@ -441,19 +428,10 @@ int gnnrt_cuda_concat(const float *const *inputs, const int64_t *widths,
                       int64_t num_inputs, int64_t rows, float *y) {
   // inputs and widths are host arrays (of device pointers and sizes): the
   // CPU kernel's checks read them as it does.
-  GNNRT_CHECK(num_inputs >= 0 && rows >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(inputs, num_inputs) && present(widths, num_inputs),
-              GNNRT_ERR_NULL_POINTER);
-  int64_t total = 0, count;
-  for (int64_t i = 0; i < num_inputs; ++i) {
-    int64_t size;
-    GNNRT_CHECK(mulSize(rows, widths[i], size) &&
-                    !__builtin_add_overflow(total, widths[i], &total),
-                GNNRT_ERR_BAD_SIZE);
-    GNNRT_CHECK(present(inputs[i], size), GNNRT_ERR_NULL_POINTER);
-  }
-  GNNRT_CHECK(mulSize(rows, total, count), GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(y, count), GNNRT_ERR_NULL_POINTER);
+  int64_t total;
+  if (int status =
+          kernel::concatArgs(inputs, widths, num_inputs, rows, y, total))
+    return status;
   GNNRT_CURRENT_CONTEXT(ctx);
   // One launch per input: concat joins a few tensors (heads, layers), and
   // separate launches need no table of pointers on the device.
@@ -469,13 +447,9 @@ int gnnrt_cuda_concat(const float *const *inputs, const int64_t *widths,
 
 int gnnrt_cuda_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
                      int64_t width, float *y) {
-  int64_t count, out;
-  if (int status = matrixSize(rows, cols, count))
+  int64_t out;
+  if (int status = kernel::sliceArgs(x, rows, cols, offset, width, y, out))
     return status;
-  GNNRT_CHECK(offset >= 0 && width >= 0 && offset <= cols &&
-                  width <= cols - offset && mulSize(rows, width, out),
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(x, count) && present(y, out), GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   return launch(ctx, "copyColumns", out, copyColumns, x, cols, offset, y, width,
                 int64_t{0}, rows, width);
@@ -483,12 +457,9 @@ int gnnrt_cuda_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
 
 int gnnrt_cuda_normalize(const float *x, int64_t rows, int64_t cols, int dim,
                          double eps, float *y) {
-  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
   int64_t count;
-  if (int status = matrixSize(rows, cols, count))
+  if (int status = kernel::normalizeArgs(x, rows, cols, dim, eps, y, count))
     return status;
-  GNNRT_CHECK(present(x, count) && present(y, count), GNNRT_ERR_NULL_POINTER);
   // partial[kReductionBlocks * cols], mean[cols], rstd[cols].
   int64_t doubles = 0;
   GNNRT_CHECK(count == 0 || dim == 1 ||
@@ -515,13 +486,10 @@ int gnnrt_cuda_normalize(const float *x, int64_t rows, int64_t cols, int dim,
 
 int gnnrt_cuda_normalize_grad(const float *x, const float *dy, int64_t rows,
                               int64_t cols, int dim, double eps, float *dx) {
-  GNNRT_CHECK(dim == 0 || dim == 1, GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(eps >= 0, GNNRT_ERR_BAD_ARGUMENT);
   int64_t count;
-  if (int status = matrixSize(rows, cols, count))
+  if (int status =
+          kernel::normalizeGradArgs(x, dy, rows, cols, dim, eps, dx, count))
     return status;
-  GNNRT_CHECK(present(x, count) && present(dy, count) && present(dx, count),
-              GNNRT_ERR_NULL_POINTER);
   // partial[kReductionBlocks * 2 cols], mean, rstd, dyStats[2 cols].
   constexpr int64_t kPerColumn = 2 * kReductionBlocks + 4;
   int64_t doubles = 0;
@@ -556,9 +524,8 @@ int gnnrt_cuda_normalize_grad(const float *x, const float *dy, int64_t rows,
 
 int gnnrt_cuda_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
                        uint64_t stream, double p, float *y) {
-  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(p >= 0 && p < 1, GNNRT_ERR_BAD_ARGUMENT); // rejects NaN
-  GNNRT_CHECK(present(x, n) && present(y, n), GNNRT_ERR_NULL_POINTER);
+  if (int status = kernel::dropoutArgs(x, n, p, y))
+    return status;
   GNNRT_CURRENT_CONTEXT(ctx);
   // stream and step enter the counter modulo 2^32 (gnnrt::dropoutBits).
   return launch(ctx, "dropoutKernel", (n + 3) / 4, dropoutKernel, x, n, seed,

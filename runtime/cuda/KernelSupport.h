@@ -4,7 +4,7 @@
 // launching on the compute stream, grid-stride loops, the row of a CSR slot,
 // the O(1) graph checks without reads of device memory, and the current
 // context. The checks and reduction blocks shared with the CPU kernels come
-// from common/KernelCommon.h.
+// from common/KernelChecks.h and common/KernelCommon.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GNNRT_CUDA_KERNELSUPPORT_H
@@ -12,13 +12,15 @@
 
 #include "Context.h"
 
-#include "common/KernelCommon.h"
+#include "common/KernelChecks.h"
 
 #include <cstdint>
 #include <limits>
 
 namespace gnnrt::cuda {
 
+// Kernels name the shared argument checks `kernel::spmmArgs` and so on.
+namespace kernel = ::gnnrt::kernel;
 using kernel::kReductionBlocks;
 using kernel::mulSize;
 using kernel::present;
@@ -61,15 +63,7 @@ __device__ inline int64_t rowOfSlot(const int32_t *indptr, int64_t rows,
 /// gnnrt::cpu::checkView without the reads of device memory: the offsets'
 /// ends are trusted like the indices (gnnrt_graph_check ran on the host).
 inline int checkView(const gnnrt_graph *g, const gnnrt_csr &csr) {
-  GNNRT_CHECK(g, GNNRT_ERR_NULL_POINTER);
-  GNNRT_CHECK(g->num_nodes >= 0 && g->num_edges >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(g->num_nodes < std::numeric_limits<int32_t>::max() &&
-                  g->num_edges <= std::numeric_limits<int32_t>::max(),
-              GNNRT_ERR_BAD_GRAPH);
-  GNNRT_CHECK(csr.indptr && present(csr.src, g->num_edges) &&
-                  present(csr.edge_id, g->num_edges),
-              GNNRT_ERR_NULL_POINTER);
-  return GNNRT_OK;
+  return kernel::viewArrays(g, csr);
 }
 
 } // namespace gnnrt::cuda

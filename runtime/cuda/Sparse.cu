@@ -50,29 +50,6 @@ int checkIn(const gnnrt_graph *g) {
   return g ? checkView(g, g->in) : GNNRT_ERR_NULL_POINTER;
 }
 
-/// `d >= 0` and `N * d` representable, into \p nd.
-int nodeTensor(const gnnrt_graph *g, int64_t d, int64_t &nd) {
-  GNNRT_CHECK(d >= 0 && mulSize(g->num_nodes, d, nd), GNNRT_ERR_BAD_SIZE);
-  return GNNRT_OK;
-}
-
-/// `heads >= 1` dividing `d`, and `E * heads` representable.
-int edgeHeads(const gnnrt_graph *g, int64_t d, int64_t heads, int64_t &eh) {
-  GNNRT_CHECK(heads >= 1 && d % heads == 0 && mulSize(g->num_edges, heads, eh),
-              GNNRT_ERR_BAD_SIZE);
-  return GNNRT_OK;
-}
-
-/// gnnrt_cpu_csr_matrix's size checks (CsrMatrix.cpp's checkShape).
-int checkShape(int64_t rows, int64_t cols, int64_t nnz) {
-  constexpr int64_t kMaxIndex = std::numeric_limits<int32_t>::max();
-  GNNRT_CHECK(rows >= 0 && cols >= 0 && nnz >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(rows <= kMaxIndex && cols <= kMaxIndex && nnz <= kMaxIndex,
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(nnz <= rows * cols, GNNRT_ERR_BAD_SIZE);
-  return GNNRT_OK;
-}
-
 bool aligned16(const void *p) {
   return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 }
@@ -440,17 +417,10 @@ int gnnrt_cuda_spmm(const gnnrt_graph *g, int aggr, const float *x, int64_t d,
                     const float *weights, int64_t weight_heads, float *y) {
   if (int status = checkIn(g))
     return status;
-  GNNRT_CHECK(aggr >= GNNRT_AGGR_SUM && aggr <= GNNRT_AGGR_MAX,
-              GNNRT_ERR_BAD_ARGUMENT);
-  int64_t nd, eh = 0;
-  if (int status = nodeTensor(g, d, nd))
+  int64_t nd;
+  if (int status =
+          kernel::spmmArgs(g, aggr, x, d, weights, weight_heads, y, nd))
     return status;
-  GNNRT_CHECK(present(x, nd) && present(y, nd), GNNRT_ERR_NULL_POINTER);
-  if (weights) {
-    GNNRT_CHECK(aggr != GNNRT_AGGR_MAX, GNNRT_ERR_BAD_ARGUMENT);
-    if (int status = edgeHeads(g, d, weight_heads, eh))
-      return status;
-  }
   GNNRT_CURRENT_CONTEXT(ctx);
   if (nd == 0)
     return GNNRT_OK;
@@ -489,10 +459,8 @@ int gnnrt_cuda_spmm_max_grad(const gnnrt_graph *g, const float *x,
   if (int status = checkIn(g))
     return status;
   int64_t nd;
-  if (int status = nodeTensor(g, d, nd))
+  if (int status = kernel::spmmMaxGradArgs(g, x, dy, d, dx, nd))
     return status;
-  GNNRT_CHECK(present(x, nd) && present(dy, nd) && present(dx, nd),
-              GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   if (nd == 0)
     return GNNRT_OK;
@@ -520,13 +488,9 @@ int gnnrt_cuda_sddmm(const gnnrt_graph *g, const float *lhs, const float *rhs,
                      int64_t d, int64_t heads, float *y) {
   if (int status = checkIn(g))
     return status;
-  int64_t nd, eh;
-  if (int status = nodeTensor(g, d, nd))
+  int64_t eh;
+  if (int status = kernel::sddmmArgs(g, lhs, rhs, d, heads, y, eh))
     return status;
-  if (int status = edgeHeads(g, d, heads, eh))
-    return status;
-  GNNRT_CHECK(present(lhs, nd) && present(rhs, nd) && present(y, eh),
-              GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   return launch(ctx, "sddmmKernel", eh, sddmmKernel, g->in.indptr, g->in.src,
                 g->in.edge_id, lhs, rhs, g->num_nodes, g->num_edges, d, heads,
@@ -537,13 +501,9 @@ int gnnrt_cuda_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
                       float *y) {
   if (int status = checkIn(g))
     return status;
-  GNNRT_CHECK(end == GNNRT_END_SRC || end == GNNRT_END_DST,
-              GNNRT_ERR_BAD_ARGUMENT);
-  int64_t nd, ed;
-  if (int status = nodeTensor(g, d, nd))
+  int64_t ed;
+  if (int status = kernel::gatherArgs(g, end, x, d, y, ed))
     return status;
-  GNNRT_CHECK(mulSize(g->num_edges, d, ed), GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(x, nd) && present(y, ed), GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   return launch(ctx, "gatherKernel", ed, gatherKernel, g->in.indptr, g->in.src,
                 g->in.edge_id, x, g->num_nodes, g->num_edges, d,
@@ -552,18 +512,15 @@ int gnnrt_cuda_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
 
 int gnnrt_cuda_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,
                        float *y) {
-  GNNRT_CHECK(g, GNNRT_ERR_NULL_POINTER);
-  GNNRT_CHECK(end == GNNRT_END_SRC || end == GNNRT_END_DST,
-              GNNRT_ERR_BAD_ARGUMENT);
-  // Summing at sources is summing at destinations of the transposed view.
-  const gnnrt_csr &view = end == GNNRT_END_DST ? g->in : g->out;
+  const gnnrt_csr *viewOf = nullptr;
+  if (int status = kernel::scatterView(g, end, viewOf))
+    return status;
+  const gnnrt_csr &view = *viewOf;
   if (int status = checkView(g, view))
     return status;
-  int64_t nd, ed;
-  if (int status = nodeTensor(g, d, nd))
+  int64_t nd;
+  if (int status = kernel::scatterArgs(g, x, d, y, nd))
     return status;
-  GNNRT_CHECK(mulSize(g->num_edges, d, ed), GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(x, ed) && present(y, nd), GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   return launch(ctx, "scatterKernel", nd, scatterKernel, view.indptr,
                 view.edge_id, x, g->num_nodes, d, y);
@@ -574,9 +531,8 @@ int gnnrt_cuda_edge_softmax(const gnnrt_graph *g, const float *x, int64_t heads,
   if (int status = checkIn(g))
     return status;
   int64_t eh;
-  GNNRT_CHECK(heads >= 0 && mulSize(g->num_edges, heads, eh),
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(x, eh) && present(y, eh), GNNRT_ERR_NULL_POINTER);
+  if (int status = kernel::edgeSoftmaxArgs(g, x, heads, y, eh))
+    return status;
   // A thread per (node, head); that count only overflows for sizes no
   // memory holds.
   int64_t nh = 0;
@@ -593,10 +549,8 @@ int gnnrt_cuda_edge_softmax_grad(const gnnrt_graph *g, const float *y,
   if (int status = checkIn(g))
     return status;
   int64_t eh;
-  GNNRT_CHECK(heads >= 0 && mulSize(g->num_edges, heads, eh),
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(y, eh) && present(dy, eh) && present(dx, eh),
-              GNNRT_ERR_NULL_POINTER);
+  if (int status = kernel::edgeSoftmaxGradArgs(g, y, dy, heads, dx, eh))
+    return status;
   int64_t nh = 0;
   GNNRT_CHECK(eh == 0 || mulSize(g->num_nodes, heads, nh), GNNRT_ERR_BAD_SIZE);
   GNNRT_CURRENT_CONTEXT(ctx);
@@ -609,10 +563,8 @@ int gnnrt_cuda_edge_softmax_grad(const gnnrt_graph *g, const float *y,
 int gnnrt_cuda_csr_dropout(const void *x, int64_t rows, int64_t cols,
                            int64_t nnz, uint64_t seed, uint64_t step,
                            uint64_t stream, double p, void *y) {
-  if (int status = checkShape(rows, cols, nnz))
+  if (int status = kernel::csrDropoutArgs(x, rows, cols, nnz, p, y))
     return status;
-  GNNRT_CHECK(p >= 0 && p < 1, GNNRT_ERR_BAD_ARGUMENT); // rejects NaN
-  GNNRT_CHECK(x && y, GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   // Section addresses by pointer arithmetic on the device buffers; nothing
   // is read through them on the host.
@@ -635,15 +587,10 @@ int gnnrt_cuda_csr_dropout(const void *x, int64_t rows, int64_t cols,
 int gnnrt_cuda_csr_matmul(const void *a, int64_t rows, int64_t cols,
                           int64_t nnz, int transpose_a, const float *b,
                           int64_t n, float *c) {
-  if (int status = checkShape(rows, cols, nnz))
+  int64_t cSize;
+  if (int status = kernel::csrMatmulArgs(a, rows, cols, nnz, transpose_a, b, n,
+                                         c, cSize))
     return status;
-  const int64_t inner = transpose_a ? rows : cols;
-  const int64_t outer = transpose_a ? cols : rows;
-  int64_t bSize, cSize;
-  GNNRT_CHECK(mulSize(inner, n, bSize) && mulSize(outer, n, cSize),
-              GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(a && present(b, bSize) && present(c, cSize),
-              GNNRT_ERR_NULL_POINTER);
   GNNRT_CURRENT_CONTEXT(ctx);
   const gnnrt_csr_matrix m =
       gnnrt_csr_matrix_view(const_cast<void *>(a), rows, cols, nnz);

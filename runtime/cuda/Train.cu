@@ -256,20 +256,6 @@ __global__ void lossGradRows(const float *logits, const int32_t *labels,
   }
 }
 
-/// The host-side checks of gnnrt::cpu's lossWeights, in its order.
-int checkLossArgs(const float *logits, const int32_t *labels, int64_t n,
-                  int64_t classes, double smoothing, int classWeights) {
-  GNNRT_CHECK(classWeights == GNNRT_CLASS_WEIGHTS_NONE ||
-                  classWeights == GNNRT_CLASS_WEIGHTS_BALANCED,
-              GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(smoothing >= 0 && smoothing <= 1, GNNRT_ERR_BAD_ARGUMENT);
-  int64_t count;
-  GNNRT_CHECK(mulSize(n, classes, count) && classes >= 1, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(logits, count) && present(labels, n),
-              GNNRT_ERR_NULL_POINTER);
-  return GNNRT_OK;
-}
-
 /// Bytes rounded up to keep every region of the scratch aligned.
 size_t aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
@@ -337,46 +323,24 @@ int lossWeights(gnnrt_cuda *ctx, const int32_t *labels, const uint8_t *mask,
 // Optimizers
 //===----------------------------------------------------------------------===//
 
-/// What every element of one Adam update shares (computed on the host with
-/// the CPU's std::pow).
-struct AdamConstants {
-  double lr, beta1, beta2, eps, correction1, correction2, l2, shrink;
-};
+using kernel::AdamConstants;
 
-/// Element-wise; each output is written after its element's inputs are
-/// read, so outputs may alias inputs.
+/// kernel::adamElement over the elements; outputs may alias inputs.
 __global__ void adamKernel(const float *param, const float *grad,
                            const float *m, const float *v, int64_t n,
                            AdamConstants c, float *newParam, float *newM,
                            float *newV) {
-  for (int64_t i = firstItem(); i < n; i += itemStride()) {
-    double p = param[i];
-    const double g = grad[i] + c.l2 * p;
-    const double mi = c.beta1 * m[i] + (1.0 - c.beta1) * g;
-    const double vi = c.beta2 * v[i] + (1.0 - c.beta2) * g * g;
-    const double mh = mi / c.correction1, vh = vi / c.correction2;
-    p *= c.shrink;
-    p -= c.lr * mh / (sqrt(vh) + c.eps);
-    newM[i] = static_cast<float>(mi);
-    newV[i] = static_cast<float>(vi);
-    newParam[i] = static_cast<float>(p);
-  }
+  for (int64_t i = firstItem(); i < n; i += itemStride())
+    kernel::adamElement(i, param, grad, m, v, c, newParam, newM, newV);
 }
 
 __global__ void sgdKernel(const float *param, const float *grad,
                           const float *momentumBuffer, int64_t n, double lr,
                           double momentum, double weightDecay, bool nesterov,
                           float *newParam, float *newMomentumBuffer) {
-  for (int64_t i = firstItem(); i < n; i += itemStride()) {
-    const double p = param[i];
-    double g = grad[i] + weightDecay * p;
-    if (momentumBuffer) {
-      const double buf = momentum * momentumBuffer[i] + g;
-      g = nesterov ? g + momentum * buf : buf;
-      newMomentumBuffer[i] = static_cast<float>(buf);
-    }
-    newParam[i] = static_cast<float>(p - lr * g);
-  }
+  for (int64_t i = firstItem(); i < n; i += itemStride())
+    kernel::sgdElement(i, param, grad, momentumBuffer, lr, momentum,
+                       weightDecay, nesterov, newParam, newMomentumBuffer);
 }
 
 } // namespace
@@ -385,31 +349,14 @@ extern "C" {
 
 int gnnrt_cuda_init(int kind, uint64_t seed, uint64_t stream, int64_t fan_in,
                     int64_t fan_out, int64_t n, float *y) {
-  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(y, n), GNNRT_ERR_NULL_POINTER);
-  double bound = 0;
-  switch (kind) {
-  case GNNRT_INIT_ZEROS:
-  case GNNRT_INIT_ONES: {
-    GNNRT_CURRENT_CONTEXT(ctx);
+  // The bound is computed on the host by the CPU's code: the same bits.
+  double bound;
+  if (int status = kernel::initArgs(kind, fan_in, fan_out, n, y, bound))
+    return status;
+  GNNRT_CURRENT_CONTEXT(ctx);
+  if (kind == GNNRT_INIT_ZEROS || kind == GNNRT_INIT_ONES)
     return launch(ctx, "fillKernel", n, fillKernel,
                   kind == GNNRT_INIT_ONES ? 1.0f : 0.0f, n, y);
-  }
-  case GNNRT_INIT_GLOROT:
-    GNNRT_CHECK(fan_in >= 0 && fan_out >= 0 && fan_in + fan_out > 0,
-                GNNRT_ERR_BAD_ARGUMENT);
-    // The CPU's expression, on the host: the same bound bits.
-    bound = std::sqrt(
-        6.0 / (static_cast<double>(fan_in) + static_cast<double>(fan_out)));
-    break;
-  case GNNRT_INIT_KAIMING:
-    GNNRT_CHECK(fan_in > 0, GNNRT_ERR_BAD_ARGUMENT);
-    bound = std::sqrt(6.0 / static_cast<double>(fan_in));
-    break;
-  default:
-    return GNNRT_ERR_BAD_ARGUMENT;
-  }
-  GNNRT_CURRENT_CONTEXT(ctx);
   return launch(ctx, "initUniformKernel", n, initUniformKernel, seed, stream,
                 bound, n, y);
 }
@@ -419,8 +366,8 @@ int gnnrt_cuda_cross_entropy(const float *logits, const int32_t *labels,
                              double label_smoothing, int class_weights,
                              float *loss) {
   GNNRT_CHECK(loss, GNNRT_ERR_NULL_POINTER);
-  if (int status = checkLossArgs(logits, labels, n, classes, label_smoothing,
-                                 class_weights))
+  if (int status = kernel::lossArgs(logits, labels, n, classes, label_smoothing,
+                                    class_weights))
     return status;
   GNNRT_CURRENT_CONTEXT(ctx);
   LossScratch work;
@@ -440,8 +387,8 @@ int gnnrt_cuda_cross_entropy_grad(const float *logits, const int32_t *labels,
                                   double label_smoothing, int class_weights,
                                   float *dlogits) {
   GNNRT_CHECK(loss_grad, GNNRT_ERR_NULL_POINTER);
-  if (int status = checkLossArgs(logits, labels, n, classes, label_smoothing,
-                                 class_weights))
+  if (int status = kernel::lossArgs(logits, labels, n, classes, label_smoothing,
+                                    class_weights))
     return status;
   // The CPU checks dlogits after the labels; here the labels are checked on
   // the device, so a null dlogits is reported first (only a call with both
@@ -461,26 +408,13 @@ int gnnrt_cuda_adam(const float *param, const float *grad, const float *m,
                     double beta1, double beta2, double eps, double weight_decay,
                     int decoupled, float *new_param, float *new_m,
                     float *new_v) {
-  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(present(param, n) && present(grad, n) && present(m, n) &&
-                  present(v, n) && present(new_param, n) && present(new_m, n) &&
-                  present(new_v, n),
-              GNNRT_ERR_NULL_POINTER);
-  GNNRT_CHECK(step >= 1, GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1 && eps >= 0 &&
-                  lr >= 0 && weight_decay >= 0,
-              GNNRT_ERR_BAD_ARGUMENT);
+  if (int status =
+          kernel::adamArgs(param, grad, m, v, n, step, lr, beta1, beta2, eps,
+                           weight_decay, new_param, new_m, new_v))
+    return status;
   GNNRT_CURRENT_CONTEXT(ctx);
-  const double t = static_cast<double>(step);
-  AdamConstants c;
-  c.lr = lr;
-  c.beta1 = beta1;
-  c.beta2 = beta2;
-  c.eps = eps;
-  c.correction1 = 1.0 - std::pow(beta1, t);
-  c.correction2 = 1.0 - std::pow(beta2, t);
-  c.l2 = decoupled ? 0.0 : weight_decay;
-  c.shrink = decoupled ? 1.0 - lr * weight_decay : 1.0;
+  const AdamConstants c = kernel::adamConstants(step, lr, beta1, beta2, eps,
+                                                weight_decay, decoupled != 0);
   return launch(ctx, "adamKernel", n, adamKernel, param, grad, m, v, n, c,
                 new_param, new_m, new_v);
 }
@@ -489,18 +423,11 @@ int gnnrt_cuda_sgd(const float *param, const float *grad,
                    const float *momentum_buffer, int64_t n, double lr,
                    double momentum, double weight_decay, int nesterov,
                    float *new_param, float *new_momentum_buffer) {
-  GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
-  GNNRT_CHECK(momentum >= 0 && lr >= 0 && weight_decay >= 0,
-              GNNRT_ERR_BAD_ARGUMENT);
-  GNNRT_CHECK(present(param, n) && present(grad, n) && present(new_param, n),
-              GNNRT_ERR_NULL_POINTER);
+  if (int status =
+          kernel::sgdArgs(param, grad, momentum_buffer, n, lr, momentum,
+                          weight_decay, new_param, new_momentum_buffer))
+    return status;
   const bool useMomentum = momentum > 0;
-  if (useMomentum)
-    GNNRT_CHECK(present(momentum_buffer, n) && present(new_momentum_buffer, n),
-                GNNRT_ERR_NULL_POINTER);
-  else
-    GNNRT_CHECK(!momentum_buffer && !new_momentum_buffer,
-                GNNRT_ERR_BAD_ARGUMENT);
   GNNRT_CURRENT_CONTEXT(ctx);
   // With momentum and n = 0 the buffers may be null: the kernel then has no
   // element to read them for.
