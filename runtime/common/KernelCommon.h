@@ -4,7 +4,8 @@
 // that turn bad calls into statuses, the fixed blocks of rows that make
 // column sums independent of how many threads (or GPU threads) ran them,
 // the storage size of a graph with self loops, the fp32 <-> bf16/fp16
-// conversions on bit patterns, and the optimizers' per-element updates. Sharing
+// conversions on bit patterns, the loss and normalization kernels' per-row
+// math, and the optimizers' per-element updates. Sharing
 // the code is what makes the two targets' results equal bit for bit where the
 // kernels promise it. Private to the runtime's libraries.
 //
@@ -151,6 +152,102 @@ GNNRT_HD inline float f16ToF32(uint16_t h) {
   uint32_t f = exponent == 0 ? subnormal : normal;
   f = exponent == 0x1fu ? special : f;
   return fromBits(sign | f);
+}
+
+//===----------------------------------------------------------------------===//
+// Per-row math of the loss and normalization kernels
+//===----------------------------------------------------------------------===//
+
+/// Whether node \p i counts for a loss: in the mask (all nodes without one)
+/// and labelled.
+GNNRT_HD inline bool counted(const int32_t *labels, const uint8_t *mask,
+                             int64_t i) {
+  return (!mask || mask[i]) && labels[i] >= 0;
+}
+
+/// log-sum-exp of one row, shifted by its maximum.
+GNNRT_HD inline double logSumExp(const float *row, int64_t classes) {
+  double m = row[0];
+  for (int64_t c = 1; c < classes; ++c)
+    m = m < row[c] ? row[c] : m;
+  double sum = 0;
+  for (int64_t c = 0; c < classes; ++c)
+    sum += std::exp(row[c] - m);
+  return m + std::log(sum);
+}
+
+/// One counted node's term of the cross entropy with label smoothing \p
+/// smoothing (\p perClass = smoothing / classes) and class weight \p
+/// weight: `-weight ((1 - s) log p_y + s/C sum_c log p_c)`.
+GNNRT_HD inline double crossEntropyTerm(const float *row, int64_t classes,
+                                        int32_t y, double smoothing,
+                                        double perClass, double weight) {
+  const double lse = logSumExp(row, classes);
+  // sum_c log p_c = sum_c logits_c - C lse.
+  double all = 0;
+  for (int64_t c = 0; c < classes; ++c)
+    all += row[c];
+  all -= static_cast<double>(classes) * lse;
+  const double py = row[y] - lse;
+  return weight * -((1.0 - smoothing) * py + perClass * all);
+}
+
+/// The logits' gradient row of one counted node: `scale (softmax - q)`,
+/// q the smoothed one-hot target.
+GNNRT_HD inline void crossEntropyGradRow(const float *row, int64_t classes,
+                                         int32_t y, double smoothing,
+                                         double perClass, double scale,
+                                         float *d) {
+  const double lse = logSumExp(row, classes);
+  for (int64_t c = 0; c < classes; ++c) {
+    const double q = (c == y ? 1.0 - smoothing : 0.0) + perClass;
+    d[c] = static_cast<float>(scale * (std::exp(row[c] - lse) - q));
+  }
+}
+
+/// Mean and 1/sqrt(biased variance + eps) of one row of \p n elements.
+GNNRT_HD inline void rowStats(const float *xr, int64_t n, double eps,
+                              double &mean, double &rstd) {
+  double sum = 0;
+  for (int64_t c = 0; c < n; ++c)
+    sum += xr[c];
+  mean = sum / static_cast<double>(n);
+  double var = 0;
+  for (int64_t c = 0; c < n; ++c) {
+    const double dev = xr[c] - mean;
+    var += dev * dev;
+  }
+  rstd = 1.0 / std::sqrt(var / static_cast<double>(n) + eps);
+}
+
+/// One row normalized; its statistics are taken before it is written, so
+/// \p yr may be \p xr.
+GNNRT_HD inline void normalizeRow(const float *xr, int64_t cols, double eps,
+                                  float *yr) {
+  double mean, rstd;
+  rowStats(xr, cols, eps, mean, rstd);
+  for (int64_t c = 0; c < cols; ++c)
+    yr[c] = static_cast<float>((xr[c] - mean) * rstd);
+}
+
+/// dx = r (dy - mean(dy) - xhat mean(dy xhat)) for one row, xhat = (x -
+/// mean) r. Each dx element is written after its own x and dy are read,
+/// so \p dxr may be \p xr or \p dyr.
+GNNRT_HD inline void normalizeGradRow(const float *xr, const float *dyr,
+                                      int64_t cols, double eps, float *dxr) {
+  double mean, rstd;
+  rowStats(xr, cols, eps, mean, rstd);
+  double meanDy = 0, meanDyXhat = 0;
+  for (int64_t c = 0; c < cols; ++c) {
+    meanDy += dyr[c];
+    meanDyXhat += dyr[c] * ((xr[c] - mean) * rstd);
+  }
+  meanDy /= static_cast<double>(cols);
+  meanDyXhat /= static_cast<double>(cols);
+  for (int64_t c = 0; c < cols; ++c) {
+    const double xhat = (xr[c] - mean) * rstd;
+    dxr[c] = static_cast<float>(rstd * (dyr[c] - meanDy - xhat * meanDyXhat));
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -82,21 +82,6 @@ int columnStats(const float *x, int64_t rows, int64_t cols, double eps,
   return GNNRT_OK;
 }
 
-/// Mean and 1/sqrt(biased variance + eps) of one row of \p n elements.
-void rowStats(const float *xr, int64_t n, double eps, double &mean,
-              double &rstd) {
-  double sum = 0;
-  for (int64_t c = 0; c < n; ++c)
-    sum += xr[c];
-  mean = sum / static_cast<double>(n);
-  double var = 0;
-  for (int64_t c = 0; c < n; ++c) {
-    const double dev = xr[c] - mean;
-    var += dev * dev;
-  }
-  rstd = 1.0 / std::sqrt(var / static_cast<double>(n) + eps);
-}
-
 /// `y[r, c] = op(x[r, c], v[c])`: bias_add and row_mul (in place allowed).
 template <typename Op>
 int rowBroadcast(const float *x, const float *v, int64_t rows, int64_t cols,
@@ -289,14 +274,8 @@ int gnnrt_cpu_normalize(const float *x, int64_t rows, int64_t cols, int dim,
   if (dim == 1) {
     // A row's statistics are taken before it is written: y == x is safe.
 #pragma omp parallel for schedule(static) if (par)
-    for (int64_t r = 0; r < rows; ++r) {
-      const float *xr = x + r * cols;
-      float *yr = y + r * cols;
-      double mean, rstd;
-      rowStats(xr, cols, eps, mean, rstd);
-      for (int64_t c = 0; c < cols; ++c)
-        yr[c] = static_cast<float>((xr[c] - mean) * rstd);
-    }
+    for (int64_t r = 0; r < rows; ++r)
+      kernel::normalizeRow(x + r * cols, cols, eps, y + r * cols);
     return GNNRT_OK;
   }
   GNNRT_CHECK(cols <= std::numeric_limits<int64_t>::max() / 2,
@@ -331,24 +310,9 @@ int gnnrt_cpu_normalize_grad(const float *x, const float *dy, int64_t rows,
   // right after its own x and dy are read: dx may alias x or dy.
   if (dim == 1) {
 #pragma omp parallel for schedule(static) if (par)
-    for (int64_t r = 0; r < rows; ++r) {
-      const float *xr = x + r * cols, *dyr = dy + r * cols;
-      float *dxr = dx + r * cols;
-      double mean, rstd;
-      rowStats(xr, cols, eps, mean, rstd);
-      double meanDy = 0, meanDyXhat = 0;
-      for (int64_t c = 0; c < cols; ++c) {
-        meanDy += dyr[c];
-        meanDyXhat += dyr[c] * ((xr[c] - mean) * rstd);
-      }
-      meanDy /= static_cast<double>(cols);
-      meanDyXhat /= static_cast<double>(cols);
-      for (int64_t c = 0; c < cols; ++c) {
-        const double xhat = (xr[c] - mean) * rstd;
-        dxr[c] =
-            static_cast<float>(rstd * (dyr[c] - meanDy - xhat * meanDyXhat));
-      }
-    }
+    for (int64_t r = 0; r < rows; ++r)
+      kernel::normalizeGradRow(x + r * cols, dy + r * cols, cols, eps,
+                               dx + r * cols);
     return GNNRT_OK;
   }
   GNNRT_CHECK(cols <= std::numeric_limits<int64_t>::max() / 4,

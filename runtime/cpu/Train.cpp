@@ -24,11 +24,7 @@ struct LossWeights {
   double weightSum = 0;
 };
 
-/// Whether node \p i counts: in the mask (all nodes without one) and
-/// labelled.
-inline bool counted(const int32_t *labels, const uint8_t *mask, int64_t i) {
-  return (!mask || mask[i]) && labels[i] >= 0;
-}
+using kernel::counted;
 
 int lossWeights(const float *logits, const int32_t *labels, const uint8_t *mask,
                 int64_t n, int64_t classes, double smoothing, int classWeights,
@@ -64,17 +60,6 @@ int lossWeights(const float *logits, const int32_t *labels, const uint8_t *mask,
     out.weightSum += w * static_cast<double>(perClass[c]);
   }
   return GNNRT_OK;
-}
-
-/// log-sum-exp of one row, shifted by its maximum.
-double logSumExp(const float *row, int64_t classes) {
-  double m = row[0];
-  for (int64_t c = 1; c < classes; ++c)
-    m = m < row[c] ? row[c] : m;
-  double sum = 0;
-  for (int64_t c = 0; c < classes; ++c)
-    sum += std::exp(row[c] - m);
-  return m + std::log(sum);
 }
 
 using kernel::AdamConstants;
@@ -118,16 +103,9 @@ int gnnrt_cpu_cross_entropy(const float *logits, const int32_t *labels,
     for (int64_t i = begin; i < end; ++i) {
       if (!counted(labels, mask, i))
         continue;
-      const float *row = logits + i * classes;
-      const double lse = logSumExp(row, classes);
-      // sum_c log p_c = sum_c logits_c - C lse.
-      double all = 0;
-      for (int64_t c = 0; c < classes; ++c)
-        all += row[c];
-      all -= static_cast<double>(classes) * lse;
       const int32_t y = labels[i];
-      const double py = row[y] - lse;
-      acc += w[y] * -((1.0 - s) * py + perClass * all);
+      acc += kernel::crossEntropyTerm(logits + i * classes, classes, y, s,
+                                      perClass, w[y]);
     }
     partial[b] = acc;
   }
@@ -162,12 +140,8 @@ int gnnrt_cpu_cross_entropy_grad(const float *logits, const int32_t *labels,
       continue;
     }
     const int32_t y = labels[i];
-    const double lse = logSumExp(row, classes);
-    const double scale = dl * w[y] / lw.weightSum;
-    for (int64_t c = 0; c < classes; ++c) {
-      const double q = (c == y ? 1.0 - s : 0.0) + perClass;
-      d[c] = static_cast<float>(scale * (std::exp(row[c] - lse) - q));
-    }
+    kernel::crossEntropyGradRow(row, classes, y, s, perClass,
+                                dl * w[y] / lw.weightSum, d);
   }
   return GNNRT_OK;
 }

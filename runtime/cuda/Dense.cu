@@ -200,32 +200,11 @@ __global__ void reduceRows(const float *x, int64_t rows, int64_t cols, bool max,
 // Normalization
 //===----------------------------------------------------------------------===//
 
-/// gnnrt::cpu's rowStats: mean and 1/sqrt(biased variance + eps) of a row.
-__device__ inline void rowStats(const float *xr, int64_t n, double eps,
-                                double &mean, double &rstd) {
-  double sum = 0;
-  for (int64_t c = 0; c < n; ++c)
-    sum += xr[c];
-  mean = sum / static_cast<double>(n);
-  double var = 0;
-  for (int64_t c = 0; c < n; ++c) {
-    const double dev = xr[c] - mean;
-    var += dev * dev;
-  }
-  rstd = 1.0 / sqrt(var / static_cast<double>(n) + eps);
-}
-
-/// A row's statistics are taken before it is written: y == x is safe.
+/// kernel::normalizeRow per row (y == x is safe).
 __global__ void normalizeRows(const float *x, int64_t rows, int64_t cols,
                               double eps, float *y) {
-  for (int64_t r = firstItem(); r < rows; r += itemStride()) {
-    const float *xr = x + r * cols;
-    float *yr = y + r * cols;
-    double mean, rstd;
-    rowStats(xr, cols, eps, mean, rstd);
-    for (int64_t c = 0; c < cols; ++c)
-      yr[c] = static_cast<float>((xr[c] - mean) * rstd);
-  }
+  for (int64_t r = firstItem(); r < rows; r += itemStride())
+    kernel::normalizeRow(x + r * cols, cols, eps, y + r * cols);
 }
 
 __global__ void normalizeColumns(const float *x, int64_t count, int64_t cols,
@@ -237,27 +216,12 @@ __global__ void normalizeColumns(const float *x, int64_t count, int64_t cols,
   }
 }
 
-/// dx = r (dy - mean(dy) - xhat mean(dy xhat)) per row; each dx element is
-/// written after its own x and dy are read, so dx may alias either.
+/// kernel::normalizeGradRow per row (dx may alias x or dy).
 __global__ void normalizeGradRows(const float *x, const float *dy, int64_t rows,
                                   int64_t cols, double eps, float *dx) {
-  for (int64_t r = firstItem(); r < rows; r += itemStride()) {
-    const float *xr = x + r * cols, *dyr = dy + r * cols;
-    float *dxr = dx + r * cols;
-    double mean, rstd;
-    rowStats(xr, cols, eps, mean, rstd);
-    double meanDy = 0, meanDyXhat = 0;
-    for (int64_t c = 0; c < cols; ++c) {
-      meanDy += dyr[c];
-      meanDyXhat += dyr[c] * ((xr[c] - mean) * rstd);
-    }
-    meanDy /= static_cast<double>(cols);
-    meanDyXhat /= static_cast<double>(cols);
-    for (int64_t c = 0; c < cols; ++c) {
-      const double xhat = (xr[c] - mean) * rstd;
-      dxr[c] = static_cast<float>(rstd * (dyr[c] - meanDy - xhat * meanDyXhat));
-    }
-  }
+  for (int64_t r = firstItem(); r < rows; r += itemStride())
+    kernel::normalizeGradRow(x + r * cols, dy + r * cols, cols, eps,
+                             dx + r * cols);
 }
 
 __global__ void normalizeGradColumns(const float *x, const float *dy,

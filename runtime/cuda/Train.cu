@@ -74,10 +74,7 @@ __host__ __device__ inline void blockRows(int64_t rows, int64_t blocks,
   end = begin + q + (b < r ? 1 : 0);
 }
 
-__device__ inline bool counted(const int32_t *labels, const uint8_t *mask,
-                               int64_t i) {
-  return (!mask || mask[i]) && labels[i] >= 0;
-}
+using kernel::counted;
 
 /// What the loss kernels share, in the scratch after the class weights.
 struct LossSummary {
@@ -162,17 +159,6 @@ __global__ void classWeightsKernel(const int64_t *classCount,
   summary->badLabel = bad;
 }
 
-/// log-sum-exp of one row, shifted by its maximum.
-__device__ inline double logSumExp(const float *row, int64_t classes) {
-  double m = row[0];
-  for (int64_t c = 1; c < classes; ++c)
-    m = m < row[c] ? row[c] : m;
-  double sum = 0;
-  for (int64_t c = 0; c < classes; ++c)
-    sum += exp(row[c] - m);
-  return m + log(sum);
-}
-
 constexpr unsigned kLossThreads = 256;
 
 /// Block b of the loss (one thread block per kReductionBlocks block): the
@@ -192,17 +178,10 @@ __global__ void lossBlocks(const float *logits, const int32_t *labels,
     const int64_t i = chunk + threadIdx.x;
     use[threadIdx.x] = i < end && counted(labels, mask, i);
     if (use[threadIdx.x]) {
-      const float *row = logits + i * classes;
-      const double lse = logSumExp(row, classes);
-      // sum_c log p_c = sum_c logits_c - C lse.
-      double all = 0;
-      for (int64_t c = 0; c < classes; ++c)
-        all += row[c];
-      all -= static_cast<double>(classes) * lse;
       const int32_t y = labels[i];
-      const double py = row[y] - lse;
       term[threadIdx.x] =
-          classWeight[y] * -((1.0 - smoothing) * py + perClass * all);
+          kernel::crossEntropyTerm(logits + i * classes, classes, y, smoothing,
+                                   perClass, classWeight[y]);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -246,13 +225,9 @@ __global__ void lossGradRows(const float *logits, const int32_t *labels,
       continue;
     }
     const int32_t y = labels[i];
-    const double lse = logSumExp(row, classes);
-    const double dl = *lossGrad;
-    const double scale = dl * classWeight[y] / summary->weightSum;
-    for (int64_t c = 0; c < classes; ++c) {
-      const double q = (c == y ? 1.0 - smoothing : 0.0) + perClass;
-      d[c] = static_cast<float>(scale * (exp(row[c] - lse) - q));
-    }
+    kernel::crossEntropyGradRow(row, classes, y, smoothing, perClass,
+                                *lossGrad * classWeight[y] / summary->weightSum,
+                                d);
   }
 }
 
