@@ -49,6 +49,14 @@ constexpr int64_t kParallelGrain = 1 << 15;
 #define GNNRT_VECTOR_CLONES
 #endif
 
+/// Forces inlining: a helper that is not inlined into a GNNRT_VECTOR_CLONES
+/// function runs compiled for baseline x86-64 only.
+#if defined(__GNUC__) || defined(__clang__)
+#define GNNRT_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define GNNRT_ALWAYS_INLINE inline
+#endif
+
 /// Whether a loop over about `a * b` elements is worth a thread team.
 /// Kernels keep the answer in a `[[maybe_unused]]` variable because without
 /// OpenMP the pragmas that read it are gone.
@@ -68,6 +76,56 @@ inline void addScaled(float *__restrict c, const float *__restrict b, float v,
   const int64_t len = Fixed > 0 ? Fixed : n;
   for (int64_t k = 0; k < len; ++k)
     c[k] += v * b[k];
+}
+
+/// `c[0, len) += b[0, len)`, len as in addScaled.
+template <int64_t Fixed>
+inline void addRow(float *__restrict c, const float *__restrict b, int64_t n) {
+  const int64_t len = Fixed > 0 ? Fixed : n;
+  for (int64_t k = 0; k < len; ++k)
+    c[k] += b[k];
+}
+
+/// How many slots ahead gatherSum prefetches its source rows. The rows a
+/// sparse product gathers are scattered over a whole matrix, which the
+/// hardware prefetchers cannot predict; asked for this far ahead, a row is
+/// in cache by the time its slot is reached (16 was the fastest of 8, 16
+/// and 32 on Facebook's graph, bench/cpu/spmm_bench.cpp).
+constexpr int64_t kGatherPrefetchSlots = 16;
+
+/// `out[0, Fixed)` = the sum over slots s in [first, last), in slot order,
+/// of `*weight(s) * row(s)[0, Fixed)`, or of `row(s)` when \p weight is
+/// nullptr; `row` and `weight` return pointers. The sum is kept in a local
+/// row, which the compiler holds in registers (summed in place, the output
+/// row would be stored after every slot since it may alias the rows read),
+/// and the row and weight of slot `s + kGatherPrefetchSlots` are prefetched
+/// while that slot is below \p slotEnd (weights indexed by edge id are as
+/// scattered as the rows). The same products and sums in the same order as
+/// adding into a zeroed `out` with addScaled/addRow: the same bits.
+template <int64_t Fixed, typename RowFn, typename WeightFn>
+GNNRT_ALWAYS_INLINE void gatherSum(float *out, int64_t first, int64_t last,
+                                   int64_t slotEnd, RowFn row,
+                                   WeightFn weight) {
+  static_assert(Fixed > 0, "gatherSum needs a compile-time width");
+  constexpr bool weighted = !std::is_same_v<WeightFn, std::nullptr_t>;
+  float acc[Fixed] = {};
+  for (int64_t s = first; s < last; ++s) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (s + kGatherPrefetchSlots < slotEnd) {
+      const char *ahead =
+          reinterpret_cast<const char *>(row(s + kGatherPrefetchSlots));
+      for (int64_t o = 0; o < Fixed * int64_t(sizeof(float)); o += 64)
+        __builtin_prefetch(ahead + o);
+      if constexpr (weighted)
+        __builtin_prefetch(weight(s + kGatherPrefetchSlots));
+    }
+#endif
+    if constexpr (weighted)
+      addScaled<Fixed>(acc, row(s), *weight(s), Fixed);
+    else
+      addRow<Fixed>(acc, row(s), Fixed);
+  }
+  std::memcpy(out, acc, sizeof(acc));
 }
 
 /// Calls `fn(std::integral_constant<int64_t, W>())` with W = \p width when

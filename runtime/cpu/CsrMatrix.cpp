@@ -80,14 +80,23 @@ struct PendingSlots {
 };
 
 /// Rows [begin, end) of `c[rows, n] = A b`: row i sums its slots in CSR
-/// order. Compiled for AVX-512 too: every output element is its own chain
-/// of products and sums in slot order, whatever the vector width.
+/// order (through gatherSum when the width is fixed). Compiled for AVX-512
+/// too: every output element is its own chain of products and sums in slot
+/// order, whatever the vector width.
 template <int64_t Fixed>
 GNNRT_VECTOR_CLONES void csrTimesDenseRows(const gnnrt_csr_matrix &a,
                                            const float *b, int64_t n, float *c,
                                            int64_t begin, int64_t end) {
   const int32_t *indptr = a.indptr, *indices = a.indices;
   const float *values = a.values;
+  if constexpr (Fixed > 0) {
+    auto row = [&](int64_t s) { return b + int64_t(indices[s]) * Fixed; };
+    auto value = [&](int64_t s) { return values + s; };
+    for (int64_t i = begin; i < end; ++i)
+      gatherSum<Fixed>(c + i * Fixed, indptr[i], indptr[i + 1], indptr[end],
+                       row, value);
+    return;
+  }
   for (int64_t i = begin; i < end; ++i) {
     float *ci = c + i * n;
     std::fill(ci, ci + n, 0.0f);
@@ -105,6 +114,14 @@ csrTransposeTimesDenseRows(const gnnrt_csr_matrix &a, const float *b, int64_t n,
                            float *c, int64_t begin, int64_t end) {
   const int32_t *colptr = a.colptr, *rowidx = a.rowidx, *perm = a.perm;
   const float *values = a.values;
+  if constexpr (Fixed > 0) {
+    auto row = [&](int64_t s) { return b + int64_t(rowidx[s]) * Fixed; };
+    auto value = [&](int64_t s) { return values + perm[s]; };
+    for (int64_t j = begin; j < end; ++j)
+      gatherSum<Fixed>(c + j * Fixed, colptr[j], colptr[j + 1], colptr[end],
+                       row, value);
+    return;
+  }
   for (int64_t j = begin; j < end; ++j) {
     float *cj = c + j * n;
     std::fill(cj, cj + n, 0.0f);

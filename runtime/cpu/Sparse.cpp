@@ -41,24 +41,38 @@ inline float dot(const float *a, const float *b, int64_t f) {
          ((lane[2] + lane[6]) + (lane[3] + lane[7]));
 }
 
-/// `c[0, len) += b[0, len)`, len as in addScaled.
-template <int64_t Fixed>
-inline void addRow(float *__restrict c, const float *__restrict b, int64_t n) {
-  const int64_t len = Fixed > 0 ? Fixed : n;
-  for (int64_t k = 0; k < len; ++k)
-    c[k] += b[k];
-}
-
 /// Rows [begin, end) of the sum or mean aggregation with at most one weight
 /// per edge, rows of width \p Fixed (0: \p d): the common GCN and SAGE
 /// case, which the width lets compile to whole vectors. Compiled for
 /// AVX-512 too (GNNRT_VECTOR_CLONES): each output element is its own chain
 /// of products and sums in slot order, so the width changes no bit.
+///
+/// A fixed width sums through gatherSum: in registers, prefetching the
+/// source rows.
 template <int64_t Fixed>
 GNNRT_VECTOR_CLONES void sumRowRange(const gnnrt_graph *g, const float *x,
                                      int64_t d, const float *weights, bool mean,
                                      float *y, int64_t begin, int64_t end) {
   const int32_t *indptr = g->in.indptr, *src = g->in.src, *eid = g->in.edge_id;
+  if constexpr (Fixed > 0) {
+    const int64_t slotEnd = indptr[end];
+    auto row = [&](int64_t s) { return x + int64_t(src[s]) * Fixed; };
+    for (int64_t i = begin; i < end; ++i) {
+      const int64_t first = indptr[i], last = indptr[i + 1];
+      float *yi = y + i * Fixed;
+      if (weights)
+        gatherSum<Fixed>(yi, first, last, slotEnd, row,
+                         [&](int64_t s) { return weights + eid[s]; });
+      else
+        gatherSum<Fixed>(yi, first, last, slotEnd, row, nullptr);
+      if (mean && last > first) {
+        const float deg = static_cast<float>(last - first);
+        for (int64_t c = 0; c < Fixed; ++c)
+          yi[c] /= deg;
+      }
+    }
+    return;
+  }
   for (int64_t i = begin; i < end; ++i) {
     float *yi = y + i * d;
     const int64_t first = indptr[i], last = indptr[i + 1];
