@@ -68,7 +68,7 @@ struct PendingSlots {
       // A mask, not a branch: at p = 0.5 a branch mispredicts half the
       // time. A dropped element's bits become those of +0.0.
       const int64_t s = slot[k];
-      const float q = keepElement(xv[s], key.keep);
+      const float q = keepElement(xv[s], key);
       uint32_t qBits;
       std::memcpy(&qBits, &q, sizeof(qBits));
       qBits &=

@@ -108,7 +108,10 @@ void activateGrad(const float *x, const float *dy, int64_t n, float s,
 // * Keeping or dropping is a mask, not a branch (which mispredicts half the
 //   time at p = 0.5), over the quotients of all four elements. cvtps2pd,
 //   divpd and cvtpd2ps round, and treat NaN and subnormals, exactly as their
-//   scalar forms do, so the quotient is the scalar code's.
+//   scalar forms do, so the quotient is the scalar code's. When keep is a
+//   power of two (p = 0.5, GCN's rate) the quotient is a float product
+//   instead, which is exact (DropoutKey::pow2Scale says why); the divisions
+//   were most of the kernel's time.
 
 /// Blocks of four elements per tile of the parallel loop: enough for the
 /// blocks that need bits to fill whole kLanes batches on sparse inputs.
@@ -118,13 +121,20 @@ constexpr int64_t kTileBlocks = 256;
 /// The dropout of the four elements \p x of one block into \p y, given the
 /// block's four words \p bits. \p bias flips the sign bit so that a signed
 /// compare with \p below, `(threshold - 1) ^ bias`, is the unsigned
-/// `bits >= threshold`.
+/// `bits >= threshold`. With \p Pow2, keep is a power of two and the
+/// quotient is the float product with \p scale (DropoutKey::pow2Scale).
+template <bool Pow2>
 inline void dropBlock(const float *x, float *y, __m128i bits, __m128i bias,
-                      __m128i below, __m128d keep) {
+                      __m128i below, __m128d keep, __m128 scale) {
   const __m128 v = _mm_loadu_ps(x);
-  const __m128d lo = _mm_div_pd(_mm_cvtps_pd(v), keep);
-  const __m128d hi = _mm_div_pd(_mm_cvtps_pd(_mm_movehl_ps(v, v)), keep);
-  const __m128 q = _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi));
+  __m128 q;
+  if constexpr (Pow2) {
+    q = _mm_mul_ps(v, scale);
+  } else {
+    const __m128d lo = _mm_div_pd(_mm_cvtps_pd(v), keep);
+    const __m128d hi = _mm_div_pd(_mm_cvtps_pd(_mm_movehl_ps(v, v)), keep);
+    q = _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi));
+  }
   const __m128i kept = _mm_cmpgt_epi32(_mm_xor_si128(bits, bias), below);
   _mm_storeu_ps(y, _mm_and_ps(q, _mm_castsi128_ps(kept)));
 }
@@ -140,6 +150,8 @@ inline void dropLanes(const float *x, float *y, int64_t first,
   const __m128i below =
       _mm_set1_epi32(static_cast<int>((key.threshold - 1) ^ 0x80000000u));
   const __m128d keep = _mm_set1_pd(key.keep);
+  const __m128 scale = _mm_set1_ps(key.pow2Scale);
+  const bool pow2 = key.pow2Scale != 0;
   for (int g = 0; g < lanes; g += 4) {
     // Transpose four lanes' words into four blocks' words.
     __m128i words[4];
@@ -156,7 +168,10 @@ inline void dropLanes(const float *x, float *y, int64_t first,
     const int count = lanes - g < 4 ? lanes - g : 4;
     for (int l = 0; l < count; ++l) {
       const int64_t e = 4 * (first + need[g + l]);
-      dropBlock(x + e, y + e, block[l], bias, below, keep);
+      if (pow2)
+        dropBlock<true>(x + e, y + e, block[l], bias, below, keep, scale);
+      else
+        dropBlock<false>(x + e, y + e, block[l], bias, below, keep, scale);
     }
   }
 #else

@@ -13,6 +13,7 @@
 
 #include "gnnrt/Philox.h"
 
+#include <cmath>
 #include <cstdint>
 
 #if defined(__SSE2__)
@@ -35,6 +36,12 @@ struct DropoutKey {
   uint32_t stream, step; // counter words 2 and 3
   uint32_t threshold;    // in [1, 2^32 - 1]: kept iff bits >= threshold
   double keep;           // 1 - p, the divisor of a kept element
+  /// 1 / keep when keep is a power of two (p = 0.5, 0.75, ...), else 0.
+  /// Then x / keep in double, rounded to float, is exactly x * scale in
+  /// float: scaling by a power of two >= 1 is exact, overflows to the same
+  /// infinity, and quiets a NaN keeping its payload, as the round trip
+  /// through double does. A product costs a fraction of a double division.
+  float pow2Scale;
 };
 
 /// A kept element: the quotient in double, rounded once.
@@ -42,8 +49,21 @@ inline float keepElement(float x, double keep) {
   return static_cast<float>(static_cast<double>(x) / keep);
 }
 
+/// keepElement(x, key.keep), by the product when it is exact.
+inline float keepElement(float x, const DropoutKey &key) {
+  return key.pow2Scale != 0 ? x * key.pow2Scale : keepElement(x, key.keep);
+}
+
 inline float dropElement(float x, uint32_t bits, const DropoutKey &key) {
-  return bits >= key.threshold ? keepElement(x, key.keep) : 0.0f;
+  return bits >= key.threshold ? keepElement(x, key) : 0.0f;
+}
+
+/// DropoutKey::pow2Scale of \p keep in (0, 1].
+inline float powerOfTwoScale(double keep) {
+  int exponent;
+  if (!(keep > 0) || std::frexp(keep, &exponent) != 0.5)
+    return 0.0f;
+  return static_cast<float>(1.0 / keep); // 2^(1 - exponent), exact
 }
 
 #if defined(__SSE2__)
@@ -199,9 +219,13 @@ inline void philoxLanes(const uint32_t lo[kLanes], const uint32_t hi[kLanes],
 /// handle p = 0 and p ~ 1 without bits).
 inline DropoutKey dropoutKey(uint64_t seed, uint64_t step, uint64_t stream,
                              uint64_t threshold, double keep) {
-  return {static_cast<uint32_t>(seed),      static_cast<uint32_t>(seed >> 32),
-          static_cast<uint32_t>(stream),    static_cast<uint32_t>(step),
-          static_cast<uint32_t>(threshold), keep};
+  return {static_cast<uint32_t>(seed),
+          static_cast<uint32_t>(seed >> 32),
+          static_cast<uint32_t>(stream),
+          static_cast<uint32_t>(step),
+          static_cast<uint32_t>(threshold),
+          keep,
+          powerOfTwoScale(keep)};
 }
 
 } // namespace gnnrt::cpu

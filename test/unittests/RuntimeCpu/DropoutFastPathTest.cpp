@@ -2,8 +2,9 @@
 //
 // gnnrt_cpu_dropout skips the random bits of blocks of four +0.0 inputs,
 // generates the others many blocks at a time with SSE2 and keeps or drops
-// through masks. None of that may change a bit: every output must equal
-// the per-element definition below (gnnrt::dropoutBits against
+// through masks, and for p = 0.5 or 0.75 takes the kept quotient as a float
+// product. None of that may change a bit: every output must equal the
+// per-element definition below (gnnrt::dropoutBits against
 // gnnrt::dropoutThreshold, the kept quotient taken in double and rounded
 // once), including for -0.0 and NaN inputs, which a block of zeros must not
 // swallow, and for every length, rate, key and thread count.
@@ -191,7 +192,7 @@ TEST_F(DropoutFastPath, MatchesTheDefinitionBitForBit) {
   const uint64_t step = (uint64_t(3) << 32) | 9,
                  stream = (uint64_t(1) << 33) | 6;
   for (int64_t n : {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 1000, 100003})
-    for (double p : {0.0, 0.1, 0.5, 0.6, 0.999})
+    for (double p : {0.0, 0.1, 0.5, 0.6, 0.75, 0.999})
       for (Mix mix : kMixes)
         check(mix, n, seed, step, stream, p);
 }
