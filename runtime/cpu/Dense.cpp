@@ -1,14 +1,22 @@
 //===- Dense.cpp - Dense primitives: GEMM, reductions, normalisation ------===//
 //
-// GEMM goes to OpenBLAS. Reductions and statistics across rows accumulate
-// in double over fixed row blocks (Common.h), so the bits of a bias gradient
-// or a batch-norm mean do not change with the thread count, and long
-// columns do not lose the precision a float accumulator would.
+// GEMM goes to OpenBLAS, one single-threaded call per block of output rows,
+// the blocks fixed by the shape. Reductions and statistics across rows
+// accumulate in double over fixed row blocks (Common.h). So the bits of a
+// weight gradient, a bias gradient or a batch-norm mean do not change with
+// the thread count, and long columns do not lose the precision a float
+// accumulator would.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 
 #include <cblas.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef GNNRT_OPENBLAS
+extern "C" void openblas_set_num_threads(int);
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -101,6 +109,34 @@ int rowBroadcast(const float *x, const float *v, int64_t rows, int64_t cols,
   return GNNRT_OK;
 }
 
+/// Makes OpenBLAS compute on the calling thread only, once per process.
+/// openblas_set_num_threads also sets OpenMP's count in OpenBLAS's OpenMP
+/// build, so that count is put back.
+void blasOnOneThread() {
+#ifdef GNNRT_OPENBLAS
+  static const bool once = [] {
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+#endif
+    openblas_set_num_threads(1);
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
+    return true;
+  }();
+  (void)once;
+#endif
+}
+
+/// The rows of c per gnnrt_cpu_matmul block: a function of m only (never
+/// of the thread count), at most 64 blocks and at least 16 rows each, a
+/// multiple of 16 so that BLAS's row panels stay whole.
+int64_t gemmRowBlock(int64_t m) {
+  constexpr int64_t kMaxBlocks = 64, kMinRows = 16;
+  const int64_t rows = (m + kMaxBlocks - 1) / kMaxBlocks;
+  return std::max(kMinRows, (rows + kMinRows - 1) / kMinRows * kMinRows);
+}
+
 } // namespace
 
 extern "C" {
@@ -122,12 +158,29 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
     std::memset(c, 0, static_cast<size_t>(mn) * sizeof(float));
     return GNNRT_OK;
   }
-  cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans,
-              transpose_b ? CblasTrans : CblasNoTrans, static_cast<int>(m),
-              static_cast<int>(n), static_cast<int>(k), 1.0f, a,
-              static_cast<int>(transpose_a ? m : k), b,
-              static_cast<int>(transpose_b ? k : n), 0.0f, c,
-              static_cast<int>(n));
+  // OpenBLAS splits some shapes' sums over its threads (the weight
+  // gradient A^T B, whose k is the node count, gave different bits with 1
+  // and 2 threads), so BLAS runs on one thread and the rows of c are dealt
+  // out instead, in blocks that depend on the shape alone: each block is
+  // the same single-threaded call whichever thread makes it, so the result
+  // does not depend on the thread count.
+  blasOnOneThread();
+  const int64_t block = gemmRowBlock(m);
+  const int64_t blocks = (m + block - 1) / block;
+  const CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
+  const int lda = static_cast<int>(transpose_a ? m : k);
+  const int ldb = static_cast<int>(transpose_b ? k : n);
+  [[maybe_unused]] const bool par = blocks > 1 && worthThreads(mn, k);
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    const int64_t first = blk * block, rows = std::min(block, m - first);
+    // Row `first` of op(a): row `first` of a, or column `first` of a^T.
+    const float *aFirst = a + (transpose_a ? first : first * k);
+    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(rows),
+                static_cast<int>(n), static_cast<int>(k), 1.0f, aFirst, lda, b,
+                ldb, 0.0f, c + first * n, static_cast<int>(n));
+  }
   return GNNRT_OK;
 }
 

@@ -141,11 +141,13 @@ int gnnrt_cpu_add_self_loops(const gnnrt_graph *g, int32_t *storage,
 void gnnrt_cpu_set_num_threads(int n) {
 #ifdef _OPENMP
   static const int defaultThreads = omp_get_max_threads();
-  omp_set_num_threads(n > 0 ? n : defaultThreads);
 #ifdef GNNRT_OPENBLAS
-  // The pthreads build of OpenBLAS keeps its own count.
-  openblas_set_num_threads(n > 0 ? n : defaultThreads);
+  // BLAS stays on one thread: gnnrt_cpu_matmul deals out row blocks itself
+  // (Dense.cpp says why). In OpenBLAS's OpenMP build this call also sets
+  // OpenMP's count, hence first.
+  openblas_set_num_threads(1);
 #endif
+  omp_set_num_threads(n > 0 ? n : defaultThreads);
 #else
   (void)n;
 #endif

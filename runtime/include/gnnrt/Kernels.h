@@ -175,8 +175,9 @@ int gnnrt_cpu_add_self_loops(const gnnrt_graph *g, int32_t *storage,
 //===----------------------------------------------------------------------===*/
 
 /* The number of OpenMP threads later kernels on the calling thread use
-   (n <= 0 restores the default); without OpenMP a no-op. cblas_sgemm
-   follows OpenBLAS's own setting (OPENBLAS_NUM_THREADS). */
+   (n <= 0 restores the default); without OpenMP a no-op. OpenBLAS itself
+   is kept on one thread: gnnrt_cpu_matmul deals out row blocks to these
+   threads. */
 void gnnrt_cpu_set_num_threads(int n);
 /* The number of threads the next kernel may use (1 without OpenMP). */
 int gnnrt_cpu_get_num_threads(void);
@@ -322,7 +323,9 @@ int gnnrt_cpu_csr_matmul(const void *a, int64_t rows, int64_t cols, int64_t nnz,
 
 /* gnn.matmul: `c[m, n] = op(a) op(b)` with op(a) `[m, k]` and op(b)
    `[k, n]`; `a` is stored `[m, k]`, or `[k, m]` when transpose_a, and `b`
-   `[k, n]`, or `[n, k]` when transpose_b. cblas_sgemm; m, n, k < 2^31. */
+   `[k, n]`, or `[n, k]` when transpose_b. cblas_sgemm on one thread per
+   block of rows of c, the blocks a function of m alone, so the bits do not
+   depend on the thread count; m, n, k < 2^31. */
 int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
                      int64_t k, int transpose_a, int transpose_b, float *c);
 

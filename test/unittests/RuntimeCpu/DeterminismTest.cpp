@@ -132,4 +132,28 @@ TEST_F(Determinism, ReductionsAcrossRows) {
   });
 }
 
+// OpenBLAS on its own threads split the sum of a weight gradient's shape
+// (A^T B with k the node count) and changed its bits with the thread count;
+// gnnrt_cpu_matmul now deals out fixed row blocks of single-threaded calls.
+// GCN's three product shapes, at Facebook's size (22470 nodes) so that
+// every one is worth a thread team.
+TEST_F(Determinism, DenseProducts) {
+  constexpr int64_t Nodes = 22470, Hidden = 64, Classes = 4;
+  std::vector<float> h = toF32(randomF32({Nodes, Hidden}, 10));
+  std::vector<float> g = toF32(randomF32({Nodes, Classes}, 11));
+  std::vector<float> w = toF32(randomF32({Hidden, Classes}, 12));
+  expectSameBits("weight gradient h^T g", Hidden * Classes, [&](float *c) {
+    return gnnrt_cpu_matmul(h.data(), g.data(), Hidden, Classes, Nodes, 1, 0,
+                            c);
+  });
+  expectSameBits("h w", Nodes * Classes, [&](float *c) {
+    return gnnrt_cpu_matmul(h.data(), w.data(), Nodes, Classes, Hidden, 0, 0,
+                            c);
+  });
+  expectSameBits("input gradient g w^T", Nodes * Hidden, [&](float *c) {
+    return gnnrt_cpu_matmul(g.data(), w.data(), Nodes, Hidden, Classes, 0, 1,
+                            c);
+  });
+}
+
 } // namespace
