@@ -102,6 +102,22 @@ constexpr int64_t kGatherPrefetchSlots = 16;
 /// while that slot is below \p slotEnd (weights indexed by edge id are as
 /// scattered as the rows). The same products and sums in the same order as
 /// adding into a zeroed `out` with addScaled/addRow: the same bits.
+/// Prefetches the \p Fixed floats at \p row and the weight at \p weight
+/// (nullptr: none).
+template <int64_t Fixed>
+GNNRT_ALWAYS_INLINE void prefetchSlot(const float *row, const float *weight) {
+#if defined(__GNUC__) || defined(__clang__)
+  const char *bytes = reinterpret_cast<const char *>(row);
+  for (int64_t o = 0; o < Fixed * int64_t(sizeof(float)); o += 64)
+    __builtin_prefetch(bytes + o);
+  if (weight)
+    __builtin_prefetch(weight);
+#else
+  (void)row;
+  (void)weight;
+#endif
+}
+
 template <int64_t Fixed, typename RowFn, typename WeightFn>
 GNNRT_ALWAYS_INLINE void gatherSum(float *out, int64_t first, int64_t last,
                                    int64_t slotEnd, RowFn row,
@@ -110,20 +126,49 @@ GNNRT_ALWAYS_INLINE void gatherSum(float *out, int64_t first, int64_t last,
   constexpr bool weighted = !std::is_same_v<WeightFn, std::nullptr_t>;
   float acc[Fixed] = {};
   for (int64_t s = first; s < last; ++s) {
-#if defined(__GNUC__) || defined(__clang__)
-    if (s + kGatherPrefetchSlots < slotEnd) {
-      const char *ahead =
-          reinterpret_cast<const char *>(row(s + kGatherPrefetchSlots));
-      for (int64_t o = 0; o < Fixed * int64_t(sizeof(float)); o += 64)
-        __builtin_prefetch(ahead + o);
+    if (const int64_t ahead = s + kGatherPrefetchSlots; ahead < slotEnd) {
       if constexpr (weighted)
-        __builtin_prefetch(weight(s + kGatherPrefetchSlots));
+        prefetchSlot<Fixed>(row(ahead), weight(ahead));
+      else
+        prefetchSlot<Fixed>(row(ahead), nullptr);
     }
-#endif
     if constexpr (weighted)
       addScaled<Fixed>(acc, row(s), *weight(s), Fixed);
     else
       addRow<Fixed>(acc, row(s), Fixed);
+  }
+  std::memcpy(out, acc, sizeof(acc));
+}
+
+/// gatherSum's weighted sum without the slots whose weight is ±0.0, for
+/// callers that know every row is finite. Then each skipped product is
+/// ±0.0, and adding it changes nothing: the sum starts at +0.0 and never
+/// becomes -0.0 (x + (-x) is +0.0), and s + (±0.0) is s. So the bits are
+/// gatherSum's. Dropout leaves half of a CSR feature matrix's stored values
+/// at +0.0, and the rows they would gather are most of a product's time.
+/// The nonzero slots are listed first, a chunk at a time, without a branch
+/// per slot (at p = 0.5 it would mispredict half the time).
+template <int64_t Fixed, typename RowFn, typename WeightFn>
+GNNRT_ALWAYS_INLINE void gatherSumNonzero(float *out, int64_t first,
+                                          int64_t last, RowFn row,
+                                          WeightFn weight) {
+  static_assert(Fixed > 0, "gatherSumNonzero needs a compile-time width");
+  constexpr int64_t kChunk = 256;
+  float acc[Fixed] = {};
+  int64_t list[kChunk];
+  for (int64_t start = first; start < last; start += kChunk) {
+    const int64_t end = std::min(last, start + kChunk);
+    int64_t count = 0;
+    for (int64_t s = start; s < end; ++s) {
+      list[count] = s;
+      count += *weight(s) != 0.0f;
+    }
+    for (int64_t k = 0; k < count; ++k) {
+      if (k + kGatherPrefetchSlots < count)
+        prefetchSlot<Fixed>(row(list[k + kGatherPrefetchSlots]),
+                            weight(list[k + kGatherPrefetchSlots]));
+      addScaled<Fixed>(acc, row(list[k]), *weight(list[k]), Fixed);
+    }
   }
   std::memcpy(out, acc, sizeof(acc));
 }

@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -575,6 +576,43 @@ TEST_F(CsrMatmul, MatchesADoublePrecisionProduct) {
         expectClose(m, transpose, b, n, c);
         // The documented order, to the bit; and empty rows are +0.0.
         EXPECT_EQ(bitsOf(c), bitsOf(orderedProduct(m, transpose, b, n)));
+      }
+}
+
+// A dropped-out matrix stores half its values as +0.0. With b finite the
+// fixed widths skip those slots, which may change no bit; with an infinity
+// or NaN in b they may not be skipped (0 * inf is NaN).
+TEST_F(CsrMatmul, ZeroValuesAreSkippedOnlyWhenThatIsExact) {
+  gnnrt_cpu_set_num_threads(1);
+  Csr m = randomCsr(300, 200, 0.1, 31);
+  uint64_t state = 32;
+  for (float &v : m.values)
+    if (nextRandom(state) % 2 == 0)
+      v = nextRandom(state) % 4 == 0 ? -0.0f : 0.0f;
+  const Buffer a = build(m);
+  int64_t zeroRow = 0;
+  while (m.indptr[zeroRow + 1] == m.indptr[zeroRow] ||
+         m.values[m.indptr[zeroRow]] != 0.0f)
+    ++zeroRow; // a row whose first slot holds a zero
+  const int64_t zeroColumn = m.indices[m.indptr[zeroRow]];
+  for (int64_t n : {4, 16, 64})
+    for (bool transpose : {false, true})
+      for (int poison : {0, 1, 2}) {
+        SCOPED_TRACE("n " + std::to_string(n) +
+                     (transpose ? ", A^T b" : ", A b") +
+                     (poison == 1   ? ", an infinity in b"
+                      : poison == 2 ? ", a NaN in b"
+                                    : ""));
+        const int64_t inner = transpose ? m.rows : m.cols;
+        std::vector<float> b = randomDense(inner * n, 33 + n);
+        if (poison) // the row of b that the first stored zero multiplies
+          b[(transpose ? zeroRow : zeroColumn) * n] =
+              poison == 1 ? INFINITY : std::nanf("7");
+        const std::vector<float> want = orderedProduct(m, transpose, b, n);
+        EXPECT_EQ(bitsOf(run(a, transpose, b, n)), bitsOf(want));
+        if (poison) // 0 * inf or 0 * NaN made a NaN
+          EXPECT_TRUE(std::any_of(want.begin(), want.end(),
+                                  [](float v) { return std::isnan(v); }));
       }
 }
 
