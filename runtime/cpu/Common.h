@@ -102,6 +102,11 @@ constexpr int64_t kGatherPrefetchSlots = 16;
 /// while that slot is below \p slotEnd (weights indexed by edge id are as
 /// scattered as the rows). The same products and sums in the same order as
 /// adding into a zeroed `out` with addScaled/addRow: the same bits.
+/// The narrowest rows gatherSum prefetches: a whole cache line. Narrower
+/// rows are mostly index loads, and the prefetches only added work (SpMM of
+/// width 4 on Facebook's graph: 0.55 ms with them, 0.50 ms without).
+constexpr int64_t kPrefetchWidth = 16;
+
 /// Prefetches the \p Fixed floats at \p row and the weight at \p weight
 /// (nullptr: none).
 template <int64_t Fixed>
@@ -126,7 +131,8 @@ GNNRT_ALWAYS_INLINE void gatherSum(float *out, int64_t first, int64_t last,
   constexpr bool weighted = !std::is_same_v<WeightFn, std::nullptr_t>;
   float acc[Fixed] = {};
   for (int64_t s = first; s < last; ++s) {
-    if (const int64_t ahead = s + kGatherPrefetchSlots; ahead < slotEnd) {
+    if (const int64_t ahead = s + kGatherPrefetchSlots;
+        Fixed >= kPrefetchWidth && ahead < slotEnd) {
       if constexpr (weighted)
         prefetchSlot<Fixed>(row(ahead), weight(ahead));
       else

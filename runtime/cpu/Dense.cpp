@@ -128,13 +128,17 @@ void blasOnOneThread() {
 #endif
 }
 
-/// The rows of c per gnnrt_cpu_matmul block: a function of m only (never
-/// of the thread count), at most 64 blocks and at least 16 rows each, a
-/// multiple of 16 so that BLAS's row panels stay whole.
-int64_t gemmRowBlock(int64_t m) {
-  constexpr int64_t kMaxBlocks = 64, kMinRows = 16;
-  const int64_t rows = (m + kMaxBlocks - 1) / kMaxBlocks;
-  return std::max(kMinRows, (rows + kMinRows - 1) / kMinRows * kMinRows);
+/// The rows of c per gnnrt_cpu_matmul block: a function of the shape only
+/// (never of the thread count), a multiple of 16 so that BLAS's row panels
+/// stay whole, at most 64 blocks, and at least 2^18 multiply-adds per block
+/// so that the per-call cost of BLAS stays small (Cora's 2708 x 16 x 7
+/// product is then one call).
+int64_t gemmRowBlock(int64_t m, int64_t n, int64_t k) {
+  constexpr int64_t kMaxBlocks = 64, kPanel = 16, kMinWork = int64_t(1) << 18;
+  const int64_t byCount = (m + kMaxBlocks - 1) / kMaxBlocks;
+  const int64_t byWork = (kMinWork + n * k - 1) / (n * k);
+  const int64_t rows = std::max({byCount, byWork, kPanel});
+  return (rows + kPanel - 1) / kPanel * kPanel;
 }
 
 } // namespace
@@ -165,7 +169,7 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
   // the same single-threaded call whichever thread makes it, so the result
   // does not depend on the thread count.
   blasOnOneThread();
-  const int64_t block = gemmRowBlock(m);
+  const int64_t block = gemmRowBlock(m, n, k);
   const int64_t blocks = (m + block - 1) / block;
   const CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
