@@ -31,7 +31,9 @@ namespace mlir::gnn::cuda {
 bool isFusible(Operation *op);
 
 /// Splits a block's ops into the runs one kernel each computes: maximal
-/// sequences of adjacent fusible ops whose results have one shape.
+/// sequences of adjacent fusible ops whose results have one shape and
+/// whose arena buffers let one kernel read and write them (a result never
+/// partly over a value the run reads; Kernels.cpp says why).
 SmallVector<SmallVector<Operation *>> fusionGroups(Block &block);
 
 /// One launch of a generated kernel: `kernel(n, cols, inputs..., outputs...)`
