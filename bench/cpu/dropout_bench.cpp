@@ -9,17 +9,18 @@
 // (`ninja -C <build> gnnc-dropout-bench && <build>/bin/gnnc-dropout-bench`).
 //
 //===----------------------------------------------------------------------===//
+#include "BenchUtil.h"
+
 #include "gnnrt/Kernels.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <vector>
 
 namespace {
+
+namespace bench = gnnc::bench;
 
 /// splitmix64: a fixed input for every run, independent of the C++
 /// library's distributions.
@@ -48,17 +49,6 @@ std::vector<float> makeInput(int64_t n, double density, uint64_t seed) {
   return x;
 }
 
-/// FNV-1a over the output bits.
-uint64_t hashBits(const std::vector<float> &y) {
-  uint64_t h = 0xCBF29CE484222325ull;
-  for (float v : y) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, sizeof(bits));
-    h = (h ^ bits) * 0x100000001B3ull;
-  }
-  return h;
-}
-
 void run(const char *name, int64_t rows, int64_t cols, double density,
          int threads) {
   const int64_t n = rows * cols;
@@ -75,25 +65,15 @@ void run(const char *name, int64_t rows, int64_t cols, double density,
     std::fprintf(stderr, "gnnrt_cpu_dropout failed\n");
     std::exit(1);
   }
-  const uint64_t hash = hashBits(y);
+  const uint64_t hash = bench::hashBits(y);
 
-  using Clock = std::chrono::steady_clock;
-  std::vector<double> ms;
-  const Clock::time_point start = Clock::now();
-  for (uint64_t step = 1;
-       ms.size() < 5 ||
-       (Clock::now() - start < std::chrono::seconds(1) && ms.size() < 2000);
-       ++step) {
-    const Clock::time_point t0 = Clock::now();
+  const bench::Timing t = bench::timeCalls([&](uint64_t step) {
     gnnrt_cpu_dropout(x.data(), n, seed, step, stream, p, y.data());
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
+  });
   std::printf("%-28s %5lld x %-5lld threads %d  median %9.3f ms  min %9.3f ms"
               "  (%zu calls)  hash %016llx\n",
               name, static_cast<long long>(rows), static_cast<long long>(cols),
-              threads, ms[ms.size() / 2], ms.front(), ms.size(),
+              threads, t.medianMs, t.minMs, t.calls,
               static_cast<unsigned long long>(hash));
 }
 

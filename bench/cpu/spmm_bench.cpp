@@ -15,86 +15,52 @@
 // ../shared/data/facebook (the format is ../shared/data/README.md's).
 //
 //===----------------------------------------------------------------------===//
+#include "BenchUtil.h"
+
+#include "gnnrt/Dataset.h"
+#include "gnnrt/Graph.h"
 #include "gnnrt/Kernels.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
 namespace {
+
+namespace bench = gnnc::bench;
 
 [[noreturn]] void fail(const std::string &message) {
   std::fprintf(stderr, "gnnc-spmm-bench: error: %s\n", message.c_str());
   std::exit(1);
 }
 
-/// The (src, dst) int32 pairs of DIR/edges.bin.
-std::vector<int32_t> readEdges(const std::string &dir) {
-  const std::string path = dir + "/edges.bin";
-  std::FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    fail("cannot open '" + path + "': " + std::strerror(errno));
-  std::vector<int32_t> pairs;
-  int32_t buffer[4096];
-  size_t got;
-  while ((got = std::fread(buffer, sizeof(int32_t), 4096, f)) > 0)
-    pairs.insert(pairs.end(), buffer, buffer + got);
-  std::fclose(f);
-  if (pairs.empty() || pairs.size() % 2 != 0)
-    fail("'" + path + "' is not a non-empty list of int32 pairs");
-  return pairs;
-}
-
-/// FNV-1a over the output bits.
-uint64_t hashBits(const std::vector<float> &y) {
-  uint64_t h = 0xCBF29CE484222325ull;
-  for (float v : y) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, sizeof(bits));
-    h = (h ^ bits) * 0x100000001B3ull;
-  }
-  return h;
-}
-
-/// The graph of an edge list as gcn_conv sees it: A + I with its symmetric
-/// normalisation weights. Owns the arrays the views point into.
+/// A dataset's graph as gcn_conv sees it: A + I with its symmetric
+/// normalisation weights, from the runtime's own loader (which checks every
+/// file) and CSR builder. Owns the arrays the views point into.
 struct GcnGraph {
-  std::vector<int32_t> indptr, src, edgeId, loopStorage;
-  gnnrt_graph raw{}, looped{};
+  gnnrt::CompressedEdges in;
+  std::vector<int32_t> loopStorage;
+  gnnrt_graph looped{};
   std::vector<float> weights;
 
-  explicit GcnGraph(const std::vector<int32_t> &pairs) {
-    const int64_t e = static_cast<int64_t>(pairs.size() / 2);
-    int32_t n = 0;
-    for (int32_t v : pairs) {
-      if (v < 0)
-        fail("negative node id in edges.bin");
-      n = std::max(n, v + 1);
-    }
-    // CSR by destination; edge k keeps id k.
-    indptr.assign(static_cast<size_t>(n) + 1, 0);
-    for (int64_t k = 0; k < e; ++k)
-      ++indptr[static_cast<size_t>(pairs[2 * k + 1]) + 1];
-    for (int32_t i = 0; i < n; ++i)
-      indptr[i + 1] += indptr[i];
-    src.resize(static_cast<size_t>(e));
-    edgeId.resize(static_cast<size_t>(e));
-    std::vector<int32_t> next(indptr.begin(), indptr.end() - 1);
-    for (int64_t k = 0; k < e; ++k) {
-      const int32_t slot = next[pairs[2 * k + 1]]++;
-      src[slot] = pairs[2 * k];
-      edgeId[slot] = static_cast<int32_t>(k);
-    }
-    raw.num_nodes = n;
-    raw.num_edges = e;
-    raw.in = {indptr.data(), src.data(), edgeId.data()};
-    loopStorage.resize(
-        static_cast<size_t>(gnnrt_cpu_add_self_loops_storage(n, e)));
+  explicit GcnGraph(const std::string &dir) {
+    gnnrt::Dataset data;
+    gnnrt::DatasetError error;
+    gnnrt::LoadOptions options;
+    options.missingFeatures = gnnrt::MissingFeatures::Omit;
+    if (!gnnrt::loadDataset(dir, options, data, error))
+      fail(error.str());
+    std::string message;
+    if (!gnnrt::buildInCsr(data.graph, in, message))
+      fail(message);
+    gnnrt_graph raw{};
+    raw.num_nodes = data.numNodes();
+    raw.num_edges = data.numEdges();
+    raw.in = {in.indptr.data(), in.indices.data(), in.edgeIds.data()};
+    loopStorage.resize(static_cast<size_t>(
+        gnnrt_cpu_add_self_loops_storage(raw.num_nodes, raw.num_edges)));
     if (gnnrt_cpu_add_self_loops(&raw, loopStorage.data(), &looped) != GNNRT_OK)
       fail("gnnrt_cpu_add_self_loops failed");
     weights.resize(static_cast<size_t>(looped.num_edges));
@@ -113,32 +79,21 @@ void run(const GcnGraph &g, int64_t width, int threads) {
                               1024) /
            1024.0f;
   gnnrt_cpu_set_num_threads(threads);
-  auto call = [&] {
+  auto call = [&](uint64_t) {
     if (gnnrt_cpu_spmm(&g.looped, GNNRT_AGGR_SUM, x.data(), width,
                        g.weights.data(), 1, y.data()) != GNNRT_OK)
       fail("gnnrt_cpu_spmm failed");
   };
-  call();
-  const uint64_t hash = hashBits(y);
-
-  using Clock = std::chrono::steady_clock;
-  std::vector<double> ms;
-  const Clock::time_point start = Clock::now();
-  while (ms.size() < 5 ||
-         (Clock::now() - start < std::chrono::seconds(1) && ms.size() < 2000)) {
-    const Clock::time_point t0 = Clock::now();
-    call();
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
+  call(0);
+  const uint64_t hash = bench::hashBits(y);
+  const bench::Timing t = bench::timeCalls(call);
   std::printf("spmm sum, weighted  %7lld nodes %9lld edges  width %3lld  "
               "threads %d  median %8.3f ms  min %8.3f ms  (%zu calls)  hash "
               "%016llx\n",
               static_cast<long long>(n),
               static_cast<long long>(g.looped.num_edges),
-              static_cast<long long>(width), threads, ms[ms.size() / 2],
-              ms.front(), ms.size(), static_cast<unsigned long long>(hash));
+              static_cast<long long>(width), threads, t.medianMs, t.minMs,
+              t.calls, static_cast<unsigned long long>(hash));
 }
 
 } // namespace
@@ -156,7 +111,7 @@ int main(int argc, char **argv) {
   else
     dir = "../shared/data/facebook";
 
-  const GcnGraph graph(readEdges(dir));
+  const GcnGraph graph(dir);
   for (int threads : {1, 2})
     for (int64_t width : {64, 16, 4})
       run(graph, width, threads);
