@@ -57,6 +57,12 @@ constexpr int64_t kParallelGrain = 1 << 15;
 #define GNNRT_ALWAYS_INLINE inline
 #endif
 
+/// Keeps OpenBLAS on the calling thread (once per process): gnnrt_cpu_matmul
+/// deals out row blocks to OpenMP's threads itself, because OpenBLAS's own
+/// threads split some sums and change their bits with the thread count
+/// (Dense.cpp). Graph.cpp, with the other thread settings.
+void blasOnOneThread();
+
 /// Whether a loop over about `a * b` elements is worth a thread team.
 /// Kernels keep the answer in a `[[maybe_unused]]` variable because without
 /// OpenMP the pragmas that read it are gone.

@@ -11,12 +11,6 @@
 #include "Common.h"
 
 #include <cblas.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-#ifdef GNNRT_OPENBLAS
-extern "C" void openblas_set_num_threads(int);
-#endif
 
 #include <algorithm>
 #include <cmath>
@@ -107,25 +101,6 @@ int rowBroadcast(const float *x, const float *v, int64_t rows, int64_t cols,
       yr[c] = op(xr[c], v[c]);
   }
   return GNNRT_OK;
-}
-
-/// Makes OpenBLAS compute on the calling thread only, once per process.
-/// openblas_set_num_threads also sets OpenMP's count in OpenBLAS's OpenMP
-/// build, so that count is put back.
-void blasOnOneThread() {
-#ifdef GNNRT_OPENBLAS
-  static const bool once = [] {
-#ifdef _OPENMP
-    const int threads = omp_get_max_threads();
-#endif
-    openblas_set_num_threads(1);
-#ifdef _OPENMP
-    omp_set_num_threads(threads);
-#endif
-    return true;
-  }();
-  (void)once;
-#endif
 }
 
 /// The rows of c per gnnrt_cpu_matmul block: a function of the shape only

@@ -48,6 +48,24 @@ int checkCsr(const gnnrt_graph *g, const gnnrt_csr &csr,
 
 } // namespace
 
+void gnnrt::cpu::blasOnOneThread() {
+#ifdef GNNRT_OPENBLAS
+  // openblas_set_num_threads also sets OpenMP's count in OpenBLAS's OpenMP
+  // build, so that count is put back.
+  static const bool once = [] {
+#ifdef _OPENMP
+    const int threads = omp_get_max_threads();
+#endif
+    openblas_set_num_threads(1);
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#endif
+    return true;
+  }();
+  (void)once;
+#endif
+}
+
 extern "C" {
 
 const char *gnnrt_status_string(int status) {
@@ -141,12 +159,7 @@ int gnnrt_cpu_add_self_loops(const gnnrt_graph *g, int32_t *storage,
 void gnnrt_cpu_set_num_threads(int n) {
 #ifdef _OPENMP
   static const int defaultThreads = omp_get_max_threads();
-#ifdef GNNRT_OPENBLAS
-  // BLAS stays on one thread: gnnrt_cpu_matmul deals out row blocks itself
-  // (Dense.cpp says why). In OpenBLAS's OpenMP build this call also sets
-  // OpenMP's count, hence first.
-  openblas_set_num_threads(1);
-#endif
+  blasOnOneThread(); // first: it may set OpenMP's count
   omp_set_num_threads(n > 0 ? n : defaultThreads);
 #else
   (void)n;
