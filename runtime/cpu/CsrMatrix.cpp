@@ -85,66 +85,37 @@ struct PendingSlots {
 /// 1.5x faster on Facebook's).
 constexpr int64_t kSkipZerosWidth = 32;
 
-/// Rows [begin, end) of `c[rows, n] = A b`: row i sums its slots in CSR
-/// order (through gatherSum when the width is fixed; gatherSumNonzero with
-/// \p skipZeros, which the caller sets only when b is finite). Compiled for
-/// AVX-512 too: every output element is its own chain of products and sums
-/// in slot order, whatever the vector width.
-template <int64_t Fixed>
+/// Rows [begin, end) of a product of the CSR matrix with b, given by one of
+/// its two sections: output row r sums, in slot order, `*value(s) *
+/// b[other[s]]` over the slots [offsets[r], offsets[r + 1]). For `A b` the
+/// section is the CSR pattern (offsets indptr, other indices, value s); for
+/// `A^T b` the CSC one (colptr, rowidx, value perm[s]), whose slots list each
+/// column in increasing row order. A fixed width goes through gatherSum, or
+/// gatherSumNonzero with \p skipZeros, which the caller sets only when b is
+/// finite. Compiled for AVX-512 too: every output element is its own chain
+/// of products and sums in slot order, whatever the vector width.
+template <int64_t Fixed, typename ValueFn>
 GNNRT_VECTOR_CLONES void
-csrTimesDenseRows(const gnnrt_csr_matrix &a, const float *b, int64_t n,
-                  float *c, bool skipZeros, int64_t begin, int64_t end) {
-  const int32_t *indptr = a.indptr, *indices = a.indices;
-  const float *values = a.values;
+productRows(const int32_t *offsets, const int32_t *other, ValueFn value,
+            const float *b, int64_t n, float *c, bool skipZeros, int64_t begin,
+            int64_t end) {
   if constexpr (Fixed > 0) {
-    auto row = [&](int64_t s) { return b + int64_t(indices[s]) * Fixed; };
-    auto value = [&](int64_t s) { return values + s; };
-    for (int64_t i = begin; i < end; ++i)
+    auto row = [&](int64_t s) { return b + int64_t(other[s]) * Fixed; };
+    for (int64_t r = begin; r < end; ++r)
       if (Fixed >= kSkipZerosWidth && skipZeros)
-        gatherSumNonzero<Fixed>(c + i * Fixed, indptr[i], indptr[i + 1], row,
+        gatherSumNonzero<Fixed>(c + r * Fixed, offsets[r], offsets[r + 1], row,
                                 value);
       else
-        gatherSum<Fixed>(c + i * Fixed, indptr[i], indptr[i + 1], indptr[end],
-                         row, value);
+        gatherSum<Fixed>(c + r * Fixed, offsets[r], offsets[r + 1],
+                         offsets[end], row, value);
     return;
   }
-  for (int64_t i = begin; i < end; ++i) {
-    float *ci = c + i * n;
-    std::fill(ci, ci + n, 0.0f);
-    for (int64_t s = indptr[i], last = indptr[i + 1]; s < last; ++s)
-      addScaled<Fixed>(ci, b + static_cast<int64_t>(indices[s]) * n, values[s],
+  for (int64_t r = begin; r < end; ++r) {
+    float *cr = c + r * n;
+    std::fill(cr, cr + n, 0.0f);
+    for (int64_t s = offsets[r], last = offsets[r + 1]; s < last; ++s)
+      addScaled<Fixed>(cr, b + static_cast<int64_t>(other[s]) * n, *value(s),
                        n);
-  }
-}
-
-/// Rows [begin, end) of `c[cols, n] = A^T b`: row j of the output is column
-/// j of A, whose slots the CSC sections list in increasing row order;
-/// \p skipZeros as for csrTimesDenseRows.
-template <int64_t Fixed>
-GNNRT_VECTOR_CLONES void
-csrTransposeTimesDenseRows(const gnnrt_csr_matrix &a, const float *b, int64_t n,
-                           float *c, bool skipZeros, int64_t begin,
-                           int64_t end) {
-  const int32_t *colptr = a.colptr, *rowidx = a.rowidx, *perm = a.perm;
-  const float *values = a.values;
-  if constexpr (Fixed > 0) {
-    auto row = [&](int64_t s) { return b + int64_t(rowidx[s]) * Fixed; };
-    auto value = [&](int64_t s) { return values + perm[s]; };
-    for (int64_t j = begin; j < end; ++j)
-      if (Fixed >= kSkipZerosWidth && skipZeros)
-        gatherSumNonzero<Fixed>(c + j * Fixed, colptr[j], colptr[j + 1], row,
-                                value);
-      else
-        gatherSum<Fixed>(c + j * Fixed, colptr[j], colptr[j + 1], colptr[end],
-                         row, value);
-    return;
-  }
-  for (int64_t j = begin; j < end; ++j) {
-    float *cj = c + j * n;
-    std::fill(cj, cj + n, 0.0f);
-    for (int64_t s = colptr[j], last = colptr[j + 1]; s < last; ++s)
-      addScaled<Fixed>(cj, b + static_cast<int64_t>(rowidx[s]) * n,
-                       values[perm[s]], n);
   }
 }
 
@@ -343,10 +314,14 @@ int gnnrt_cpu_csr_matmul(const void *a, int64_t rows, int64_t cols, int64_t nnz,
     forEachChunk(
         transpose ? cols : rows, 64, par, [&](int64_t begin, int64_t end) {
           if (transpose)
-            csrTransposeTimesDenseRows<fixed()>(m, b, n, c, skipZeros, begin,
-                                                end);
+            productRows<fixed()>(
+                m.colptr, m.rowidx,
+                [&](int64_t s) { return m.values + m.perm[s]; }, b, n, c,
+                skipZeros, begin, end);
           else
-            csrTimesDenseRows<fixed()>(m, b, n, c, skipZeros, begin, end);
+            productRows<fixed()>(
+                m.indptr, m.indices, [&](int64_t s) { return m.values + s; }, b,
+                n, c, skipZeros, begin, end);
         });
   });
   return GNNRT_OK;
