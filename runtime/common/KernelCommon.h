@@ -192,12 +192,22 @@ GNNRT_HD inline double crossEntropyTerm(const float *row, int64_t classes,
   return weight * -((1.0 - smoothing) * py + perClass * all);
 }
 
-/// The logits' gradient row of one counted node: `scale (softmax - q)`,
-/// q the smoothed one-hot target.
-GNNRT_HD inline void crossEntropyGradRow(const float *row, int64_t classes,
-                                         int32_t y, double smoothing,
-                                         double perClass, double scale,
-                                         float *d) {
+/// Row \p i of the logits' gradient: for a counted node `scale (softmax -
+/// q)`, q the smoothed one-hot target (\p perClass = smoothing / classes)
+/// and scale = lossGrad * classWeight[y] / weightSum; 0 for the others.
+GNNRT_HD inline void crossEntropyGradNode(
+    const float *logits, const int32_t *labels, const uint8_t *mask, int64_t i,
+    int64_t classes, double smoothing, double perClass, double lossGrad,
+    const double *classWeight, double weightSum, float *dlogits) {
+  const float *row = logits + i * classes;
+  float *d = dlogits + i * classes;
+  if (!counted(labels, mask, i)) {
+    for (int64_t c = 0; c < classes; ++c)
+      d[c] = 0.0f;
+    return;
+  }
+  const int32_t y = labels[i];
+  const double scale = lossGrad * classWeight[y] / weightSum;
   const double lse = logSumExp(row, classes);
   for (int64_t c = 0; c < classes; ++c) {
     const double q = (c == y ? 1.0 - smoothing : 0.0) + perClass;

@@ -131,18 +131,9 @@ int gnnrt_cpu_cross_entropy_grad(const float *logits, const int32_t *labels,
   const double *w = lw.classWeight.get();
   const double dl = *loss_grad;
 #pragma omp parallel for schedule(static) if (worthThreads(n * classes))
-  for (int64_t i = 0; i < n; ++i) {
-    const float *row = logits + i * classes;
-    float *d = dlogits + i * classes;
-    if (!counted(labels, mask, i)) {
-      for (int64_t c = 0; c < classes; ++c)
-        d[c] = 0.0f;
-      continue;
-    }
-    const int32_t y = labels[i];
-    kernel::crossEntropyGradRow(row, classes, y, s, perClass,
-                                dl * w[y] / lw.weightSum, d);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    kernel::crossEntropyGradNode(logits, labels, mask, i, classes, s, perClass,
+                                 dl, w, lw.weightSum, dlogits);
   return GNNRT_OK;
 }
 

@@ -216,19 +216,10 @@ __global__ void lossGradRows(const float *logits, const int32_t *labels,
                              const double *classWeight,
                              const LossSummary *summary, float *dlogits) {
   const double perClass = smoothing / static_cast<double>(classes);
-  for (int64_t i = firstItem(); i < n; i += itemStride()) {
-    const float *row = logits + i * classes;
-    float *d = dlogits + i * classes;
-    if (!counted(labels, mask, i)) {
-      for (int64_t c = 0; c < classes; ++c)
-        d[c] = 0.0f;
-      continue;
-    }
-    const int32_t y = labels[i];
-    kernel::crossEntropyGradRow(row, classes, y, smoothing, perClass,
-                                *lossGrad * classWeight[y] / summary->weightSum,
-                                d);
-  }
+  for (int64_t i = firstItem(); i < n; i += itemStride())
+    kernel::crossEntropyGradNode(logits, labels, mask, i, classes, smoothing,
+                                 perClass, *lossGrad, classWeight,
+                                 summary->weightSum, dlogits);
 }
 
 /// Bytes rounded up to keep every region of the scratch aligned.
