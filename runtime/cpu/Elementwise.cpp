@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -38,53 +39,87 @@ int binary(const float *a, const float *b, int64_t n, float *y, Fn fn) {
   return GNNRT_OK;
 }
 
-template <int Kind>
-void activate(const float *x, int64_t n, float s, float *y) {
-#pragma omp parallel for schedule(static) if (worthThreads(n))
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    if constexpr (Kind == GNNRT_ACT_RELU)
-      y[i] = v > 0 ? v : 0.0f;
-    else if constexpr (Kind == GNNRT_ACT_LEAKY_RELU)
-      y[i] = v > 0 ? v : s * v;
-    else if constexpr (Kind == GNNRT_ACT_ELU)
-      y[i] = v > 0 ? v : std::expm1(v);
-    else if constexpr (Kind == GNNRT_ACT_GELU)
-      y[i] = 0.5f * v * (1.0f + std::erf(v * kInvSqrt2));
-    else if constexpr (Kind == GNNRT_ACT_SIGMOID)
-      y[i] = 1.0f / (1.0f + std::exp(-v));
-    else
-      y[i] = std::tanh(v);
-  }
+/// act(v): the one expression of an activation, shared by the kernel and
+/// the fused chains so that both round alike.
+template <int Kind> GNNRT_ALWAYS_INLINE float activateOne(float v, float s) {
+  if constexpr (Kind == GNNRT_ACT_RELU)
+    return v > 0 ? v : 0.0f;
+  else if constexpr (Kind == GNNRT_ACT_LEAKY_RELU)
+    return v > 0 ? v : s * v;
+  else if constexpr (Kind == GNNRT_ACT_ELU)
+    return v > 0 ? v : std::expm1(v);
+  else if constexpr (Kind == GNNRT_ACT_GELU)
+    return 0.5f * v * (1.0f + std::erf(v * kInvSqrt2));
+  else if constexpr (Kind == GNNRT_ACT_SIGMOID)
+    return 1.0f / (1.0f + std::exp(-v));
+  else
+    return std::tanh(v);
 }
 
 /// dy * f'(x); at the kinks of relu and leaky_relu the derivative is the
 /// left one (0 and the slope), as gnn.activation_grad specifies.
 template <int Kind>
+GNNRT_ALWAYS_INLINE float activateGradOne(float v, float dy, float s) {
+  float d;
+  if constexpr (Kind == GNNRT_ACT_RELU) {
+    d = v > 0 ? 1.0f : 0.0f;
+  } else if constexpr (Kind == GNNRT_ACT_LEAKY_RELU) {
+    d = v > 0 ? 1.0f : s;
+  } else if constexpr (Kind == GNNRT_ACT_ELU) {
+    d = v > 0 ? 1.0f : std::exp(v);
+  } else if constexpr (Kind == GNNRT_ACT_GELU) {
+    d = 0.5f * (1.0f + std::erf(v * kInvSqrt2)) +
+        v * kInvSqrt2Pi * std::exp(-0.5f * v * v);
+  } else if constexpr (Kind == GNNRT_ACT_SIGMOID) {
+    const float sg = 1.0f / (1.0f + std::exp(-v));
+    d = sg * (1.0f - sg);
+  } else {
+    const float t = std::tanh(v);
+    d = 1.0f - t * t;
+  }
+  return dy * d;
+}
+
+/// Calls \p fn with the activation kind as a template argument
+/// (std::integral_constant); false for an unknown kind.
+template <typename Fn> bool withActivation(int kind, Fn &&fn) {
+  switch (kind) {
+  case GNNRT_ACT_RELU:
+    fn(std::integral_constant<int, GNNRT_ACT_RELU>());
+    return true;
+  case GNNRT_ACT_LEAKY_RELU:
+    fn(std::integral_constant<int, GNNRT_ACT_LEAKY_RELU>());
+    return true;
+  case GNNRT_ACT_ELU:
+    fn(std::integral_constant<int, GNNRT_ACT_ELU>());
+    return true;
+  case GNNRT_ACT_GELU:
+    fn(std::integral_constant<int, GNNRT_ACT_GELU>());
+    return true;
+  case GNNRT_ACT_SIGMOID:
+    fn(std::integral_constant<int, GNNRT_ACT_SIGMOID>());
+    return true;
+  case GNNRT_ACT_TANH:
+    fn(std::integral_constant<int, GNNRT_ACT_TANH>());
+    return true;
+  default:
+    return false;
+  }
+}
+
+template <int Kind>
+void activate(const float *x, int64_t n, float s, float *y) {
+#pragma omp parallel for schedule(static) if (worthThreads(n))
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = activateOne<Kind>(x[i], s);
+}
+
+template <int Kind>
 void activateGrad(const float *x, const float *dy, int64_t n, float s,
                   float *dx) {
 #pragma omp parallel for schedule(static) if (worthThreads(n))
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = x[i];
-    float d;
-    if constexpr (Kind == GNNRT_ACT_RELU) {
-      d = v > 0 ? 1.0f : 0.0f;
-    } else if constexpr (Kind == GNNRT_ACT_LEAKY_RELU) {
-      d = v > 0 ? 1.0f : s;
-    } else if constexpr (Kind == GNNRT_ACT_ELU) {
-      d = v > 0 ? 1.0f : std::exp(v);
-    } else if constexpr (Kind == GNNRT_ACT_GELU) {
-      d = 0.5f * (1.0f + std::erf(v * kInvSqrt2)) +
-          v * kInvSqrt2Pi * std::exp(-0.5f * v * v);
-    } else if constexpr (Kind == GNNRT_ACT_SIGMOID) {
-      const float sg = 1.0f / (1.0f + std::exp(-v));
-      d = sg * (1.0f - sg);
-    } else {
-      const float t = std::tanh(v);
-      d = 1.0f - t * t;
-    }
-    dx[i] = dy[i] * d;
-  }
+  for (int64_t i = 0; i < n; ++i)
+    dx[i] = activateGradOne<Kind>(x[i], dy[i], s);
 }
 
 //===----------------------------------------------------------------------===//
@@ -140,10 +175,10 @@ inline void dropBlock(const float *x, float *y, __m128i bits, __m128i bias,
 }
 #endif
 
-/// The dropout of the blocks `first + need[l]`, l < \p lanes <= kLanes,
-/// whose words philoxLanes left in \p bits.
-inline void dropLanes(const float *x, float *y, int64_t first,
-                      const uint32_t *need, int lanes,
+/// The dropout of the blocks `need[l]` of \p x and \p y (counted from
+/// their start), l < \p lanes <= kLanes, whose words philoxLanes left in
+/// \p bits.
+inline void dropLanes(const float *x, float *y, const uint32_t *need, int lanes,
                       const uint32_t bits[4][kLanes], const DropoutKey &key) {
 #if defined(__SSE2__)
   const __m128i bias = _mm_set1_epi32(INT32_MIN);
@@ -167,7 +202,7 @@ inline void dropLanes(const float *x, float *y, int64_t first,
         _mm_unpacklo_epi64(t2, t3), _mm_unpackhi_epi64(t2, t3)};
     const int count = lanes - g < 4 ? lanes - g : 4;
     for (int l = 0; l < count; ++l) {
-      const int64_t e = 4 * (first + need[g + l]);
+      const int64_t e = 4 * static_cast<int64_t>(need[g + l]);
       if (pow2)
         dropBlock<true>(x + e, y + e, block[l], bias, below, keep, scale);
       else
@@ -176,14 +211,15 @@ inline void dropLanes(const float *x, float *y, int64_t first,
   }
 #else
   for (int l = 0; l < lanes; ++l) {
-    const int64_t e = 4 * (first + need[l]);
+    const int64_t e = 4 * static_cast<int64_t>(need[l]);
     for (int j = 0; j < 4; ++j)
       y[e + j] = dropElement(x[e + j], bits[j][l], key);
   }
 #endif
 }
 
-/// Dropout of the whole blocks [first, last), at most kTileBlocks of them.
+/// Dropout of the whole blocks [first, last), at most kTileBlocks of them;
+/// \p x and \p y point at block \p first.
 void dropoutTile(const float *x, float *y, int64_t first, int64_t last,
                  const DropoutKey &key) {
   // Copy every block to y and list those that are not all +0.0, without a
@@ -192,11 +228,11 @@ void dropoutTile(const float *x, float *y, int64_t first, int64_t last,
   // input, since nothing but a copy of itself was written there.
   uint32_t need[kTileBlocks];
   int count = 0;
-  for (int64_t b = first; b < last; ++b) {
+  for (int64_t b = 0; b < last - first; ++b) {
     uint64_t w[2];
     std::memcpy(w, x + 4 * b, sizeof(w));
     std::memcpy(y + 4 * b, w, sizeof(w));
-    need[count] = static_cast<uint32_t>(b - first);
+    need[count] = static_cast<uint32_t>(b);
     count += (w[0] | w[1]) != 0;
   }
   for (int start = 0; start < count; start += kLanes) {
@@ -210,8 +246,216 @@ void dropoutTile(const float *x, float *y, int64_t first, int64_t last,
       hi[l] = static_cast<uint32_t>(block >> 32);
     }
     philoxLanes(lo, hi, key, bits);
-    dropLanes(x, y, first, need + start, lanes, bits, key);
+    dropLanes(x, y, need + start, lanes, bits, key);
   }
+}
+
+/// What every element of one dropout call shares: p = 0 keeps every
+/// element whatever its bits (no Philox at all; still the quotient, which
+/// is what the general path writes: it quiets a signalling NaN, for one),
+/// p > 1 - 2^-32 drops every element, anything else goes by the bits.
+struct Dropout {
+  enum { KeepAll, DropAll, Random } mode;
+  double keep;
+  DropoutKey key; // Random only
+};
+
+Dropout dropoutOf(uint64_t seed, uint64_t step, uint64_t stream, double p) {
+  // Comparing the raw bits with the threshold is exactly `u >= p`.
+  const uint64_t threshold = gnnrt::dropoutThreshold(p);
+  const double keep = 1.0 - p;
+  if (threshold == 0)
+    return {Dropout::KeepAll, keep, {}};
+  if (threshold > UINT32_MAX)
+    return {Dropout::DropAll, keep, {}};
+  return {Dropout::Random, keep,
+          dropoutKey(seed, step, stream, threshold, keep)};
+}
+
+/// Dropout of the elements [begin, end) of a call, \p begin a multiple of
+/// four (a Philox block), \p x and \p y pointing at element \p begin. The
+/// output is a pure function of the input and the element indices, so it
+/// does not depend on how a call is cut into ranges.
+void dropoutRange(const float *x, float *y, int64_t begin, int64_t end,
+                  const Dropout &d) {
+  const int64_t n = end - begin;
+  if (d.mode == Dropout::KeepAll) {
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = keepElement(x[i], d.keep);
+    return;
+  }
+  if (d.mode == Dropout::DropAll) {
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = 0.0f;
+    return;
+  }
+  const int64_t first = begin / 4, last = end / 4;
+  for (int64_t b = first; b < last; b += kTileBlocks) {
+    const int64_t to = last - b < kTileBlocks ? last : b + kTileBlocks;
+    dropoutTile(x + 4 * (b - first), y + 4 * (b - first), b, to, d.key);
+  }
+  // A last, partial block of end % 4 elements.
+  if (end % 4 != 0) {
+    const uint64_t block = static_cast<uint64_t>(last);
+    const uint32_t ctr[4] = {static_cast<uint32_t>(block),
+                             static_cast<uint32_t>(block >> 32), d.key.stream,
+                             d.key.step};
+    const uint32_t k[2] = {d.key.k0, d.key.k1};
+    uint32_t bits[4];
+    gnnrt::philox4x32(ctr, k, bits);
+    for (int64_t i = 4 * last; i < end; ++i)
+      y[i - begin] = dropElement(x[i - begin], bits[i % 4], d.key);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// fused element-wise chains
+//===----------------------------------------------------------------------===//
+//
+// gnnrt_cpu_fused runs a chain tile by tile: each op reads its operands'
+// part of the tile (an input's elements, or an earlier op's result kept in
+// the tile's scratch) and writes its result's part to the scratch, which
+// stays in L1; the escaping results are then copied out. Each op computes
+// its elements with the same expression as its own kernel, so the bits are
+// the same; the tiles are fixed by n, not by the thread count.
+
+constexpr int kMaxFusedOps = GNNRT_FUSED_MAX_OPS;
+/// Elements per tile: a multiple of four (a dropout's Philox block), small
+/// enough that a chain's scratch stays in L1.
+constexpr int64_t kFusedTile = 512;
+
+/// An op of a chain, its parameters decoded once per call.
+struct FusedStep {
+  gnnrt_fused_op op;
+  Dropout dropout; // GNNRT_FUSED_DROPOUT only
+};
+
+/// `y[i] = fn(a[i], row[(c0 + i) % cols])` for i < len, in runs of whole
+/// columns so that the inner loop is a plain vector loop.
+template <typename Fn>
+GNNRT_ALWAYS_INLINE void columnwise(const float *a, const float *row,
+                                    int64_t c0, int64_t cols, int64_t len,
+                                    float *y, Fn fn) {
+  int64_t i = 0, c = c0;
+  while (i < len) {
+    const int64_t run = len - i < cols - c ? len - i : cols - c;
+    for (int64_t j = 0; j < run; ++j)
+      y[i + j] = fn(a[i + j], row[c + j]);
+    i += run;
+    c = 0;
+  }
+}
+
+/// One op over the elements [begin, begin + len) of the chain.
+GNNRT_VECTOR_CLONES
+void fusedStep(const FusedStep &step, const float *a, const float *b,
+               int64_t begin, int64_t len, int64_t cols, float *y) {
+  const gnnrt_fused_op &op = step.op;
+  const float s = static_cast<float>(op.param);
+  switch (op.kind) {
+  case GNNRT_FUSED_ADD:
+    for (int64_t i = 0; i < len; ++i)
+      y[i] = a[i] + b[i];
+    return;
+  case GNNRT_FUSED_SUB:
+    for (int64_t i = 0; i < len; ++i)
+      y[i] = a[i] - b[i];
+    return;
+  case GNNRT_FUSED_MUL:
+    for (int64_t i = 0; i < len; ++i)
+      y[i] = a[i] * b[i];
+    return;
+  case GNNRT_FUSED_SCALE:
+    for (int64_t i = 0; i < len; ++i)
+      y[i] = static_cast<float>(static_cast<double>(a[i]) * op.param);
+    return;
+  case GNNRT_FUSED_ACTIVATION:
+    withActivation(op.activation, [&](auto k) {
+      for (int64_t i = 0; i < len; ++i)
+        y[i] = activateOne<decltype(k)::value>(a[i], s);
+    });
+    return;
+  case GNNRT_FUSED_ACTIVATION_GRAD:
+    withActivation(op.activation, [&](auto k) {
+      for (int64_t i = 0; i < len; ++i)
+        y[i] = activateGradOne<decltype(k)::value>(a[i], b[i], s);
+    });
+    return;
+  case GNNRT_FUSED_BIAS_ADD:
+    columnwise(a, b, begin % cols, cols, len, y,
+               [](float u, float v) { return u + v; });
+    return;
+  case GNNRT_FUSED_ROW_MUL:
+    columnwise(a, b, begin % cols, cols, len, y,
+               [](float u, float v) { return u * v; });
+    return;
+  case GNNRT_FUSED_ZEROS:
+    for (int64_t i = 0; i < len; ++i)
+      y[i] = 0.0f;
+    return;
+  case GNNRT_FUSED_DROPOUT:
+    dropoutRange(a, y, begin, begin + len, step.dropout);
+    return;
+  default:
+    return; // rejected by fusedArgs
+  }
+}
+
+/// How many operands each kind reads (a, then b).
+int fusedArity(int32_t kind) {
+  switch (kind) {
+  case GNNRT_FUSED_ZEROS:
+    return 0;
+  case GNNRT_FUSED_SCALE:
+  case GNNRT_FUSED_ACTIVATION:
+  case GNNRT_FUSED_DROPOUT:
+    return 1;
+  default:
+    return 2;
+  }
+}
+
+/// gnnrt_cpu_fused's checks: shapes, every operand an input or an earlier
+/// result, broadcast operands inputs, parameters in range.
+int fusedArgs(const gnnrt_fused_op *ops, int32_t nops, int64_t n, int64_t cols,
+              const float *const *inputs, int32_t ninputs,
+              float *const *outputs, const int32_t *outputValues,
+              int32_t noutputs) {
+  GNNRT_CHECK(n >= 0 && cols >= 1 && n % cols == 0, GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(nops >= 1 && nops <= kMaxFusedOps && ninputs >= 0 &&
+                  noutputs >= 0,
+              GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(ops && (ninputs == 0 || inputs) &&
+                  (noutputs == 0 || (outputs && outputValues)),
+              GNNRT_ERR_NULL_POINTER);
+  for (int32_t k = 0; k < nops; ++k) {
+    const gnnrt_fused_op &op = ops[k];
+    GNNRT_CHECK(op.kind >= GNNRT_FUSED_ADD && op.kind <= GNNRT_FUSED_DROPOUT,
+                GNNRT_ERR_BAD_ARGUMENT);
+    const int arity = fusedArity(op.kind);
+    const int32_t operands[2] = {op.a, op.b};
+    for (int j = 0; j < arity; ++j) {
+      GNNRT_CHECK(operands[j] >= 0 && operands[j] < ninputs + k,
+                  GNNRT_ERR_BAD_ARGUMENT);
+      if (operands[j] < ninputs)
+        GNNRT_CHECK(n == 0 || inputs[operands[j]], GNNRT_ERR_NULL_POINTER);
+    }
+    if (op.kind == GNNRT_FUSED_BIAS_ADD || op.kind == GNNRT_FUSED_ROW_MUL)
+      GNNRT_CHECK(op.b < ninputs, GNNRT_ERR_BAD_ARGUMENT);
+    if (op.kind == GNNRT_FUSED_ACTIVATION ||
+        op.kind == GNNRT_FUSED_ACTIVATION_GRAD)
+      GNNRT_CHECK(op.activation >= GNNRT_ACT_RELU &&
+                      op.activation <= GNNRT_ACT_TANH,
+                  GNNRT_ERR_BAD_ARGUMENT);
+    if (op.kind == GNNRT_FUSED_DROPOUT) // also rejects NaN
+      GNNRT_CHECK(op.param >= 0 && op.param < 1, GNNRT_ERR_BAD_ARGUMENT);
+  }
+  for (int32_t j = 0; j < noutputs; ++j) {
+    GNNRT_CHECK(outputValues[j] >= ninputs && outputValues[j] < ninputs + nops,
+                GNNRT_ERR_BAD_ARGUMENT);
+    GNNRT_CHECK(n == 0 || outputs[j], GNNRT_ERR_NULL_POINTER);
+  }
+  return GNNRT_OK;
 }
 
 } // namespace
@@ -244,28 +488,9 @@ int gnnrt_cpu_activation(int kind, const float *x, int64_t n, double slope,
   GNNRT_CHECK(n >= 0, GNNRT_ERR_BAD_SIZE);
   GNNRT_CHECK(present(x, n) && present(y, n), GNNRT_ERR_NULL_POINTER);
   const float s = static_cast<float>(slope);
-  switch (kind) {
-  case GNNRT_ACT_RELU:
-    activate<GNNRT_ACT_RELU>(x, n, s, y);
-    return GNNRT_OK;
-  case GNNRT_ACT_LEAKY_RELU:
-    activate<GNNRT_ACT_LEAKY_RELU>(x, n, s, y);
-    return GNNRT_OK;
-  case GNNRT_ACT_ELU:
-    activate<GNNRT_ACT_ELU>(x, n, s, y);
-    return GNNRT_OK;
-  case GNNRT_ACT_GELU:
-    activate<GNNRT_ACT_GELU>(x, n, s, y);
-    return GNNRT_OK;
-  case GNNRT_ACT_SIGMOID:
-    activate<GNNRT_ACT_SIGMOID>(x, n, s, y);
-    return GNNRT_OK;
-  case GNNRT_ACT_TANH:
-    activate<GNNRT_ACT_TANH>(x, n, s, y);
-    return GNNRT_OK;
-  default:
-    return GNNRT_ERR_BAD_ARGUMENT;
-  }
+  const bool known = withActivation(
+      kind, [&](auto k) { activate<decltype(k)::value>(x, n, s, y); });
+  return known ? GNNRT_OK : GNNRT_ERR_BAD_ARGUMENT;
 }
 
 int gnnrt_cpu_activation_grad(int kind, const float *x, const float *dy,
@@ -274,77 +499,94 @@ int gnnrt_cpu_activation_grad(int kind, const float *x, const float *dy,
   GNNRT_CHECK(present(x, n) && present(dy, n) && present(dx, n),
               GNNRT_ERR_NULL_POINTER);
   const float s = static_cast<float>(slope);
-  switch (kind) {
-  case GNNRT_ACT_RELU:
-    activateGrad<GNNRT_ACT_RELU>(x, dy, n, s, dx);
-    return GNNRT_OK;
-  case GNNRT_ACT_LEAKY_RELU:
-    activateGrad<GNNRT_ACT_LEAKY_RELU>(x, dy, n, s, dx);
-    return GNNRT_OK;
-  case GNNRT_ACT_ELU:
-    activateGrad<GNNRT_ACT_ELU>(x, dy, n, s, dx);
-    return GNNRT_OK;
-  case GNNRT_ACT_GELU:
-    activateGrad<GNNRT_ACT_GELU>(x, dy, n, s, dx);
-    return GNNRT_OK;
-  case GNNRT_ACT_SIGMOID:
-    activateGrad<GNNRT_ACT_SIGMOID>(x, dy, n, s, dx);
-    return GNNRT_OK;
-  case GNNRT_ACT_TANH:
-    activateGrad<GNNRT_ACT_TANH>(x, dy, n, s, dx);
-    return GNNRT_OK;
-  default:
-    return GNNRT_ERR_BAD_ARGUMENT;
-  }
+  const bool known = withActivation(
+      kind, [&](auto k) { activateGrad<decltype(k)::value>(x, dy, n, s, dx); });
+  return known ? GNNRT_OK : GNNRT_ERR_BAD_ARGUMENT;
 }
 
 int gnnrt_cpu_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
                       uint64_t stream, double p, float *y) {
   if (int status = kernel::dropoutArgs(x, n, p, y))
     return status;
-  // Comparing the raw bits with the threshold is exactly `u >= p`.
-  const uint64_t threshold = gnnrt::dropoutThreshold(p);
-  const double keep = 1.0 - p;
+  const Dropout d = dropoutOf(seed, step, stream, p);
+  // Tiles of whole blocks; the last one may end in a partial block.
+  constexpr int64_t kTile = 4 * kTileBlocks;
+  const int64_t tiles = (n + kTile - 1) / kTile;
   [[maybe_unused]] const bool threads = worthThreads(n / 4);
-  if (threshold == 0) {
-    // p = 0 keeps every element whatever its bits: no Philox at all. Still
-    // the quotient, which is what the general path writes (it quiets a
-    // signalling NaN, for one).
-#pragma omp parallel for schedule(static) if (threads)
-    for (int64_t i = 0; i < n; ++i)
-      y[i] = keepElement(x[i], keep);
-    return GNNRT_OK;
-  }
-  if (threshold > UINT32_MAX) {
-    // p > 1 - 2^-32 drops every element whatever its bits.
-#pragma omp parallel for schedule(static) if (threads)
-    for (int64_t i = 0; i < n; ++i)
-      y[i] = 0.0f;
-    return GNNRT_OK;
-  }
-  const DropoutKey key = dropoutKey(seed, step, stream, threshold, keep);
-  // Whole blocks of four elements go by tiles; each tile's output is a pure
-  // function of its inputs, so the bits do not depend on the schedule.
-  const int64_t fullBlocks = n / 4;
-  const int64_t tiles = (fullBlocks + kTileBlocks - 1) / kTileBlocks;
 #pragma omp parallel for schedule(static) if (threads)
   for (int64_t t = 0; t < tiles; ++t) {
-    const int64_t first = t * kTileBlocks;
-    const int64_t last =
-        fullBlocks - first < kTileBlocks ? fullBlocks : first + kTileBlocks;
-    dropoutTile(x, y, first, last, key);
+    const int64_t begin = t * kTile;
+    const int64_t end = n - begin < kTile ? n : begin + kTile;
+    dropoutRange(x + begin, y + begin, begin, end, d);
   }
-  // The last, partial block of n % 4 elements.
-  if (n % 4 != 0) {
-    const uint64_t block = static_cast<uint64_t>(fullBlocks);
-    const uint32_t ctr[4] = {static_cast<uint32_t>(block),
-                             static_cast<uint32_t>(block >> 32), key.stream,
-                             key.step};
-    const uint32_t k[2] = {key.k0, key.k1};
-    uint32_t bits[4];
-    gnnrt::philox4x32(ctr, k, bits);
-    for (int64_t i = 4 * fullBlocks; i < n; ++i)
-      y[i] = dropElement(x[i], bits[i % 4], key);
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_fused(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
+                    int64_t cols, const float *const *inputs, int32_t ninputs,
+                    float *const *outputs, const int32_t *output_values,
+                    int32_t noutputs) {
+  if (int status = fusedArgs(ops, nops, n, cols, inputs, ninputs, outputs,
+                             output_values, noutputs))
+    return status;
+  FusedStep steps[kMaxFusedOps];
+  for (int32_t k = 0; k < nops; ++k) {
+    steps[k].op = ops[k];
+    if (ops[k].kind == GNNRT_FUSED_DROPOUT)
+      steps[k].dropout =
+          dropoutOf(ops[k].seed, ops[k].step, ops[k].stream, ops[k].param);
+  }
+  // An op whose result is stored is computed straight into its output,
+  // unless a later op reads an input in that very buffer: the tile's
+  // elements of it must still be the input's then. Other results, and
+  // further copies of a stored one, go through the tile's scratch.
+  int32_t directOutput[kMaxFusedOps];
+  for (int32_t k = 0; k < nops; ++k)
+    directOutput[k] = -1;
+  for (int32_t j = 0; j < noutputs; ++j) {
+    const int32_t k = output_values[j] - ninputs;
+    if (directOutput[k] >= 0)
+      continue;
+    bool readLater = false;
+    for (int32_t later = k + 1; later < nops; ++later) {
+      const int32_t operands[2] = {ops[later].a, ops[later].b};
+      for (int i = 0; i < fusedArity(ops[later].kind); ++i)
+        readLater |= operands[i] < ninputs && inputs[operands[i]] == outputs[j];
+    }
+    if (!readLater)
+      directOutput[k] = j;
+  }
+  const int64_t tiles = (n + kFusedTile - 1) / kFusedTile;
+  [[maybe_unused]] const bool threads = worthThreads(n);
+#pragma omp parallel for schedule(static) if (threads)
+  for (int64_t t = 0; t < tiles; ++t) {
+    alignas(64) float scratch[kMaxFusedOps][kFusedTile];
+    float *result[kMaxFusedOps];
+    const int64_t begin = t * kFusedTile;
+    const int64_t len = n - begin < kFusedTile ? n - begin : kFusedTile;
+    // Operand v's elements of this tile; a broadcast operand whole.
+    auto operand = [&](int32_t v, bool broadcast) -> const float * {
+      if (v < 0)
+        return nullptr;
+      if (v >= ninputs)
+        return result[v - ninputs];
+      return broadcast ? inputs[v] : inputs[v] + begin;
+    };
+    for (int32_t k = 0; k < nops; ++k) {
+      result[k] =
+          directOutput[k] >= 0 ? outputs[directOutput[k]] + begin : scratch[k];
+      const bool broadcast = ops[k].kind == GNNRT_FUSED_BIAS_ADD ||
+                             ops[k].kind == GNNRT_FUSED_ROW_MUL;
+      const int arity = fusedArity(ops[k].kind);
+      fusedStep(steps[k], arity > 0 ? operand(ops[k].a, false) : nullptr,
+                arity > 1 ? operand(ops[k].b, broadcast) : nullptr, begin, len,
+                cols, result[k]);
+    }
+    for (int32_t j = 0; j < noutputs; ++j) {
+      const int32_t k = output_values[j] - ninputs;
+      if (directOutput[k] != j)
+        std::memcpy(outputs[j] + begin, result[k], sizeof(float) * len);
+    }
   }
   return GNNRT_OK;
 }

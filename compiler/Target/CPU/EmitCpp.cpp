@@ -9,6 +9,7 @@
 #include "compiler/Target/CPU/EmitCpp.h"
 
 #include "compiler/Target/CUDA/Kernels.h"
+#include "compiler/Target/ElementwiseRuns.h"
 
 #include "dialects/Gnn/GnnOps.h"
 #include "dialects/Mem/MemOps.h"
@@ -94,6 +95,26 @@ int64_t numElements(Value v) {
 /// (Liveness.h), which also sized the arena slot it lives in.
 std::string bufferBytes(Value v) { return std::to_string(*storageBytes(v)); }
 
+/// The most ops one gnnrt_cpu_fused call takes: GNNRT_FUSED_MAX_OPS of
+/// gnnrt/Kernels.h (the runtime rejects a longer table).
+constexpr size_t kMaxFusedOps = 32;
+
+/// What gnnrt_cpu_fused computes: the element-wise ops both targets fuse,
+/// and dropout of a plain f32 tensor (gnnrt_cpu_fused's tiles are whole
+/// Philox blocks).
+bool cpuFusible(Operation *op) {
+  if (isElementwiseOp(op))
+    return true;
+  auto dropout = dyn_cast<DropoutOp>(op);
+  if (!dropout)
+    return false;
+  auto in = dyn_cast<RankedTensorType>(dropout.getInput().getType());
+  auto out = dyn_cast<RankedTensorType>(dropout.getResult().getType());
+  return in && out && in.hasStaticShape() && in.getElementType().isF32() &&
+         !in.getEncoding() && out.getElementType().isF32() &&
+         !out.getEncoding();
+}
+
 class FunctionEmitter {
 public:
   FunctionEmitter(func::FuncOp func, llvm::raw_ostream &os,
@@ -136,11 +157,22 @@ private:
   LogicalResult emitConstant(arith::ConstantOp op);
   /// CUDA: one generated kernel for the element-wise run \p group.
   LogicalResult emitFused(ArrayRef<Operation *> group);
+  /// CPU: one gnnrt_cpu_fused call for the element-wise run \p group.
+  LogicalResult emitFusedCpu(ArrayRef<Operation *> group);
+  /// Whether \p v, a result of the run \p inGroup, is read after it
+  /// (mem.free of a device buffer prints nothing: not a reader).
+  static bool escapes(Value v,
+                      const llvm::SmallPtrSetImpl<Operation *> &inGroup) {
+    return llvm::any_of(v.getUsers(), [&](Operation *user) {
+      return !inGroup.contains(user) && !isa<mem::FreeOp>(user);
+    });
+  }
 
   func::FuncOp func;
   llvm::raw_ostream &os;
   const CppEmitOptions &options;
-  /// CUDA: the run each fused op belongs to (cuda::fusionGroups).
+  /// The run of two or more ops each fused op belongs to (CUDA:
+  /// cuda::fusionGroups, every run; CPU: cpuFusible's runs).
   llvm::DenseMap<Operation *, unsigned> groupOf;
   SmallVector<SmallVector<Operation *>> groups;
   llvm::DenseMap<Value, std::string> names;
@@ -334,7 +366,9 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (auto it = groupOf.find(op); it != groupOf.end()) {
     // The run's first op launches the kernel computing all of it.
     ArrayRef<Operation *> group = groups[it->second];
-    return op == group.front() ? emitFused(group) : success();
+    if (op != group.front())
+      return success();
+    return cuda() ? emitFused(group) : emitFusedCpu(group);
   }
   if (cuda() && isa<mem::LoadHomeOp, mem::StoreHomeOp>(op))
     return op->emitError()
@@ -689,13 +723,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
 
 LogicalResult FunctionEmitter::emitFused(ArrayRef<Operation *> group) {
   llvm::SmallPtrSet<Operation *, 8> inGroup(group.begin(), group.end());
-  auto escapes = [&](Value v) {
-    // mem.free of a device buffer prints nothing: not a reader.
-    return llvm::any_of(v.getUsers(), [&](Operation *user) {
-      return !inGroup.contains(user) && !isa<mem::FreeOp>(user);
-    });
-  };
-  FailureOr<cuda::KernelLaunch> launch = options.kernels->fuse(group, escapes);
+  FailureOr<cuda::KernelLaunch> launch = options.kernels->fuse(
+      group, [&](Value v) { return escapes(v, inGroup); });
   if (failed(launch))
     return failure();
   for (Value out : launch->outputs) {
@@ -722,6 +751,113 @@ LogicalResult FunctionEmitter::emitFused(ArrayRef<Operation *> group) {
   return success();
 }
 
+LogicalResult FunctionEmitter::emitFusedCpu(ArrayRef<Operation *> group) {
+  llvm::SmallPtrSet<Operation *, 8> inGroup(group.begin(), group.end());
+  // Value numbers (gnnrt_fused_op): the inputs in order of first use, then
+  // the ops' results.
+  SmallVector<Value> inputs;
+  llvm::DenseMap<Value, int> number;
+  for (Operation *op : group)
+    for (auto [v, broadcast] : elementwiseReads(op)) {
+      Operation *def = v.getDefiningOp();
+      if ((!def || !inGroup.contains(def)) && !number.count(v)) {
+        number[v] = inputs.size();
+        inputs.push_back(v);
+      }
+    }
+  for (auto [k, op] : llvm::enumerate(group))
+    number[op->getResult(0)] = inputs.size() + k;
+
+  SmallVector<Value> outputs;
+  for (Operation *op : group)
+    if (escapes(op->getResult(0), inGroup)) {
+      if (failed(define(op, 0)))
+        return failure();
+      outputs.push_back(op->getResult(0));
+    }
+
+  auto operand = [&](Value v) { return std::to_string(number.lookup(v)); };
+  auto f64 = [](APFloat v) { return literal(v.convertToDouble()); };
+  auto kind = [](Activation a) { return std::to_string(static_cast<int>(a)); };
+  os << "  {\n    const gnnrt_fused_op gnnc_ops[] = {\n";
+  for (Operation *op : group) {
+    // {kind, activation, a, b, param, seed, step, stream}
+    std::string row =
+        llvm::TypeSwitch<Operation *, std::string>(op)
+            .Case<AddOp, SubOp, MulOp>([&](auto o) {
+              StringRef k = isa<AddOp>(op)   ? "GNNRT_FUSED_ADD"
+                            : isa<SubOp>(op) ? "GNNRT_FUSED_SUB"
+                                             : "GNNRT_FUSED_MUL";
+              return (k + ", 0, " + operand(o.getLhs()) + ", " +
+                      operand(o.getRhs()) + ", 0, 0, 0, 0")
+                  .str();
+            })
+            .Case([&](ScaleOp o) {
+              return "GNNRT_FUSED_SCALE, 0, " + operand(o.getInput()) +
+                     ", -1, " + f64(o.getFactorAttr().getValue()) + ", 0, 0, 0";
+            })
+            .Case([&](ActivationOp o) {
+              return "GNNRT_FUSED_ACTIVATION, " + kind(o.getKind()) + ", " +
+                     operand(o.getInput()) + ", -1, " +
+                     f64(o.getSlopeAttr().getValue()) + ", 0, 0, 0";
+            })
+            .Case([&](ActivationGradOp o) {
+              return "GNNRT_FUSED_ACTIVATION_GRAD, " + kind(o.getKind()) +
+                     ", " + operand(o.getInput()) + ", " +
+                     operand(o.getResultGrad()) + ", " +
+                     f64(o.getSlopeAttr().getValue()) + ", 0, 0, 0";
+            })
+            .Case([&](BiasAddOp o) {
+              return "GNNRT_FUSED_BIAS_ADD, 0, " + operand(o.getInput()) +
+                     ", " + operand(o.getBias()) + ", 0, 0, 0, 0";
+            })
+            .Case([&](RowMulOp o) {
+              return "GNNRT_FUSED_ROW_MUL, 0, " + operand(o.getInput()) + ", " +
+                     operand(o.getScale()) + ", 0, 0, 0, 0";
+            })
+            .Case([&](ZerosOp) {
+              return std::string("GNNRT_FUSED_ZEROS, 0, -1, -1, 0, 0, 0, 0");
+            })
+            .Case([&](DropoutOp o) {
+              return "GNNRT_FUSED_DROPOUT, 0, " + operand(o.getInput()) +
+                     ", -1, " + f64(o.getPAttr().getValue()) + ", " +
+                     keySeed[o.getKey()] + ", " + keyStep[o.getKey()] +
+                     ", UINT64_C(" + std::to_string(o.getStream()) + ")";
+            })
+            .Default([](Operation *) { return std::string(); });
+    if (row.empty())
+      return op->emitError("not an op the CPU target fuses");
+    os << "      {" << row << "}, // " << op->getName().stripDialect() << "\n";
+  }
+  os << "    };\n";
+  auto type = cast<RankedTensorType>(group.front()->getResult(0).getType());
+  int64_t cols = type.getRank() == 0 ? 1 : type.getShape().back();
+  std::string in = "nullptr", out = "nullptr", values = "nullptr";
+  if (!inputs.empty()) {
+    os << "    const float *const gnnc_in[] = {";
+    llvm::interleaveComma(inputs, os, [&](Value v) { os << name(v); });
+    os << "};\n";
+    in = "gnnc_in";
+  }
+  if (!outputs.empty()) {
+    os << "    float *const gnnc_out[] = {";
+    llvm::interleaveComma(outputs, os, [&](Value v) { os << name(v); });
+    os << "};\n    const int32_t gnnc_out_values[] = {";
+    llvm::interleaveComma(outputs, os, [&](Value v) { os << operand(v); });
+    os << "};\n";
+    out = "gnnc_out";
+    values = "gnnc_out_values";
+  }
+  os << "  ";
+  call("gnnrt_cpu_fused",
+       {"gnnc_ops", std::to_string(group.size()),
+        std::to_string(type.getNumElements()), std::to_string(cols), in,
+        std::to_string(inputs.size()), out, values,
+        std::to_string(outputs.size())});
+  os << "  }\n";
+  return success();
+}
+
 LogicalResult FunctionEmitter::emit() {
   auto arena = func->getAttrOfType<IntegerAttr>("gnn.arena_bytes");
   if (!arena)
@@ -744,10 +880,19 @@ LogicalResult FunctionEmitter::emit() {
     os << "  gnnrt_cuda *const ctx = gnnrt_cuda_current();\n"
        << "  if (!ctx)\n    return GNNRT_ERR_NO_DEVICE;\n";
     groups = cuda::fusionGroups(func.getBody().front());
-    for (auto [index, group] : llvm::enumerate(groups))
-      for (Operation *op : group)
-        groupOf[op] = index;
+  } else {
+    // One op alone is its own kernel's call; a run of two or more is one
+    // pass over memory.
+    // gnnrt_cpu_fused takes kMaxFusedOps ops at most; any part of a
+    // run is itself a run.
+    for (auto &run : elementwiseRuns(func.getBody().front(), cpuFusible))
+      for (size_t at = 0; at + 1 < run.size(); at += kMaxFusedOps)
+        groups.emplace_back(ArrayRef<Operation *>(run).slice(
+            at, std::min(kMaxFusedOps, run.size() - at)));
   }
+  for (auto [index, group] : llvm::enumerate(groups))
+    for (Operation *op : group)
+      groupOf[op] = index;
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     std::string var = "a" + std::to_string(i);
     Type type = arg.getType();

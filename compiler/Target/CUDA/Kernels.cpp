@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Target/CUDA/Kernels.h"
+#include "compiler/Target/ElementwiseRuns.h"
 
 #include "dialects/Gnn/GnnOps.h"
 
@@ -13,9 +14,6 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <optional>
-#include <utility>
 
 using namespace mlir;
 using namespace mlir::gnn;
@@ -44,116 +42,16 @@ RankedTensorType resultType(Operation *op) {
   return dyn_cast<RankedTensorType>(op->getResult(0).getType());
 }
 
-/// The f32 element-wise ops, their one result the shape of the run.
-bool isElementwise(Operation *op) {
-  if (!isa<AddOp, SubOp, MulOp, ScaleOp, ActivationOp, ActivationGradOp,
-           BiasAddOp, RowMulOp, ZerosOp>(op))
-    return false;
-  RankedTensorType type = resultType(op);
-  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
-      type.getEncoding())
-    return false;
-  // Every tensor operand plain f32 (no CSR, no narrow storage).
-  return llvm::all_of(op->getOperandTypes(), [](Type t) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    return !tensor ||
-           (tensor.getElementType().isF32() && !tensor.getEncoding());
-  });
-}
-
 int64_t lastDim(RankedTensorType type) {
   return type.getRank() == 0 ? 1 : type.getShape().back();
 }
 
-/// The bytes [first, last) of the arena that gnn-assign-buffers gave \p v,
-/// if any (arguments and result slots are memory of their own).
-std::optional<std::pair<int64_t, int64_t>> arenaBytes(Value v) {
-  auto result = dyn_cast<OpResult>(v);
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!result || !type || !type.hasStaticShape())
-    return std::nullopt;
-  auto offsets =
-      result.getOwner()->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
-  if (!offsets || offsets.size() <= result.getResultNumber())
-    return std::nullopt;
-  int64_t first = offsets[result.getResultNumber()];
-  if (first < 0)
-    return std::nullopt;
-  int64_t bytes = type.getNumElements() *
-                  (type.getElementType().getIntOrFloatBitWidth() / 8);
-  return std::make_pair(first, first + bytes);
-}
-
-/// Whether a kernel may read \p in (at i, or at the column when
-/// \p broadcast) and write \p out at i. Buffers were placed for the ops one
-/// at a time, so a result may lie over an input that died at an earlier op
-/// of the run, at another offset: a thread's store would then land on an
-/// element another thread has yet to read. The same bytes are safe, since
-/// each thread loads its inputs before it stores.
-bool safeToFuse(Value in, bool broadcast, Value out) {
-  auto a = arenaBytes(in), b = arenaBytes(out);
-  if (!a || !b || a->second <= b->first || b->second <= a->first)
-    return true;
-  return !broadcast && *a == *b;
-}
-
-/// The operands of an element-wise op, each with whether it is read at the
-/// column ([cols] bias or scale) rather than at the element.
-SmallVector<std::pair<Value, bool>> reads(Operation *op) {
-  SmallVector<std::pair<Value, bool>> values;
-  for (Value v : op->getOperands())
-    values.push_back(
-        {v, isa<BiasAddOp, RowMulOp>(op) && v == op->getOperand(1)});
-  return values;
-}
-
 } // namespace
 
-bool cuda::isFusible(Operation *op) { return isElementwise(op); }
+bool cuda::isFusible(Operation *op) { return isElementwiseOp(op); }
 
 SmallVector<SmallVector<Operation *>> cuda::fusionGroups(Block &block) {
-  SmallVector<SmallVector<Operation *>> groups;
-  SmallVector<Operation *> current;
-  RankedTensorType shape;
-  // Whether \p op may join `current` as far as its buffers go: none of its
-  // results over a value the run reads, none of its operands under a value
-  // the run writes (safeToFuse).
-  auto buffersAllow = [&](Operation *op) {
-    for (Operation *member : current) {
-      for (auto [in, broadcast] : reads(member))
-        for (Value out : op->getResults())
-          if (!safeToFuse(in, broadcast, out))
-            return false;
-      for (auto [in, broadcast] : reads(op))
-        for (Value out : member->getResults())
-          if (!safeToFuse(in, broadcast, out))
-            return false;
-    }
-    for (auto [in, broadcast] : reads(op))
-      for (Value out : op->getResults())
-        if (!safeToFuse(in, broadcast, out))
-          return false;
-    return true;
-  };
-  for (Operation &op : block) {
-    if (!isElementwise(&op)) {
-      if (!current.empty())
-        groups.push_back(std::move(current));
-      current.clear();
-      continue;
-    }
-    RankedTensorType type = resultType(&op);
-    if (!current.empty() &&
-        (type.getShape() != shape.getShape() || !buffersAllow(&op))) {
-      groups.push_back(std::move(current));
-      current.clear();
-    }
-    shape = type;
-    current.push_back(&op);
-  }
-  if (!current.empty())
-    groups.push_back(std::move(current));
-  return groups;
+  return elementwiseRuns(block, isFusible);
 }
 
 std::string cuda::KernelUnit::add(StringRef comment,

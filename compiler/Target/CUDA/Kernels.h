@@ -30,10 +30,8 @@ namespace mlir::gnn::cuda {
 /// Whether the CUDA target computes \p op in a generated kernel.
 bool isFusible(Operation *op);
 
-/// Splits a block's ops into the runs one kernel each computes: maximal
-/// sequences of adjacent fusible ops whose results have one shape and
-/// whose arena buffers let one kernel read and write them (a result never
-/// partly over a value the run reads; Kernels.cpp says why).
+/// Splits a block's ops into the runs one kernel each computes
+/// (elementwiseRuns over isFusible).
 SmallVector<SmallVector<Operation *>> fusionGroups(Block &block);
 
 /// One launch of a generated kernel: `kernel(n, cols, inputs..., outputs...)`

@@ -398,6 +398,45 @@ int gnnrt_cpu_activation_grad(int kind, const float *x, const float *dy,
 int gnnrt_cpu_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
                       uint64_t stream, double p, float *y);
 
+/* One op of a fused element-wise chain (gnnrt_cpu_fused). */
+#define GNNRT_FUSED_MAX_OPS 32
+typedef enum gnnrt_fused_kind {
+  GNNRT_FUSED_ADD = 0,             /* a + b */
+  GNNRT_FUSED_SUB = 1,             /* a - b */
+  GNNRT_FUSED_MUL = 2,             /* a * b */
+  GNNRT_FUSED_SCALE = 3,           /* a * param, as gnnrt_cpu_scale */
+  GNNRT_FUSED_ACTIVATION = 4,      /* act(a), slope param */
+  GNNRT_FUSED_ACTIVATION_GRAD = 5, /* b * act'(a), slope param */
+  GNNRT_FUSED_BIAS_ADD = 6,        /* a + b[column], b a [cols] input */
+  GNNRT_FUSED_ROW_MUL = 7,         /* a * b[column], b a [cols] input */
+  GNNRT_FUSED_ZEROS = 8,           /* +0.0 */
+  GNNRT_FUSED_DROPOUT = 9          /* dropout of a, p param, key below */
+} gnnrt_fused_kind;
+
+typedef struct gnnrt_fused_op {
+  int32_t kind;       /* gnnrt_fused_kind */
+  int32_t activation; /* gnnrt_activation, for the two activation kinds */
+  /* Operands: value v < ninputs is inputs[v]; v = ninputs + k is the
+     result of op k < this op. -1 where the kind takes fewer operands. */
+  int32_t a, b;
+  double param;                /* slope, factor or dropout p; 0 where unused */
+  uint64_t seed, step, stream; /* dropout's key; 0 otherwise */
+} gnnrt_fused_op;
+
+/* A chain of element-wise ops over n elements, rows of `cols` (the column
+   that BIAS_ADD and ROW_MUL read; n % cols == 0), in one pass over memory:
+   element tiles go through every op while they are in cache, and only the
+   values `output_values[j]` (results, >= ninputs) are stored, into
+   `outputs[j]`. Each element equals what the separate kernels above write,
+   bit for bit, whatever the thread count (the tiles are fixed by n). All of
+   a tile's inputs are read before its outputs are stored, so an output may
+   be an input's very buffer; a partial overlap, or an output over a [cols]
+   input, is the caller's error. At most GNNRT_FUSED_MAX_OPS ops. */
+int gnnrt_cpu_fused(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
+                    int64_t cols, const float *const *inputs, int32_t ninputs,
+                    float *const *outputs, const int32_t *output_values,
+                    int32_t noutputs);
+
 /*===----------------------------------------------------------------------===//
 // train
 //===----------------------------------------------------------------------===*/

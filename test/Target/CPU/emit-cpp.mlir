@@ -1,9 +1,11 @@
 // RUN: gnnc-opt -gnn-assign-buffers -test-emit-cpp -split-input-file -verify-diagnostics %s | FileCheck %s
 
 // The emitter prints what gnn-assign-buffers decided: the self loops' CSR
-// storage at 0 (112 bytes, 128 aligned), %h at 128, %d at 192 (it overlaps
-// %h), %a reusing %h's bytes, the returned value straight into results[0],
-// a returned argument copied; the transpose is a view, the key two scalars.
+// storage at 0 (112 bytes, 128 aligned), %h at 128, %a reusing %h's bytes,
+// the returned value straight into results[0], a returned argument copied;
+// the transpose is a view, the key two scalars. The dropout and the relu
+// are one gnnrt_cpu_fused call that stores only %a (test/Target/CPU/
+// fusion.mlir); %d's slot at 192 is not written.
 // CHECK-LABEL: // @f
 // CHECK: extern "C" int64_t gnnc_f_arena_bytes(void) { return INT64_C(256); }
 // CHECK: extern "C" int gnnc_f(void *const *args, void *const *results, char *arena, gnnrt_offload *tiers) {
@@ -16,12 +18,19 @@
 // CHECK: const gnnrt_graph v1 = gnnrt_graph_transposed(*&v0);
 // CHECK: float *v2 = (float *)(arena + 128);
 // CHECK-NEXT: GNNC_CALL(gnnrt_cpu_matmul(a1, a2, 3, 2, 4, 0, 0, v2));
-// CHECK: float *v3 = (float *)(arena + 192);
-// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_dropout(v2, 6, (uint64_t)a3, (uint64_t)a3, UINT64_C(2), 0.5, v3));
-// CHECK: float *v4 = (float *)(arena + 128);
-// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_activation(0, v3, 6, 0.01, v4));
-// CHECK: float *v5 = (float *)results[0];
-// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_spmm(&v1, 1, v4, 2, nullptr, 1, v5));
+// CHECK: float *v3 = (float *)(arena + 128);
+// CHECK-NEXT: {
+// CHECK-NEXT: const gnnrt_fused_op gnnc_ops[] = {
+// CHECK-NEXT: {GNNRT_FUSED_DROPOUT, 0, 0, -1, 0.5, (uint64_t)a3, (uint64_t)a3, UINT64_C(2)}, // dropout
+// CHECK-NEXT: {GNNRT_FUSED_ACTIVATION, 0, 1, -1, 0.01, 0, 0, 0}, // activation
+// CHECK-NEXT: };
+// CHECK-NEXT: const float *const gnnc_in[] = {v2};
+// CHECK-NEXT: float *const gnnc_out[] = {v3};
+// CHECK-NEXT: const int32_t gnnc_out_values[] = {2};
+// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_fused(gnnc_ops, 2, 6, 2, gnnc_in, 1, gnnc_out, gnnc_out_values, 1));
+// CHECK-NEXT: }
+// CHECK: float *v4 = (float *)results[0];
+// CHECK-NEXT: GNNC_CALL(gnnrt_cpu_spmm(&v1, 1, v3, 2, nullptr, 1, v4));
 // CHECK: memcpy(results[1], a1, 48);
 // CHECK-NEXT: return GNNRT_OK;
 func.func @f(%g: !gnn.graph<3x2>, %x: tensor<3x4xf32>, %w: tensor<4x2xf32>, %s: i64)
