@@ -326,6 +326,46 @@ void *loadedCudaLibrary() {
   return handle;
 }
 
+/// One train step after initialize(7): W * 1 summed plus the labels'
+/// share of LinModel's loss.
+void expectFirstStep(Session &session, const LinModel &lin) {
+  std::string error;
+  double loss = 0;
+  ASSERT_TRUE(session.trainStep(loss, error)) << error;
+  double initialSum = 0;
+  for (int64_t i = 0; i < kWeights; ++i)
+    initialSum += initialWeight(i, 7);
+  EXPECT_FLOAT_EQ(loss, initialSum + lin.trainLabelSum() / 1000.0);
+}
+
+/// After that step: the weights read back halved; new weights go in, read
+/// back the same, and predict's logits are X W for every node.
+void expectParametersRoundTrip(Session &session, const LinModel &lin) {
+  std::string error;
+  std::vector<NamedTensor> params = session.parameters();
+  ASSERT_EQ(params.size(), 1u);
+  EXPECT_EQ(params[0].name, "lin.weight");
+  EXPECT_EQ(params[0].shape, (std::vector<int64_t>{kFeatures, kClasses}));
+  for (int64_t i = 0; i < kWeights; ++i)
+    EXPECT_EQ(params[0].data[i], initialWeight(i, 7) / 2) << i;
+
+  std::iota(params[0].data.begin(), params[0].data.end(), 1.0f);
+  ASSERT_TRUE(session.setParameters(params, error)) << error;
+  EXPECT_EQ(session.parameters()[0].data, params[0].data);
+  std::vector<float> logits;
+  ASSERT_TRUE(session.predict(logits, error)) << error;
+  std::vector<float> x;
+  ASSERT_TRUE(lin.data.features.toDense(x));
+  ASSERT_EQ(logits.size(), static_cast<size_t>(kNodes * kClasses));
+  for (int64_t i = 0; i < kNodes; ++i)
+    for (int64_t c = 0; c < kClasses; ++c) {
+      float sum = 0;
+      for (int64_t f = 0; f < kFeatures; ++f)
+        sum += x[i * kFeatures + f] * params[0].data[f * kClasses + c];
+      EXPECT_EQ(logits[i * kClasses + c], sum);
+    }
+}
+
 TEST(Session, CpuTableTrainsThroughTheArena) {
   LinModel lin;
   std::string error;
@@ -337,36 +377,8 @@ TEST(Session, CpuTableTrainsThroughTheArena) {
   EXPECT_EQ(loadedCudaLibrary(), nullptr);
 
   ASSERT_TRUE(session->initialize(7, error)) << error;
-  double initialSum = 0;
-  for (int64_t i = 0; i < kWeights; ++i)
-    initialSum += initialWeight(i, 7);
-  double loss = 0;
-  ASSERT_TRUE(session->trainStep(loss, error)) << error;
-  EXPECT_FLOAT_EQ(loss, initialSum + lin.trainLabelSum() / 1000.0);
-
-  std::vector<NamedTensor> params = session->parameters();
-  ASSERT_EQ(params.size(), 1u);
-  EXPECT_EQ(params[0].name, "lin.weight");
-  EXPECT_EQ(params[0].shape, (std::vector<int64_t>{kFeatures, kClasses}));
-  for (int64_t i = 0; i < kWeights; ++i)
-    EXPECT_EQ(params[0].data[i], initialWeight(i, 7) / 2) << i;
-
-  // New weights go in, predict's logits come out.
-  std::iota(params[0].data.begin(), params[0].data.end(), 1.0f);
-  ASSERT_TRUE(session->setParameters(params, error)) << error;
-  EXPECT_EQ(session->parameters()[0].data, params[0].data);
-  std::vector<float> logits;
-  ASSERT_TRUE(session->predict(logits, error)) << error;
-  std::vector<float> x;
-  ASSERT_TRUE(lin.data.features.toDense(x));
-  ASSERT_EQ(logits.size(), static_cast<size_t>(kNodes * kClasses));
-  for (int64_t i = 0; i < kNodes; ++i)
-    for (int64_t c = 0; c < kClasses; ++c) {
-      float sum = 0;
-      for (int64_t f = 0; f < kFeatures; ++f)
-        sum += x[i * kFeatures + f] * params[0].data[f * kClasses + c];
-      EXPECT_EQ(logits[i * kClasses + c], sum);
-    }
+  expectFirstStep(*session, lin);
+  expectParametersRoundTrip(*session, lin);
   // A CPU session never loads the CUDA library.
   EXPECT_EQ(loadedCudaLibrary(), nullptr);
 }
@@ -440,12 +452,7 @@ TEST(Session, HostHomeSlotLivesInTheHostTier) {
   EXPECT_EQ(tiers->hostHighWater(), slotBytes);
 
   ASSERT_TRUE(session->initialize(7, error)) << error;
-  double loss = 0;
-  ASSERT_TRUE(session->trainStep(loss, error)) << error;
-  double initialSum = 0;
-  for (int64_t i = 0; i < kWeights; ++i)
-    initialSum += initialWeight(i, 7);
-  EXPECT_FLOAT_EQ(loss, initialSum + lin.trainLabelSum() / 1000.0);
+  expectFirstStep(*session, lin);
   // The step was given a host pointer outside the device arena.
   EXPECT_NE(stepWeight, nullptr);
   EXPECT_FALSE(inArena(*session, stepWeight));
@@ -453,23 +460,7 @@ TEST(Session, HostHomeSlotLivesInTheHostTier) {
   EXPECT_EQ(tiers->bytesToHost(), 2 * 4u * kWeights);
   EXPECT_EQ(tiers->bytesFromHost(), 4u * kWeights);
 
-  std::vector<NamedTensor> params = session->parameters();
-  ASSERT_EQ(params.size(), 1u);
-  for (int64_t i = 0; i < kWeights; ++i)
-    EXPECT_EQ(params[0].data[i], initialWeight(i, 7) / 2) << i;
-  std::iota(params[0].data.begin(), params[0].data.end(), 1.0f);
-  ASSERT_TRUE(session->setParameters(params, error)) << error;
-  EXPECT_EQ(session->parameters()[0].data, params[0].data);
-  std::vector<float> logits;
-  ASSERT_TRUE(session->predict(logits, error)) << error;
-  std::vector<float> x;
-  ASSERT_TRUE(lin.data.features.toDense(x));
-  for (int64_t c = 0; c < kClasses; ++c) {
-    float sum = 0;
-    for (int64_t f = 0; f < kFeatures; ++f)
-      sum += x[f] * params[0].data[f * kClasses + c];
-    EXPECT_EQ(logits[c], sum);
-  }
+  expectParametersRoundTrip(*session, lin);
   // Copies take no host memory: the homes are all the tier ever held.
   EXPECT_EQ(tiers->hostHighWater(), slotBytes);
 
