@@ -327,7 +327,10 @@ constexpr int64_t kFusedTile = 512;
 /// An op of a chain, its parameters decoded once per call.
 struct FusedStep {
   gnnrt_fused_op op;
-  Dropout dropout; // GNNRT_FUSED_DROPOUT only
+  int arity = 0;          // operands read: a, then b
+  bool broadcast = false; // b is a [cols] input (bias_add, row_mul)
+  int32_t output = -1;    // the output written directly, if any
+  Dropout dropout;        // GNNRT_FUSED_DROPOUT only
 };
 
 /// `y[i] = fn(a[i], row[(c0 + i) % cols])` for i < len, in runs of whole
@@ -532,6 +535,9 @@ int gnnrt_cpu_fused(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
   FusedStep steps[kMaxFusedOps];
   for (int32_t k = 0; k < nops; ++k) {
     steps[k].op = ops[k];
+    steps[k].arity = fusedArity(ops[k].kind);
+    steps[k].broadcast = ops[k].kind == GNNRT_FUSED_BIAS_ADD ||
+                         ops[k].kind == GNNRT_FUSED_ROW_MUL;
     if (ops[k].kind == GNNRT_FUSED_DROPOUT)
       steps[k].dropout =
           dropoutOf(ops[k].seed, ops[k].step, ops[k].stream, ops[k].param);
@@ -540,21 +546,18 @@ int gnnrt_cpu_fused(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
   // unless a later op reads an input in that very buffer: the tile's
   // elements of it must still be the input's then. Other results, and
   // further copies of a stored one, go through the tile's scratch.
-  int32_t directOutput[kMaxFusedOps];
-  for (int32_t k = 0; k < nops; ++k)
-    directOutput[k] = -1;
   for (int32_t j = 0; j < noutputs; ++j) {
-    const int32_t k = output_values[j] - ninputs;
-    if (directOutput[k] >= 0)
+    FusedStep &step = steps[output_values[j] - ninputs];
+    if (step.output >= 0)
       continue;
     bool readLater = false;
-    for (int32_t later = k + 1; later < nops; ++later) {
-      const int32_t operands[2] = {ops[later].a, ops[later].b};
-      for (int i = 0; i < fusedArity(ops[later].kind); ++i)
+    for (const FusedStep *later = &step + 1; later < steps + nops; ++later) {
+      const int32_t operands[2] = {later->op.a, later->op.b};
+      for (int i = 0; i < later->arity; ++i)
         readLater |= operands[i] < ninputs && inputs[operands[i]] == outputs[j];
     }
     if (!readLater)
-      directOutput[k] = j;
+      step.output = j;
   }
   const int64_t tiles = (n + kFusedTile - 1) / kFusedTile;
   [[maybe_unused]] const bool threads = worthThreads(n);
@@ -566,25 +569,20 @@ int gnnrt_cpu_fused(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
     const int64_t len = n - begin < kFusedTile ? n - begin : kFusedTile;
     // Operand v's elements of this tile; a broadcast operand whole.
     auto operand = [&](int32_t v, bool broadcast) -> const float * {
-      if (v < 0)
-        return nullptr;
       if (v >= ninputs)
         return result[v - ninputs];
       return broadcast ? inputs[v] : inputs[v] + begin;
     };
     for (int32_t k = 0; k < nops; ++k) {
-      result[k] =
-          directOutput[k] >= 0 ? outputs[directOutput[k]] + begin : scratch[k];
-      const bool broadcast = ops[k].kind == GNNRT_FUSED_BIAS_ADD ||
-                             ops[k].kind == GNNRT_FUSED_ROW_MUL;
-      const int arity = fusedArity(ops[k].kind);
-      fusedStep(steps[k], arity > 0 ? operand(ops[k].a, false) : nullptr,
-                arity > 1 ? operand(ops[k].b, broadcast) : nullptr, begin, len,
-                cols, result[k]);
+      const FusedStep &step = steps[k];
+      result[k] = step.output >= 0 ? outputs[step.output] + begin : scratch[k];
+      fusedStep(step, step.arity > 0 ? operand(step.op.a, false) : nullptr,
+                step.arity > 1 ? operand(step.op.b, step.broadcast) : nullptr,
+                begin, len, cols, result[k]);
     }
     for (int32_t j = 0; j < noutputs; ++j) {
       const int32_t k = output_values[j] - ninputs;
-      if (directOutput[k] != j)
+      if (steps[k].output != j)
         std::memcpy(outputs[j] + begin, result[k], sizeof(float) * len);
     }
   }

@@ -238,6 +238,23 @@ TEST_P(FusedChain, OutputOverItsOwnInput) {
       gnnrt_cpu_fused(ops, 3, n, cols, inputs, 2, outputs, outputValues, 1),
       GNNRT_OK);
   expectSameBits(inPlace, apart, "in place");
+
+  // A result stored over an input that a later op still reads: that op
+  // must see the input, so the result cannot be written early.
+  const gnnrt_fused_op reread[] = {op(GNNRT_FUSED_SCALE, 0, -1, 2.0),
+                                   op(GNNRT_FUSED_ADD, 0, 1)};
+  std::vector<float> twice(n), thrice(n);
+  ASSERT_EQ(gnnrt_cpu_scale(x.data(), n, 2.0, twice.data()), GNNRT_OK);
+  ASSERT_EQ(gnnrt_cpu_add(x.data(), twice.data(), n, thrice.data()), GNNRT_OK);
+  std::vector<float> over = x, sum(n);
+  const float *rereadInputs[] = {over.data()};
+  float *rereadOutputs[] = {over.data(), sum.data()};
+  const int32_t rereadValues[] = {1, 2};
+  ASSERT_EQ(gnnrt_cpu_fused(reread, 2, n, cols, rereadInputs, 1, rereadOutputs,
+                            rereadValues, 2),
+            GNNRT_OK);
+  expectSameBits(over, twice, "stored over an input read later");
+  expectSameBits(sum, thrice, "the later op's result");
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, FusedChain, ::testing::Values(1, 2),
