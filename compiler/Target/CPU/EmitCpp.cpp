@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -776,58 +777,79 @@ LogicalResult FunctionEmitter::emitFusedCpu(ArrayRef<Operation *> group) {
       outputs.push_back(op->getResult(0));
     }
 
-  auto operand = [&](Value v) { return std::to_string(number.lookup(v)); };
   auto f64 = [](APFloat v) { return literal(v.convertToDouble()); };
-  auto kind = [](Activation a) { return std::to_string(static_cast<int>(a)); };
   os << "  {\n    const gnnrt_fused_op gnnc_ops[] = {\n";
   for (Operation *op : group) {
-    // {kind, activation, a, b, param, seed, step, stream}
-    std::string row =
-        llvm::TypeSwitch<Operation *, std::string>(op)
-            .Case<AddOp, SubOp, MulOp>([&](auto o) {
-              StringRef k = isa<AddOp>(op)   ? "GNNRT_FUSED_ADD"
-                            : isa<SubOp>(op) ? "GNNRT_FUSED_SUB"
-                                             : "GNNRT_FUSED_MUL";
-              return (k + ", 0, " + operand(o.getLhs()) + ", " +
-                      operand(o.getRhs()) + ", 0, 0, 0, 0")
-                  .str();
-            })
-            .Case([&](ScaleOp o) {
-              return "GNNRT_FUSED_SCALE, 0, " + operand(o.getInput()) +
-                     ", -1, " + f64(o.getFactorAttr().getValue()) + ", 0, 0, 0";
-            })
-            .Case([&](ActivationOp o) {
-              return "GNNRT_FUSED_ACTIVATION, " + kind(o.getKind()) + ", " +
-                     operand(o.getInput()) + ", -1, " +
-                     f64(o.getSlopeAttr().getValue()) + ", 0, 0, 0";
-            })
-            .Case([&](ActivationGradOp o) {
-              return "GNNRT_FUSED_ACTIVATION_GRAD, " + kind(o.getKind()) +
-                     ", " + operand(o.getInput()) + ", " +
-                     operand(o.getResultGrad()) + ", " +
-                     f64(o.getSlopeAttr().getValue()) + ", 0, 0, 0";
-            })
-            .Case([&](BiasAddOp o) {
-              return "GNNRT_FUSED_BIAS_ADD, 0, " + operand(o.getInput()) +
-                     ", " + operand(o.getBias()) + ", 0, 0, 0, 0";
-            })
-            .Case([&](RowMulOp o) {
-              return "GNNRT_FUSED_ROW_MUL, 0, " + operand(o.getInput()) + ", " +
-                     operand(o.getScale()) + ", 0, 0, 0, 0";
-            })
-            .Case([&](ZerosOp) {
-              return std::string("GNNRT_FUSED_ZEROS, 0, -1, -1, 0, 0, 0, 0");
-            })
-            .Case([&](DropoutOp o) {
-              return "GNNRT_FUSED_DROPOUT, 0, " + operand(o.getInput()) +
-                     ", -1, " + f64(o.getPAttr().getValue()) + ", " +
-                     keySeed[o.getKey()] + ", " + keyStep[o.getKey()] +
-                     ", UINT64_C(" + std::to_string(o.getStream()) + ")";
-            })
-            .Default([](Operation *) { return std::string(); });
-    if (row.empty())
+    // One gnnrt_fused_op; the fields an op's kind does not read stay as
+    // here.
+    StringRef kind;
+    int activation = 0;
+    Value a, b;
+    std::string param = "0", seed = "0", step = "0", stream = "0";
+    bool known = llvm::TypeSwitch<Operation *, bool>(op)
+                     .Case<AddOp, SubOp, MulOp>([&](auto o) {
+                       kind = isa<AddOp>(op)   ? "GNNRT_FUSED_ADD"
+                              : isa<SubOp>(op) ? "GNNRT_FUSED_SUB"
+                                               : "GNNRT_FUSED_MUL";
+                       a = o.getLhs();
+                       b = o.getRhs();
+                       return true;
+                     })
+                     .Case([&](ScaleOp o) {
+                       kind = "GNNRT_FUSED_SCALE";
+                       a = o.getInput();
+                       param = f64(o.getFactorAttr().getValue());
+                       return true;
+                     })
+                     .Case([&](ActivationOp o) {
+                       kind = "GNNRT_FUSED_ACTIVATION";
+                       activation = static_cast<int>(o.getKind());
+                       a = o.getInput();
+                       param = f64(o.getSlopeAttr().getValue());
+                       return true;
+                     })
+                     .Case([&](ActivationGradOp o) {
+                       kind = "GNNRT_FUSED_ACTIVATION_GRAD";
+                       activation = static_cast<int>(o.getKind());
+                       a = o.getInput();
+                       b = o.getResultGrad();
+                       param = f64(o.getSlopeAttr().getValue());
+                       return true;
+                     })
+                     .Case([&](BiasAddOp o) {
+                       kind = "GNNRT_FUSED_BIAS_ADD";
+                       a = o.getInput();
+                       b = o.getBias();
+                       return true;
+                     })
+                     .Case([&](RowMulOp o) {
+                       kind = "GNNRT_FUSED_ROW_MUL";
+                       a = o.getInput();
+                       b = o.getScale();
+                       return true;
+                     })
+                     .Case([&](ZerosOp) {
+                       kind = "GNNRT_FUSED_ZEROS";
+                       return true;
+                     })
+                     .Case([&](DropoutOp o) {
+                       kind = "GNNRT_FUSED_DROPOUT";
+                       a = o.getInput();
+                       param = f64(o.getPAttr().getValue());
+                       seed = keySeed[o.getKey()];
+                       step = keyStep[o.getKey()];
+                       stream =
+                           "UINT64_C(" + std::to_string(o.getStream()) + ")";
+                       return true;
+                     })
+                     .Default([](Operation *) { return false; });
+    if (!known)
       return op->emitError("not an op the CPU target fuses");
-    os << "      {" << row << "}, // " << op->getName().stripDialect() << "\n";
+    auto operand = [&](Value v) { return v ? number.lookup(v) : -1; };
+    os << llvm::formatv("      {{{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}}, // ",
+                        kind, activation, operand(a), operand(b), param, seed,
+                        step, stream)
+       << op->getName().stripDialect() << "\n";
   }
   os << "    };\n";
   auto type = cast<RankedTensorType>(group.front()->getResult(0).getType());
@@ -843,7 +865,8 @@ LogicalResult FunctionEmitter::emitFusedCpu(ArrayRef<Operation *> group) {
     os << "    float *const gnnc_out[] = {";
     llvm::interleaveComma(outputs, os, [&](Value v) { os << name(v); });
     os << "};\n    const int32_t gnnc_out_values[] = {";
-    llvm::interleaveComma(outputs, os, [&](Value v) { os << operand(v); });
+    llvm::interleaveComma(outputs, os,
+                          [&](Value v) { os << number.lookup(v); });
     os << "};\n";
     out = "gnnc_out";
     values = "gnnc_out_values";
