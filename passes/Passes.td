@@ -113,9 +113,17 @@ def GnnAssignBuffers : Pass<"gnn-assign-buffers", "::mlir::ModuleOp"> {
     For every function (a single block of ops, in order), computes each op
     result's live interval `[defining op, last use]` (a `gnn.transpose` is a
     view: its uses keep its graph operand alive) and places every value that
-    needs storage in one arena, first fit by definition order, sizes and
-    offsets rounded up to 64 bytes. Values whose intervals overlap never
-    share bytes, so an op's outputs never alias its inputs.
+    needs storage in one arena, first fit (in definition order and largest
+    first, keeping the smaller arena), sizes and offsets rounded up to 64
+    bytes. Values whose intervals overlap never share bytes, with one
+    exception: an element-wise op (add, sub, mul, scale, an activation or
+    its gradient, bias_add, row_mul, dense dropout) writes its result over
+    the first operand it reads at the element that dies at it and has the
+    same slot size, since every kernel of these ops on both targets reads an
+    element before it writes it. Such a chain of results is one slot, and
+    the op needs one buffer where it would need two (a GCN's bias_add over
+    its aggregation, the ReLU gradient over the incoming gradient). No other
+    op's outputs alias its inputs.
 
     Storage: a statically shaped tensor takes its elements times their byte
     width (i1 as one byte, f32 and i32 four, f64 and i64 eight); a

@@ -54,30 +54,6 @@ bool safeToFuse(Value in, bool broadcast, Value out) {
 
 } // namespace
 
-bool mlir::gnn::isElementwiseOp(Operation *op) {
-  if (!isa<AddOp, SubOp, MulOp, ScaleOp, ActivationOp, ActivationGradOp,
-           BiasAddOp, RowMulOp, ZerosOp>(op))
-    return false;
-  RankedTensorType type = resultType(op);
-  if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
-      type.getEncoding())
-    return false;
-  return llvm::all_of(op->getOperandTypes(), [](Type t) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    return !tensor ||
-           (tensor.getElementType().isF32() && !tensor.getEncoding());
-  });
-}
-
-SmallVector<std::pair<Value, bool>> mlir::gnn::elementwiseReads(Operation *op) {
-  SmallVector<std::pair<Value, bool>> values;
-  for (Value v : op->getOperands())
-    if (isa<RankedTensorType>(v.getType()))
-      values.push_back(
-          {v, isa<BiasAddOp, RowMulOp>(op) && v == op->getOperand(1)});
-  return values;
-}
-
 SmallVector<SmallVector<Operation *>>
 mlir::gnn::elementwiseRuns(Block &block,
                            llvm::function_ref<bool(Operation *)> fusible) {

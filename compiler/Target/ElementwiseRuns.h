@@ -4,7 +4,8 @@
 // one pass over memory: the CUDA target as a generated kernel, the CPU
 // target as one gnnrt_cpu_fused call. Which runs exist follows from the
 // block as gnn-assign-buffers left it (op order and arena offsets) and the
-// target's list of ops it can fuse; nothing is moved or re-placed.
+// target's list of ops it can fuse (from dialects/Gnn/Elementwise.h);
+// nothing is moved or re-placed.
 //
 // Why only adjacent ops: buffers were placed for the ops in block order, so
 // a run that reads all of an element's inputs before it writes that
@@ -15,6 +16,8 @@
 #ifndef GNNC_COMPILER_TARGET_ELEMENTWISERUNS_H
 #define GNNC_COMPILER_TARGET_ELEMENTWISERUNS_H
 
+#include "dialects/Gnn/Elementwise.h"
+
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Operation.h"
 
@@ -24,16 +27,6 @@
 #include <utility>
 
 namespace mlir::gnn {
-
-/// An f32 element-wise op whose one result has the run's shape: add, sub,
-/// mul, scale, activation and its gradient, bias_add, row_mul, zeros, with
-/// every tensor operand plain f32 (no CSR, no narrow storage).
-bool isElementwiseOp(Operation *op);
-
-/// The tensor operands of an element-wise op (isElementwiseOp, or a dense
-/// gnn.dropout), each with whether it is read at the column (the [cols]
-/// bias of bias_add, the scale of row_mul) rather than at the element.
-SmallVector<std::pair<Value, bool>> elementwiseReads(Operation *op);
 
 /// Splits \p block into maximal runs of adjacent ops that \p fusible
 /// accepts, whose results have one shape and whose arena buffers let one

@@ -134,23 +134,28 @@ LogicalResult rule(EdgeSoftmaxOp op, OpBuilder &b, ValueRange dys,
 // With y = op(A) op(B): for y = A B, dA = dy B^T and dB = A^T dy; the other
 // three cases follow by transposing those identities, e.g. for y = A^T B^T,
 // dA = (dy B)^T = B^T dy^T and dB = (A dy)^T = dy^T A^T.
+//
+// dB comes first in the schedule: when A dies at this adjoint (a layer's
+// input, read last by its weight gradient), it is then gone before dA, as
+// large as A, is allocated, and the step holds two such tensors here, not
+// three (docs/MemoryPlanning.md).
 LogicalResult rule(MatmulOp op, OpBuilder &b, ValueRange dys, Cotangents &dxs) {
   Location loc = op.getLoc();
   Value a = op.getLhs(), m = op.getRhs(), dy = dys[0];
   Type at = a.getType(), mt = m.getType();
   bool ta = op.getTransposeA(), tb = op.getTransposeB();
   if (!ta && !tb) {
-    dxs[0] = b.create<MatmulOp>(loc, at, dy, m, false, true);
     dxs[1] = b.create<MatmulOp>(loc, mt, a, dy, true, false);
+    dxs[0] = b.create<MatmulOp>(loc, at, dy, m, false, true);
   } else if (ta && !tb) {
-    dxs[0] = b.create<MatmulOp>(loc, at, m, dy, false, true);
     dxs[1] = b.create<MatmulOp>(loc, mt, a, dy, false, false);
+    dxs[0] = b.create<MatmulOp>(loc, at, m, dy, false, true);
   } else if (!ta && tb) {
-    dxs[0] = b.create<MatmulOp>(loc, at, dy, m, false, false);
     dxs[1] = b.create<MatmulOp>(loc, mt, dy, a, true, false);
+    dxs[0] = b.create<MatmulOp>(loc, at, dy, m, false, false);
   } else {
-    dxs[0] = b.create<MatmulOp>(loc, at, m, dy, true, true);
     dxs[1] = b.create<MatmulOp>(loc, mt, dy, a, true, true);
+    dxs[0] = b.create<MatmulOp>(loc, at, m, dy, true, true);
   }
   return success();
 }

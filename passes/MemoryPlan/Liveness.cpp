@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/MemoryPlan/Liveness.h"
 
+#include "dialects/Gnn/Elementwise.h"
 #include "dialects/Gnn/GnnOps.h"
 #include "gnnrt/Kernels.h"
 
@@ -255,14 +256,40 @@ LogicalResult StepLiveness::run(StringRef client) {
     }
   }
 
-  // Every arena value occupies its aligned slot over [def, lastUse]: a
-  // difference array turns the intervals into the curve in one pass.
+  // In-place results: an element-wise op's result takes over the slot of
+  // an operand that dies at the op (read at the element, not broadcast;
+  // the same slot size; not already taken over). Every kernel of these
+  // ops reads an element before it writes it, on both targets.
+  for (Operation *op : schedule) {
+    if (!isElementwiseOp(op) && !isDenseDropout(op))
+      continue;
+    ValueLiveness &result = values[valueIndex[op->getResult(0)]];
+    if (result.storage != Storage::Arena)
+      continue;
+    for (auto [operand, broadcast] : elementwiseReads(op)) {
+      auto it = valueIndex.find(operand);
+      if (broadcast || it == valueIndex.end())
+        continue;
+      ValueLiveness &in = values[it->second];
+      if (in.storage != Storage::Arena || in.handedOn ||
+          in.lastUse != result.def ||
+          alignToArena(in.bytes) != alignToArena(result.bytes))
+        continue;
+      in.handedOn = true;
+      result.inPlaceOf = operand;
+      break;
+    }
+  }
+
+  // Every arena value occupies its aligned slot over [def, lastUse] (a
+  // handed-on one over [def, lastUse - 1]): a difference array turns the
+  // intervals into the curve in one pass.
   std::vector<int64_t> delta(schedule.size() + 1, 0);
   for (const ValueLiveness &info : values) {
     if (info.storage != Storage::Arena)
       continue;
     delta[info.def] += alignToArena(info.bytes);
-    delta[info.lastUse + 1] -= alignToArena(info.bytes);
+    delta[info.lastUse + (info.handedOn ? 0 : 1)] -= alignToArena(info.bytes);
   }
   liveBytes.resize(schedule.size());
   int64_t live = 0;
@@ -283,11 +310,22 @@ ArenaLayout mlir::gnn::placeFirstFit(const StepLiveness &live) {
     int64_t begin, end; // Op indices, inclusive.
     int64_t bytes;
   };
+  // One interval per slot: an in-place result extends its chain's.
   std::vector<Interval> intervals;
-  for (const ValueLiveness &info : live.getValues())
-    if (info.storage == Storage::Arena)
-      intervals.push_back(
-          {info.value, info.def, info.lastUse, alignToArena(info.bytes)});
+  llvm::DenseMap<Value, size_t> intervalOf;
+  for (const ValueLiveness &info : live.getValues()) {
+    if (info.storage != Storage::Arena)
+      continue;
+    if (info.inPlaceOf) {
+      size_t k = intervalOf.at(info.inPlaceOf);
+      intervals[k].end = std::max(intervals[k].end, info.lastUse);
+      intervalOf[info.value] = k;
+      continue;
+    }
+    intervalOf[info.value] = intervals.size();
+    intervals.push_back(
+        {info.value, info.def, info.lastUse, alignToArena(info.bytes)});
+  }
   // First fit: each value at the lowest offset whose bytes no already
   // placed, overlapping interval uses. Definition order fragments badly
   // when a large value is defined while small long-lived ones sit in the
@@ -329,5 +367,9 @@ ArenaLayout mlir::gnn::placeFirstFit(const StepLiveness &live) {
   ArenaLayout sized = place(bySize);
   if (sized.arenaBytes < layout.arenaBytes)
     layout = std::move(sized);
+  for (auto [value, k] : intervalOf) {
+    int64_t offset = layout.offsets.lookup(intervals[k].value);
+    layout.offsets[value] = offset;
+  }
   return layout;
 }

@@ -108,6 +108,16 @@ struct ValueLiveness {
   /// An arena value the backward pass reads: defined by a forward op and
   /// read, directly or through a view, by an op outside the forward part.
   bool saved = false;
+  /// The operand whose arena slot this result takes over, or null: an
+  /// element-wise op (dialects/Gnn/Elementwise.h) writes its result over
+  /// an operand that dies at it and has the same slot size, so that op
+  /// needs one slot where it would need two. The first such operand, in
+  /// operand order, is taken.
+  Value inPlaceOf;
+  /// The converse: a result of this value's last user takes its slot over.
+  /// Its own bytes then count until just before `lastUse`, the result's
+  /// from `lastUse` on (the slot is counted once at that op).
+  bool handedOn = false;
 };
 
 /// The analyses of one single-block function, computed once on
@@ -144,7 +154,8 @@ public:
   bool isForward(Operation *op) const { return forward.contains(op); }
 
   /// Arena bytes live at each schedule point, every value counted at its
-  /// aligned slot size: the quantity first fit packs, so the peak is a lower
+  /// aligned slot size (a handed-on value until just before its last use):
+  /// the quantity first fit packs, so the peak is a lower
   /// bound of any placement's arena size (gnn.arena_bytes).
   llvm::ArrayRef<int64_t> getLiveBytes() const { return liveBytes; }
   int64_t getPeakBytes() const { return peakBytes; }
@@ -183,8 +194,10 @@ struct ArenaLayout {
   llvm::DenseMap<Value, int64_t> offsets;
   int64_t arenaBytes = 0;
 };
-/// Places the arena values of \p live in definition order, each at the
-/// lowest 64-byte-aligned offset free over its whole interval.
+/// Places the arena values of \p live, each at the lowest 64-byte-aligned
+/// offset free over its whole interval, in definition order and largest
+/// first (the smaller arena is kept). A chain of in-place results
+/// (ValueLiveness::inPlaceOf) is one slot over the union of its intervals.
 ArenaLayout placeFirstFit(const StepLiveness &live);
 
 } // namespace mlir::gnn

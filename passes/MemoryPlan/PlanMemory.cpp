@@ -231,6 +231,10 @@ struct RecomputeRecipe {
 struct CandidateInfo {
   Value value;
   int64_t def = 0, lastForward = 0, firstBackward = 0, lastUse = 0;
+  /// The last point its device bytes occupy: point(lastUse), or the
+  /// boundary before it when its last user's result takes its slot over
+  /// (ValueLiveness::handedOn), where the result's own bytes begin.
+  int64_t end = 0;
   int64_t bytes = 0;                    // Aligned.
   std::vector<RecomputeRecipe> recipes; // Indexed by Option::detail.
 
@@ -416,8 +420,7 @@ void StepPlanner::makeRecipes(int c) {
     option.detail = static_cast<int64_t>(info.recipes.size());
     option.usage.push_back(
         {Tier::Device, point(info.def), point(info.lastForward), info.bytes});
-    option.usage.push_back(
-        {Tier::Device, boundary(at), point(info.lastUse), info.bytes});
+    option.usage.push_back({Tier::Device, boundary(at), info.end, info.bytes});
     if (transient > 0)
       option.usage.push_back(
           {Tier::Device, boundary(at), boundary(at), transient});
@@ -606,6 +609,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
     info.lastForward = v.def;
     info.firstBackward = v.lastUse;
     info.lastUse = v.lastUse;
+    info.end = v.handedOn ? boundary(v.lastUse) : point(v.lastUse);
     info.bytes = alignToArena(v.bytes);
     bool hasView = false;
     for (Operation *user : v.value.getUsers()) {
@@ -629,7 +633,8 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
   for (const ValueLiveness &v : live.getValues())
     if (v.storage == Storage::Arena && !candidateOf.count(v.value)) {
       std::vector<int64_t> &device = problem.base[0];
-      for (int64_t p = point(v.def); p <= point(v.lastUse); ++p)
+      int64_t end = v.handedOn ? boundary(v.lastUse) : point(v.lastUse);
+      for (int64_t p = point(v.def); p <= end; ++p)
         device[p] += alignToArena(v.bytes);
     }
 
@@ -644,8 +649,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
         llvm::formatv("{0}@{1}", def->getName().getStringRef(), info.def);
     cand.bytes = info.bytes;
     plan::Option keep;
-    keep.usage.push_back(
-        {Tier::Device, point(info.def), point(info.lastUse), info.bytes});
+    keep.usage.push_back({Tier::Device, point(info.def), info.end, info.bytes});
     cand.options.push_back(std::move(keep));
   }
   for (size_t c = 0; c < numSaved; ++c) {
@@ -668,8 +672,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
       if (tier == Tier::Disk)
         away = storageBytes(info.value).value_or(info.bytes);
       o.usage.push_back({tier, released, restored, away});
-      o.usage.push_back(
-          {Tier::Device, restored, point(info.lastUse), info.bytes});
+      o.usage.push_back({Tier::Device, restored, info.end, info.bytes});
       cand.options.push_back(std::move(o));
     }
     auto type = cast<RankedTensorType>(info.value.getType());
@@ -681,8 +684,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
       o.seconds = 2 * convertSeconds(type.getNumElements(), profile);
       o.usage.push_back({Tier::Device, point(info.def), released, info.bytes});
       o.usage.push_back({Tier::Device, released, restored, narrow});
-      o.usage.push_back(
-          {Tier::Device, restored, point(info.lastUse), info.bytes});
+      o.usage.push_back({Tier::Device, restored, info.end, info.bytes});
       cand.options.push_back(std::move(o));
     }
   }

@@ -1,32 +1,51 @@
 // RUN: gnnc-opt -gnn-assign-buffers -split-input-file %s | FileCheck %s
 
-// A chain of 64-byte tensors, each dead after its one use: %a and %c share
-// offset 0, %b and %d share 64. The returned value goes to result slot 0.
+// A chain of 64-byte matmuls, each dead after its one use: %a and %c share
+// offset 0, %b and %d share 64 (a matmul reads whole rows, so it never
+// writes over its operand). The returned value goes to result slot 0.
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME: gnn.arena_bytes = 128 : i64
-// CHECK: gnn.activation relu %arg0 {gnn.offsets = array<i64: 0>}
-// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 64>}
-// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 0>}
-// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 64>}
-// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 0>}
-func.func @chain(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
-  %a = gnn.activation relu %x : tensor<4x4xf32>
-  %b = gnn.activation relu %a : tensor<4x4xf32>
-  %c = gnn.activation relu %b : tensor<4x4xf32>
-  %d = gnn.activation relu %c : tensor<4x4xf32>
-  %e = gnn.activation relu %d : tensor<4x4xf32>
+// CHECK: gnn.matmul %arg0, %arg1 {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 64>}
+// CHECK: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 64>}
+// CHECK: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 0>}
+func.func @chain(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %a = gnn.matmul %x, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = gnn.matmul %a, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %c = gnn.matmul %b, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %d = gnn.matmul %c, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = gnn.matmul %d, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   return %e : tensor<4x4xf32>
 }
 
 // -----
 
-// The same chain with %a used again at the end: it overlaps every other
-// lifetime, so nothing reuses offset 0; %b [1,2] and %d [3,4] still share.
+// Element-wise ops write their result over an operand that dies at them:
+// the whole chain of activations is one 64-byte slot.
+// CHECK-LABEL: func.func @in_place_chain
+// CHECK-SAME: gnn.arena_bytes = 64 : i64
+// CHECK: gnn.activation relu %arg0 {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 0>}
+func.func @in_place_chain(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %a = gnn.activation relu %x : tensor<4x4xf32>
+  %b = gnn.activation relu %a : tensor<4x4xf32>
+  %c = gnn.activation relu %b : tensor<4x4xf32>
+  %d = gnn.activation relu %c : tensor<4x4xf32>
+  return %d : tensor<4x4xf32>
+}
+
+// -----
+
+// The same chain with %a used again at the end: %b cannot take %a's slot,
+// since %a lives on; %c and %d take %b's.
 // CHECK-LABEL: func.func @overlap
-// CHECK-SAME: gnn.arena_bytes = 192 : i64
+// CHECK-SAME: gnn.arena_bytes = 128 : i64
 // CHECK: gnn.activation relu %arg0 {gnn.offsets = array<i64: 0>}
 // CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 64>}
-// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 128>}
+// CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 64>}
 // CHECK: gnn.activation relu %{{.*}} {gnn.offsets = array<i64: 64>}
 // CHECK: gnn.add {{.*}} {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 0>}
 func.func @overlap(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
@@ -40,21 +59,46 @@ func.func @overlap(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
+// Which operand a result takes over: the first that dies at the op, read
+// at the element. %s reads %a and %b, both dying: it takes %a's slot (0).
+// bias_add reads its [4] bias at the column, so %t does not take the slot
+// of %c (also 64 bytes aligned), though %c dies there: %s still holds 0, so
+// %t needs a third slot.
+// CHECK-LABEL: func.func @operands
+// CHECK-SAME: gnn.arena_bytes = 192 : i64
+// CHECK: gnn.activation relu %arg0 {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.activation relu %arg0 {gnn.offsets = array<i64: 64>}
+// CHECK: gnn.sub {{.*}} {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.activation relu %arg1 {gnn.offsets = array<i64: 64>}
+// CHECK: gnn.bias_add {{.*}} {gnn.offsets = array<i64: 128>}
+// CHECK: gnn.add {{.*}} {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 0>}
+func.func @operands(%x: tensor<4x4xf32>, %bias: tensor<4xf32>) -> tensor<4x4xf32> {
+  %a = gnn.activation relu %x : tensor<4x4xf32>
+  %b = gnn.activation relu %x : tensor<4x4xf32>
+  %s = gnn.sub %a, %b : tensor<4x4xf32>
+  %c = gnn.activation relu %bias : tensor<4xf32>
+  %t = gnn.bias_add %x, %c : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4x4xf32>
+  %v = gnn.add %s, %t : tensor<4x4xf32>
+  return %v : tensor<4x4xf32>
+}
+
+// -----
+
 // Graph storage: add_self_loops of a 3-node, 2-edge graph holds both CSR
 // views of 5 edges, 4 * 2 * (3 + 1 + 2 * 5) = 112 bytes, 128 aligned. The
 // transpose is a view (-1) whose last use (the spmm) keeps that storage
 // alive, so %z, defined after the last direct use of %g1, cannot take
-// offset 0. Keys take no storage; returned constants are written to their
+// offset 0; %x2 takes %z's slot over. Keys take no storage; returned constants are written to their
 // slot; a value returned twice goes to its first slot; a returned argument
 // is the caller's.
 // CHECK-LABEL: func.func @graph
-// CHECK-SAME: gnn.arena_bytes = 320 : i64
+// CHECK-SAME: gnn.arena_bytes = 256 : i64
 // CHECK: gnn.rng_key {{.*}} {gnn.offsets = array<i64: -1>}
 // CHECK: gnn.add_self_loops {{.*}} {gnn.offsets = array<i64: 0>}
 // CHECK: gnn.edge_norm {{.*}} {gnn.offsets = array<i64: 128>}
 // CHECK: gnn.transpose {{.*}} {gnn.offsets = array<i64: -1>}
 // CHECK: gnn.zeros {gnn.offsets = array<i64: 192>}
-// CHECK: gnn.add {{.*}} {gnn.offsets = array<i64: 256>}
+// CHECK: gnn.add {{.*}} {gnn.offsets = array<i64: 192>}
 // CHECK: arith.constant {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 3>} dense<true>
 // CHECK: gnn.spmm {{.*}} {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 1>}
 func.func @graph(%g: !gnn.graph<3x2>, %x: tensor<3x2xf32>, %s: i64)

@@ -10,7 +10,7 @@
 // SMALL: error: memory = 1.00 MiB is below the smallest plan for this program on 'cora' (1.90 MiB, 1990272 bytes): the session holds 373.1 KiB besides the step's workspace
 // SMALL-NOT: see current operation
 
-// KEEP: error: memory = 2.86 MiB is too small for plan = keep_all on 'cora': it needs 2.99 MiB (plan = auto may fit)
+// KEEP: error: memory = 2.86 MiB is too small for plan = keep_all on 'cora': it needs 2.90 MiB (plan = auto may fit)
 
 // POLICY: error: gnn-plan-memory: unknown policy 'bogus' (auto, keep_all, recompute_all, offload_all, checkpoint_layers)
 

@@ -83,14 +83,14 @@ func.func @step(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 // Without a loss nothing is forward, so nothing is saved.
 // CHECK-LABEL: memory plan @fragment: 5 ops, no loss
 // CHECK-NEXT: value bytes def last storage saved
-// CHECK-NEXT: %arg0       64  -  0  argument no
+// CHECK-NEXT: %arg0       64  -  1  argument no
 // CHECK-NEXT: gnn.activation#0   64  0  1  arena   no
-// CHECK-NEXT: gnn.activation#0   64  1  3  arena   no
+// CHECK-NEXT: gnn.matmul#0      64  1  3  arena   no
 // CHECK-NEXT: gnn.zeros#0       128  2  3  arena   no
 // CHECK-NEXT: gnn.matmul#0      128  3  4  result  no
 // CHECK-NEXT: point op live
 // CHECK-NEXT: 0 gnn.activation  64
-// CHECK-NEXT: 1 gnn.activation 128
+// CHECK-NEXT: 1 gnn.matmul     128
 // CHECK-NEXT: 2 gnn.zeros      192
 // CHECK-NEXT: 3 gnn.matmul     192
 // CHECK-NEXT: 4 func.return      0
@@ -101,7 +101,7 @@ func.func @step(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 // PLACED: arena peak 192 bytes at 2 (gnn.zeros), gnn.arena_bytes 192
 func.func @fragment(%x: tensor<4x4xf32>) -> tensor<4x8xf32> {
   %a = gnn.activation relu %x : tensor<4x4xf32>
-  %b = gnn.activation relu %a : tensor<4x4xf32>
+  %b = gnn.matmul %a, %x : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %c = gnn.zeros : tensor<4x8xf32>
   %d = gnn.matmul %b, %c : (tensor<4x4xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %d : tensor<4x8xf32>
@@ -136,4 +136,36 @@ func.func @prepare(%g: !gnn.graph<3x2> {gnn.input = "graph"})
 // CHECK: arena peak 0 bytes at -{{$}}
 func.func @empty() {
   return
+}
+
+// -----
+
+// In-place results: the add writes over %a, which dies there (its first
+// operand; %b dies there too but keeps its own slot until then), and the
+// ReLU over the add's result. %a's bytes count until the add, the add's
+// from there, so the curve holds two 64-byte slots at most, not three.
+// CHECK-LABEL: memory plan @in_place: 5 ops, no loss
+// CHECK-NEXT: value bytes def last storage saved
+// CHECK-NEXT: %arg0       64  -  1  argument no
+// CHECK-NEXT: gnn.activation#0   64  0  2  arena   no
+// CHECK-NEXT: gnn.activation#0   64  1  2  arena   no
+// CHECK-NEXT: gnn.add#0   64  2  3  arena   no  over gnn.activation#0 from 0
+// CHECK-NEXT: gnn.activation#0   64  3  4  result  no
+// CHECK-NEXT: point op live
+// CHECK-NEXT: 0 gnn.activation  64
+// CHECK-NEXT: 1 gnn.activation 128
+// CHECK-NEXT: 2 gnn.add        128
+// CHECK-NEXT: 3 gnn.activation  64
+// CHECK-NEXT: 4 func.return      0
+// CHECK-NEXT: resident 128 bytes (arguments 64, results 64)
+// CHECK-NEXT: saved 0 bytes in 0 values
+// CHECK-NEXT: arena peak 128 bytes at 1 (gnn.activation){{$}}
+// PLACED-LABEL: memory plan @in_place:
+// PLACED: arena peak 128 bytes at 1 (gnn.activation), gnn.arena_bytes 128
+func.func @in_place(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %a = gnn.activation relu %x : tensor<4x4xf32>
+  %b = gnn.activation relu %x : tensor<4x4xf32>
+  %s = gnn.add %a, %b : tensor<4x4xf32>
+  %r = gnn.activation relu %s : tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
 }

@@ -104,16 +104,7 @@ constexpr size_t kMaxFusedOps = 32;
 /// and dropout of a plain f32 tensor (gnnrt_cpu_fused's tiles are whole
 /// Philox blocks).
 bool cpuFusible(Operation *op) {
-  if (isElementwiseOp(op))
-    return true;
-  auto dropout = dyn_cast<DropoutOp>(op);
-  if (!dropout)
-    return false;
-  auto in = dyn_cast<RankedTensorType>(dropout.getInput().getType());
-  auto out = dyn_cast<RankedTensorType>(dropout.getResult().getType());
-  return in && out && in.hasStaticShape() && in.getElementType().isF32() &&
-         !in.getEncoding() && out.getElementType().isF32() &&
-         !out.getEncoding();
+  return isElementwiseOp(op) || isDenseDropout(op);
 }
 
 class FunctionEmitter {

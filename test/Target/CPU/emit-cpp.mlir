@@ -1,13 +1,14 @@
 // RUN: gnnc-opt -gnn-assign-buffers -test-emit-cpp -split-input-file -verify-diagnostics %s | FileCheck %s
 
 // The emitter prints what gnn-assign-buffers decided: the self loops' CSR
-// storage at 0 (112 bytes, 128 aligned), %h at 128, %a reusing %h's bytes,
-// the returned value straight into results[0], a returned argument copied;
-// the transpose is a view, the key two scalars. The dropout and the relu
-// are one gnnrt_cpu_fused call that stores only %a (test/Target/CPU/
-// fusion.mlir); %d's slot at 192 is not written.
+// storage at 0 (112 bytes, 128 aligned), %h at 128, and the dropout %d and
+// the relu %a written over it in turn (each is element-wise and its operand
+// dies at it), the returned value straight into results[0], a returned
+// argument copied; the transpose is a view, the key two scalars. The
+// dropout and the relu are one gnnrt_cpu_fused call that stores only %a
+// (test/Target/CPU/fusion.mlir), its input and output one buffer.
 // CHECK-LABEL: // @f
-// CHECK: extern "C" int64_t gnnc_f_arena_bytes(void) { return INT64_C(256); }
+// CHECK: extern "C" int64_t gnnc_f_arena_bytes(void) { return INT64_C(192); }
 // CHECK: extern "C" int gnnc_f(void *const *args, void *const *results, char *arena, gnnrt_offload *tiers) {
 // CHECK: const gnnrt_graph *a0 = (const gnnrt_graph *)args[0];
 // CHECK: const float *a1 = (const float *)args[1];

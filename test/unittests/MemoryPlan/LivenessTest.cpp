@@ -16,11 +16,13 @@
 #include "passes/MemoryPlan/Liveness.h"
 
 #include "compiler/Driver/Driver.h"
+#include "dialects/Gnn/Elementwise.h"
 #include "test/unittests/ExampleFiles.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -91,7 +93,35 @@ void checkIntervals(const StepLiveness &live) {
     }
     // Static sizes only; 0 bytes (a tensor<0xf32>) is allowed.
     EXPECT_GE(info.bytes, 0);
+    // An in-place result continues the slot of an operand that dies at its
+    // op, read at the element, with the same slot size.
+    if (Value in = info.inPlaceOf) {
+      const ValueLiveness &operand = live.lookup(in);
+      Operation *op = info.value.getDefiningOp();
+      EXPECT_TRUE(isElementwiseOp(op) || isDenseDropout(op));
+      EXPECT_TRUE(llvm::is_contained(op->getOperands(), in));
+      EXPECT_TRUE(operand.handedOn);
+      EXPECT_EQ(operand.lastUse, info.def);
+      EXPECT_EQ(operand.storage, Storage::Arena);
+      EXPECT_EQ(info.storage, Storage::Arena);
+      EXPECT_EQ(alignToArena(operand.bytes), alignToArena(info.bytes));
+    }
   }
+  // Each handed-on value is some result's inPlaceOf, exactly once.
+  for (const ValueLiveness &info : live.getValues()) {
+    if (!info.handedOn)
+      continue;
+    int takers = 0;
+    for (const ValueLiveness &other : live.getValues())
+      takers += other.inPlaceOf == info.value;
+    EXPECT_EQ(takers, 1);
+  }
+}
+
+/// The last schedule index a value's own slot bytes count: a handed-on
+/// value gives its slot to its last user's result at that op.
+int64_t slotEnd(const ValueLiveness &info) {
+  return info.handedOn ? info.lastUse - 1 : info.lastUse;
 }
 
 /// The live-bytes curve from the intervals, by brute force.
@@ -102,7 +132,7 @@ void checkCurve(const StepLiveness &live) {
   for (int64_t i = 0; i < n; ++i) {
     int64_t bytes = 0;
     for (const ValueLiveness &info : live.getValues())
-      if (info.storage == Storage::Arena && info.def <= i && i <= info.lastUse)
+      if (info.storage == Storage::Arena && info.def <= i && i <= slotEnd(info))
         bytes += alignToArena(info.bytes);
     EXPECT_EQ(live.getLiveBytes()[i], bytes) << "at point " << i;
     if (bytes > peak) {
@@ -143,7 +173,13 @@ void checkPlacement(const StepLiveness &live) {
       EXPECT_EQ(offset % kArenaAlignment, 0);
       EXPECT_LE(offset + alignToArena(info.bytes), arena);
       slots.push_back(
-          {info.def, info.lastUse, offset, offset + alignToArena(info.bytes)});
+          {info.def, slotEnd(info), offset, offset + alignToArena(info.bytes)});
+      // An in-place result is written over its operand's bytes.
+      if (Value in = info.inPlaceOf) {
+        auto source = cast<OpResult>(in);
+        EXPECT_EQ(offset, source.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
+                              "gnn.offsets")[source.getResultNumber()]);
+      }
       break;
     case Storage::Result:
       EXPECT_EQ(offset, -2);

@@ -6,8 +6,9 @@
 // hand-written IR and on real steps. The IR is left unchanged.
 //
 // One line per value (arguments in order, then op results in schedule
-// order), one line per schedule point with the arena bytes live there,
-// then the totals:
+// order; an in-place result also names the value whose slot it takes
+// over, `over <value> from <its def>`), one line per schedule point with the
+// arena bytes live there, then the totals:
 //
 // On a function gnn-plan-memory planned (it has `mem.fates`), the plan
 // follows: policy, budget and solver, one line per saved tensor with its
@@ -120,11 +121,16 @@ void print(const StepLiveness &live, raw_ostream &os) {
   int64_t savedBytes = 0, numSaved = 0;
   for (auto [info, name] : llvm::zip_equal(live.getValues(), labels)) {
     std::string bytes = info.bytes < 0 ? "?" : std::to_string(info.bytes);
-    os << llvm::formatv("  {0}  {1,12}  {2,5}  {3,5}  {4,-8}  {5}\n",
+    // An in-place result names the value whose slot it takes over.
+    std::string over;
+    if (info.inPlaceOf)
+      over = "  over " + label(func, info.inPlaceOf) + " from " +
+             point(live.lookup(info.inPlaceOf).def);
+    os << llvm::formatv("  {0}  {1,12}  {2,5}  {3,5}  {4,-8}  {5}{6}\n",
                         llvm::fmt_align(name, llvm::AlignStyle::Left, width),
                         bytes, point(info.def), point(info.lastUse),
                         stringifyStorage(info.storage),
-                        info.saved ? "yes" : "no");
+                        info.saved ? "yes" : "no", over);
     if (info.saved) {
       savedBytes += info.bytes;
       ++numSaved;
