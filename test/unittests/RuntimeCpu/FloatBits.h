@@ -12,6 +12,8 @@
 #include "Common.h" // bitsOf, fromBits: the kernels' own.
 
 #include <cstdint>
+#include <limits>
+#include <vector>
 
 namespace gnnrt::cpu::test {
 
@@ -21,6 +23,35 @@ inline uint64_t nextRandom(uint64_t &state) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
+}
+
+/// \p n floats in [-2, 2] from \p seed, one in four a special one: -0.0,
+/// a quiet NaN with a payload, an infinity of either sign, or a subnormal.
+/// For the kernels that must keep every bit (fused chains, in place).
+inline std::vector<float> specialValues(int64_t n, uint64_t seed) {
+  std::vector<float> v(static_cast<size_t>(n));
+  uint64_t state = seed;
+  for (float &x : v) {
+    const uint64_t r = nextRandom(state);
+    switch (r % 16) {
+    case 0:
+      x = -0.0f;
+      break;
+    case 1:
+      x = fromBits(0x7FC00000u | static_cast<uint32_t>(r >> 44)); // NaN
+      break;
+    case 2:
+      x = (r >> 8) % 2 ? std::numeric_limits<float>::infinity()
+                       : -std::numeric_limits<float>::infinity();
+      break;
+    case 3:
+      x = fromBits(static_cast<uint32_t>(r >> 41) | 1); // subnormal
+      break;
+    default:
+      x = static_cast<float>(static_cast<double>(r >> 11) * 0x1p-53 * 4 - 2);
+    }
+  }
+  return v;
 }
 
 } // namespace gnnrt::cpu::test

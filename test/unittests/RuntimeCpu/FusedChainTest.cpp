@@ -23,35 +23,7 @@
 
 namespace {
 
-using gnnrt::cpu::fromBits;
-using gnnrt::cpu::test::nextRandom;
-
-/// Values in [-2, 2], one in eight a special one.
-std::vector<float> values(int64_t n, uint64_t seed) {
-  std::vector<float> v(n);
-  uint64_t state = seed;
-  for (float &x : v) {
-    const uint64_t r = nextRandom(state);
-    switch (r % 16) {
-    case 0:
-      x = -0.0f;
-      break;
-    case 1:
-      x = fromBits(0x7FC00000u | static_cast<uint32_t>(r >> 44)); // NaN
-      break;
-    case 2:
-      x = (r >> 8) % 2 ? std::numeric_limits<float>::infinity()
-                       : -std::numeric_limits<float>::infinity();
-      break;
-    case 3:
-      x = fromBits(static_cast<uint32_t>(r >> 41) | 1); // subnormal
-      break;
-    default:
-      x = static_cast<float>(static_cast<double>(r >> 11) * 0x1p-53 * 4 - 2);
-    }
-  }
-  return v;
-}
+using gnnrt::cpu::test::specialValues;
 
 gnnrt_fused_op op(int32_t kind, int32_t a, int32_t b = -1, double param = 0,
                   int32_t activation = 0, uint64_t stream = 0) {
@@ -140,9 +112,10 @@ protected:
              const std::string &what) {
     gnnrt_cpu_set_num_threads(GetParam());
     const int64_t n = rows * cols;
-    const std::vector<float> x = values(n, 1), y = values(n, 2),
-                             z = values(n, 3), u = values(cols, 4),
-                             w = values(cols, 5);
+    const std::vector<float> x = specialValues(n, 1), y = specialValues(n, 2),
+                             z = specialValues(n, 3),
+                             u = specialValues(cols, 4),
+                             w = specialValues(cols, 5);
     const std::vector<const float *> inputs = {x.data(), y.data(), z.data(),
                                                u.data(), w.data()};
     const std::vector<std::vector<float>> want =
@@ -217,7 +190,8 @@ TEST_P(FusedChain, EveryKindAndActivation) {
 TEST_P(FusedChain, OutputOverItsOwnInput) {
   gnnrt_cpu_set_num_threads(GetParam());
   const int64_t rows = 1500, cols = 64, n = rows * cols;
-  const std::vector<float> x = values(n, 11), b = values(cols, 12);
+  const std::vector<float> x = specialValues(n, 11),
+                           b = specialValues(cols, 12);
   const gnnrt_fused_op ops[] = {
       op(GNNRT_FUSED_BIAS_ADD, 0, 1),
       op(GNNRT_FUSED_ACTIVATION, 2, -1, 0.01, GNNRT_ACT_ELU),

@@ -6,7 +6,8 @@
 // must then write what it writes into a separate buffer, bit for bit: every
 // element-wise kernel, over each operand it reads at the element, with one
 // and two threads, on a shape whose rows, vectors and Philox blocks end at
-// odd places.
+// odd places, with special values among the inputs (signed zeros, NaNs,
+// infinities, subnormals).
 //
 //===----------------------------------------------------------------------===//
 #include "gnnrt/Kernels.h"
@@ -23,22 +24,9 @@
 namespace {
 
 using gnnrt::cpu::bitsOf;
-using gnnrt::cpu::test::nextRandom;
+using gnnrt::cpu::test::specialValues;
 
 constexpr int64_t kRows = 1031, kCols = 37, kN = kRows * kCols;
-
-/// Values in [-2, 2), with one in sixteen a -0.0 (which kernels must keep).
-std::vector<float> values(int64_t n, uint64_t seed) {
-  std::vector<float> v(n);
-  uint64_t state = seed;
-  for (float &x : v) {
-    const uint64_t r = nextRandom(state);
-    x = r % 16 == 0 ? -0.0f
-                    : static_cast<float>(
-                          static_cast<double>(r >> 11) * 0x1p-53 * 4 - 2);
-  }
-  return v;
-}
 
 /// A kernel over two [kRows, kCols] operands (the second may be unused, or
 /// a [kCols] row) writing y.
@@ -115,7 +103,7 @@ protected:
 };
 
 TEST_P(InPlace, EveryElementwiseKernelWritesOverEachOperandItReads) {
-  const std::vector<float> a = values(kN, 1), b = values(kN, 2);
+  const std::vector<float> a = specialValues(kN, 1), b = specialValues(kN, 2);
   for (const Case &c : cases()) {
     const std::vector<float> second =
         c.rowOperand ? std::vector<float>(b.begin(), b.begin() + kCols) : b;
