@@ -263,7 +263,7 @@ LogicalResult StepLiveness::run(StringRef client) {
   for (Operation *op : schedule) {
     if (!isElementwiseOp(op) && !isDenseDropout(op))
       continue;
-    ValueLiveness &result = values[valueIndex[op->getResult(0)]];
+    ValueLiveness &result = values[valueIndex.at(op->getResult(0))];
     if (result.storage != Storage::Arena)
       continue;
     for (auto [operand, broadcast] : elementwiseReads(op)) {

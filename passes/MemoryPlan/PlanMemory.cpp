@@ -231,9 +231,7 @@ struct RecomputeRecipe {
 struct CandidateInfo {
   Value value;
   int64_t def = 0, lastForward = 0, firstBackward = 0, lastUse = 0;
-  /// The last point its device bytes occupy: point(lastUse), or the
-  /// boundary before it when its last user's result takes its slot over
-  /// (ValueLiveness::handedOn), where the result's own bytes begin.
+  /// The last point its device bytes occupy (StepPlanner::lastPoint).
   int64_t end = 0;
   int64_t bytes = 0;                    // Aligned.
   std::vector<RecomputeRecipe> recipes; // Indexed by Option::detail.
@@ -295,6 +293,11 @@ public:
 private:
   int64_t point(int64_t op) const { return 2 * op + 1; }
   int64_t boundary(int64_t op) const { return 2 * op; }
+  /// The last point \p v's own device bytes occupy: its last use, or the
+  /// boundary before it when its last user's result takes its slot over.
+  int64_t lastPoint(const ValueLiveness &v) const {
+    return v.handedOn ? boundary(v.lastUse) : point(v.lastUse);
+  }
   bool recomputable(Operation *op) const;
   /// Adds the residents to `candidates` (after the saved tensors).
   void addResidents(bool featuresMovable);
@@ -609,7 +612,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
     info.lastForward = v.def;
     info.firstBackward = v.lastUse;
     info.lastUse = v.lastUse;
-    info.end = v.handedOn ? boundary(v.lastUse) : point(v.lastUse);
+    info.end = lastPoint(v);
     info.bytes = alignToArena(v.bytes);
     bool hasView = false;
     for (Operation *user : v.value.getUsers()) {
@@ -633,8 +636,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
   for (const ValueLiveness &v : live.getValues())
     if (v.storage == Storage::Arena && !candidateOf.count(v.value)) {
       std::vector<int64_t> &device = problem.base[0];
-      int64_t end = v.handedOn ? boundary(v.lastUse) : point(v.lastUse);
-      for (int64_t p = point(v.def); p <= end; ++p)
+      for (int64_t p = point(v.def), end = lastPoint(v); p <= end; ++p)
         device[p] += alignToArena(v.bytes);
     }
 
