@@ -233,8 +233,10 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
            succeeded(mlir::gnn::emitCpp(*module, os, cppEmitOptions()));
   }
   case Stage::Cuda: {
-    // The same IR as the CPU target's: the lowest stage is target-neutral.
-    mlir::OwningOpRef<mlir::ModuleOp> module = lowerTo(Stage::Cpp);
+    // The CPU target's lowest stage, without the row restriction: the
+    // CUDA target has no row kernels yet.
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        lowerTo(Stage::Cpp, /*restrictRows=*/false);
     return module &&
            succeeded(mlir::gnn::emitCuda(*module, os, cppEmitOptions()));
   }
@@ -251,7 +253,8 @@ mlir::gnn::CppEmitOptions Compilation::cppEmitOptions() const {
   return result;
 }
 
-mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage) {
+mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
+                                                       bool restrictRows) {
   assert(stage >= Stage::GNN && stage <= Stage::Cpp && "not an IR stage");
   if (!context) {
     context = std::make_unique<mlir::MLIRContext>();
@@ -267,6 +270,7 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage) {
   mlir::PassManager pm(context.get());
   mlir::gnn::PipelineOptions pipelineOptions;
   pipelineOptions.stage = stageName(stage).str();
+  pipelineOptions.restrictRows = restrictRows && !options.noRestrictRows;
   if (options.denseFeatures)
     pipelineOptions.sparseFeatures = 0.0;
   // The machine profile the planner prices fates with: --profile, else

@@ -51,6 +51,9 @@ struct DriverOptions {
   /// --dense-features: never store input features as CSR
   /// (gnn-sparse-features off), to compare with or to debug the sparse form.
   bool denseFeatures = false;
+  /// --all-rows: compute every row of every node tensor (gnn-restrict-rows
+  /// off), to compare with or to debug the restricted step.
+  bool noRestrictRows = false;
   /// --profile: the machine profile the memory planner uses (empty: the
   /// resolution order of CostModel.h's resolveProfile).
   std::string profile;
@@ -99,7 +102,10 @@ public:
   /// Runs MLIRGen and the pipeline up to \p stage (gnn, decomposed, train
   /// or cpp: train with its buffers assigned). Errors are printed with their
   /// `.gnn` location; null on failure.
-  mlir::OwningOpRef<mlir::ModuleOp> lowerTo(Stage stage);
+  /// \p restrictRows runs gnn-restrict-rows, whose row kernels only the
+  /// CPU target has.
+  mlir::OwningOpRef<mlir::ModuleOp> lowerTo(Stage stage,
+                                            bool restrictRows = true);
 
   /// What the CPU emitter records about this program: its file and the
   /// directory each dataset name resolved to.

@@ -28,6 +28,7 @@ gnnc::jit::generateCpp(const std::string &path, const std::string *source,
   driverOptions.dataDirs = options.dataDirs;
   driverOptions.only = options.only;
   driverOptions.denseFeatures = options.denseFeatures;
+  driverOptions.noRestrictRows = options.allRows;
   driverOptions.profile = options.profile;
   driverOptions.policy = options.policy;
   driverOptions.solver = options.solver;

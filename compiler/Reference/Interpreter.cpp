@@ -639,6 +639,12 @@ private:
   Error exec(mlir::gnn::AddSelfLoopsOp op);
   Error exec(mlir::gnn::TransposeOp op);
   Error exec(mlir::gnn::EdgeNormOp op);
+  Error exec(mlir::gnn::ReceptiveRowsOp op);
+  /// The per-node levels of \p rowSets (gnn.receptive_rows' layout) for
+  /// \p nodes nodes, or nullptr after reporting why not.
+  const int64_t *rowLevels(mlir::Value rowSets, int64_t nodes);
+  /// Zeroes the rows of \p t whose level exceeds \p level.
+  static void zeroOutside(Tensor &t, const int64_t *levels, int64_t level);
   // Layers.
   Error exec(mlir::gnn::GcnConvOp op);
   Error exec(mlir::gnn::SageConvOp op);
@@ -719,15 +725,15 @@ Error OpRunner::run() {
   using namespace mlir;
   return llvm::TypeSwitch<Operation *, Error>(op)
       .Case<gnn::AddSelfLoopsOp, gnn::TransposeOp, gnn::EdgeNormOp,
-            gnn::GcnConvOp, gnn::SageConvOp, gnn::GraphConvOp, gnn::GinConvOp,
-            gnn::GatConvOp, gnn::LinearOp, gnn::BatchNormOp, gnn::LayerNormOp,
-            gnn::SpmmOp, gnn::SpmmMaxGradOp, gnn::SddmmOp, gnn::GatherOp,
-            gnn::ScatterOp, gnn::EdgeSoftmaxOp, gnn::EdgeSoftmaxGradOp,
-            gnn::MatmulOp, gnn::BiasAddOp, gnn::RowMulOp, gnn::ReduceOp,
-            gnn::HeadMatrixOp, gnn::ZerosOp, gnn::AddOp, gnn::SubOp, gnn::MulOp,
-            gnn::ScaleOp, gnn::ActivationOp, gnn::ActivationGradOp,
-            gnn::RngKeyOp, gnn::DropoutOp, gnn::ConcatOp, gnn::SliceOp,
-            gnn::NormalizeOp, gnn::NormalizeGradOp, train::InitOp,
+            gnn::ReceptiveRowsOp, gnn::GcnConvOp, gnn::SageConvOp,
+            gnn::GraphConvOp, gnn::GinConvOp, gnn::GatConvOp, gnn::LinearOp,
+            gnn::BatchNormOp, gnn::LayerNormOp, gnn::SpmmOp, gnn::SpmmMaxGradOp,
+            gnn::SddmmOp, gnn::GatherOp, gnn::ScatterOp, gnn::EdgeSoftmaxOp,
+            gnn::EdgeSoftmaxGradOp, gnn::MatmulOp, gnn::BiasAddOp,
+            gnn::RowMulOp, gnn::ReduceOp, gnn::HeadMatrixOp, gnn::ZerosOp,
+            gnn::AddOp, gnn::SubOp, gnn::MulOp, gnn::ScaleOp, gnn::ActivationOp,
+            gnn::ActivationGradOp, gnn::RngKeyOp, gnn::DropoutOp, gnn::ConcatOp,
+            gnn::SliceOp, gnn::NormalizeOp, gnn::NormalizeGradOp, train::InitOp,
             train::CrossEntropyOp, train::CrossEntropyGradOp, train::AdamOp,
             train::SgdOp, func::CallOp, arith::ConstantOp, arith::AddIOp,
             arith::SubIOp, arith::MulIOp>(
@@ -753,6 +759,55 @@ Error OpRunner::exec(mlir::gnn::TransposeOp op) {
   if (failed())
     return fail();
   return bind(op.getResult(), reversed(*g));
+}
+
+Error OpRunner::exec(mlir::gnn::ReceptiveRowsOp op) {
+  const Graph *g = graph(op.getGraph());
+  const IntTensor *mask = intVector(op.getMask(), "mask");
+  if (failed() || !check(static_cast<int64_t>(mask->data.size()) == g->nodes,
+                         "mask length: expected " + Twine(g->nodes)))
+    return fail();
+  // Breadth-first from the mask, straight from the definition.
+  const int64_t n = g->nodes, hops = static_cast<int64_t>(op.getHops());
+  std::vector<int64_t> level(n, hops + 1);
+  for (int64_t i = 0; i < n; ++i)
+    if (mask->data[i] != 0)
+      level[i] = 0;
+  for (int64_t k = 1; k <= hops; ++k)
+    for (int64_t e = 0; e < g->numEdges(); ++e)
+      if (level[g->dst[e]] == k - 1 && level[g->src[e]] > k)
+        level[g->src[e]] = k;
+  IntTensor out{{2 * n + hops + 1}, std::vector<int64_t>(2 * n + hops + 1)};
+  for (int64_t k = 0; k <= hops; ++k)
+    out.data[k] = std::count_if(level.begin(), level.end(),
+                                [&](int64_t l) { return l <= k; });
+  int64_t next = hops + 1 + n;
+  for (int64_t l = 0; l <= hops + 1; ++l)
+    for (int64_t i = 0; i < n; ++i)
+      if (level[i] == l)
+        out.data[next++] = i;
+  std::copy(level.begin(), level.end(), out.data.begin() + hops + 1);
+  return bind(op.getResult(), std::move(out));
+}
+
+const int64_t *OpRunner::rowLevels(mlir::Value rowSets, int64_t nodes) {
+  const IntTensor *t = intVector(rowSets, "row sets");
+  if (failed())
+    return nullptr;
+  int64_t hops = static_cast<int64_t>(t->data.size()) - 2 * nodes - 1;
+  if (!check(hops >= 0, "row sets of " + Twine(t->data.size()) +
+                            " integers cannot describe " + Twine(nodes) +
+                            " nodes"))
+    return nullptr;
+  return t->data.data() + hops + 1;
+}
+
+void OpRunner::zeroOutside(Tensor &t, const int64_t *levels, int64_t level) {
+  const int64_t width = t.shape.size() == 2 ? t.shape[1] : 1;
+  for (int64_t i = 0; i < t.shape[0]; ++i)
+    if (levels[i] > level)
+      std::fill(t.data.begin() + i * width, t.data.begin() + (i + 1) * width,
+                0.0);
 }
 
 Error OpRunner::exec(mlir::gnn::EdgeNormOp op) {
@@ -971,7 +1026,19 @@ Error OpRunner::exec(mlir::gnn::SpmmOp op) {
                    ", got " + shapeText(w->shape)))
       return fail();
   }
-  return bind(op.getResult(), aggregate(*g, *x, op.getAggr(), w));
+  if (!op.getRowSets())
+    return bind(op.getResult(), aggregate(*g, *x, op.getAggr(), w));
+  // Rows: the sources outside R_skip read as 0, the rows outside R_level
+  // are 0.
+  const int64_t *levels = rowLevels(op.getRowSets(), g->nodes);
+  if (!levels)
+    return fail();
+  Tensor in = *x;
+  if (auto skip = op.getSkip())
+    zeroOutside(in, levels, static_cast<int64_t>(*skip));
+  Tensor y = aggregate(*g, in, op.getAggr(), w);
+  zeroOutside(y, levels, static_cast<int64_t>(*op.getLevel()));
+  return bind(op.getResult(), std::move(y));
 }
 
 Error OpRunner::exec(mlir::gnn::SpmmMaxGradOp op) {
@@ -1088,7 +1155,23 @@ Error OpRunner::exec(mlir::gnn::MatmulOp op) {
   int64_t ka = ta ? a->shape[0] : a->shape[1];
   if (!checkDim(*b, tb ? 1 : 0, ka, "contraction dimension of rhs"))
     return fail();
-  return bind(op.getResult(), matmul(*a, *b, ta, tb));
+  if (!op.getRowSets())
+    return bind(op.getResult(), matmul(*a, *b, ta, tb));
+  // Rows of a outside R_level: left out of the contraction (transpose_a),
+  // else 0 in the result.
+  const int64_t *levels = rowLevels(op.getRowSets(), a->shape[0]);
+  if (!levels)
+    return fail();
+  const int64_t level = static_cast<int64_t>(*op.getLevel());
+  if (!ta) {
+    Tensor y = matmul(*a, *b, ta, tb);
+    zeroOutside(y, levels, level);
+    return bind(op.getResult(), std::move(y));
+  }
+  Tensor ar = *a, br = *b;
+  zeroOutside(ar, levels, level);
+  zeroOutside(br, levels, level);
+  return bind(op.getResult(), matmul(ar, br, ta, tb));
 }
 
 Error OpRunner::exec(mlir::gnn::BiasAddOp op) {
@@ -1230,6 +1313,12 @@ Error OpRunner::exec(mlir::gnn::DropoutOp op) {
     return fail();
   Tensor y = *x;
   dropout(y, *key, op.getStream(), p);
+  if (op.getRowSets()) {
+    const int64_t *levels = rowLevels(op.getRowSets(), y.shape[0]);
+    if (!levels)
+      return fail();
+    zeroOutside(y, levels, static_cast<int64_t>(*op.getLevel()));
+  }
   return bind(op.getResult(), std::move(y));
 }
 

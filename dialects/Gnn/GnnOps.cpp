@@ -35,14 +35,15 @@ LogicalResult expectDim(Operation *op, Value v, unsigned i, int64_t expected,
                            << ", got " << dimText(dim(v, i));
 }
 
-/// All tensor operands and results share one element type.
+/// All float tensor operands and results share one element type. Integer
+/// tensors (the row sets of gnn-restrict-rows) are indices, not data.
 LogicalResult sameElementTypes(Operation *op) {
   Type t;
   SmallVector<Value> values(op->getOperands());
   llvm::append_range(values, op->getResults());
   for (Value v : values) {
     auto tt = dyn_cast<RankedTensorType>(v.getType());
-    if (!tt)
+    if (!tt || tt.getElementType().isInteger(32))
       continue;
     if (!t)
       t = tt.getElementType();
@@ -77,11 +78,49 @@ LogicalResult checkDense(Operation *op, Value x, Value w, Value b, Value y,
     return failure();
   return success();
 }
+
+/// The row sets of a gnn.receptive_rows for \p nodes nodes hold
+/// `2 nodes + hops + 1` integers; \p level (and \p skip, when given) must
+/// name one of the sets. Both or neither of rows and level are given.
+LogicalResult checkRowSets(Operation *op, Value rowSets, IntegerAttr level,
+                           IntegerAttr skip, int64_t nodes) {
+  if (!rowSets) {
+    if (level || skip)
+      return op->emitOpError("'level' and 'skip' need row sets ('rows')");
+    return success();
+  }
+  if (!level)
+    return op->emitOpError("row sets ('rows') need a 'level'");
+  int64_t size = dim(rowSets, 0);
+  if (ShapedType::isDynamic(size) || ShapedType::isDynamic(nodes))
+    return success();
+  int64_t hops = size - 2 * nodes - 1;
+  if (hops < 0)
+    return op->emitOpError("row sets of ")
+           << size << " integers cannot describe " << nodes << " nodes";
+  if (level.getInt() > hops)
+    return op->emitOpError("level ")
+           << level.getInt() << " is beyond the row sets' " << hops << " hops";
+  if (skip && skip.getInt() > hops)
+    return op->emitOpError("skip ")
+           << skip.getInt() << " is beyond the row sets' " << hops << " hops";
+  return success();
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
 // Graph ops
 //===----------------------------------------------------------------------===//
+
+LogicalResult ReceptiveRowsOp::verify() {
+  int64_t nodes = getGraph().getType().getNodes();
+  if (failed(expectDim(*this, getMask(), 0, nodes, "mask length")))
+    return failure();
+  return expectDim(*this, getResult(), 0,
+                   ShapedType::isDynamic(nodes) ? ShapedType::kDynamic
+                                                : 2 * nodes + getHops() + 1,
+                   "result length (2 nodes + hops + 1)");
+}
 
 LogicalResult AddSelfLoopsOp::verify() {
   GraphType in = getGraph().getType(), out = getResult().getType();
@@ -223,6 +262,13 @@ LogicalResult SpmmOp::verify() {
       failed(
           expectDim(*this, getResult(), 1, dim(getInput(), 1), "result width")))
     return failure();
+  if (failed(checkRowSets(*this, getRowSets(), getLevelAttr(), getSkipAttr(),
+                          graphOf(getGraph()).getNodes())))
+    return failure();
+  if (getRowSets() && getAggr() == Aggregation::max)
+    return emitOpError("row sets need sum or mean aggregation");
+  if (getRowSets() && getWeights() && rank(getWeights()) != 1)
+    return emitOpError("row sets need [E] weights (one head)");
   Value w = getWeights();
   if (!w)
     return success();
@@ -307,7 +353,12 @@ LogicalResult MatmulOp::verify() {
       failed(expectDim(*this, getResult(), 1, dim(getRhs(), bn),
                        "result columns")))
     return failure();
-  return success();
+  // The row sets index the rows of a: the result's without transpose_a,
+  // the contraction's with it.
+  if (getRowSets() && getTransposeB())
+    return emitOpError("row sets need an untransposed rhs");
+  return checkRowSets(*this, getRowSets(), getLevelAttr(), {},
+                      dim(getLhs(), 0));
 }
 
 LogicalResult BiasAddOp::verify() {
@@ -400,11 +451,15 @@ void ScaleOp::getCanonicalizationPatterns(RewritePatternSet &results,
 LogicalResult DropoutOp::verify() {
   if (getP().convertToDouble() >= 1.0)
     return emitOpError("p must be in [0, 1), got ") << getP().convertToDouble();
-  return success();
+  if (getRowSets() && rank(getInput()) != 2)
+    return emitOpError("row sets need a node tensor");
+  return checkRowSets(*this, getRowSets(), getLevelAttr(), {},
+                      dim(getInput(), 0));
 }
 
 OpFoldResult DropoutOp::fold(FoldAdaptor) {
-  if (getP().convertToDouble() == 0.0)
+  // With row sets, p = 0 still zeroes the rows outside the set.
+  if (getP().convertToDouble() == 0.0 && !getRowSets())
     return getInput();
   return {};
 }

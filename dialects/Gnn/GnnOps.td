@@ -28,6 +28,11 @@ def Gnn_Layer : NativeOpTrait<"Layer"> {
   let cppNamespace = "::mlir::gnn";
 }
 
+// The nested row sets of gnn.receptive_rows (layout there), which
+// gnn-restrict-rows hands to the ops that compute only some rows.
+def Gnn_RowSets : 1DTensorOf<[I32]>;
+def Gnn_RowLevelAttr : ConfinedAttr<I64Attr, [IntNonNegative]>;
+
 //===----------------------------------------------------------------------===//
 // Graph ops
 //===----------------------------------------------------------------------===//
@@ -95,6 +100,33 @@ def Gnn_EdgeNormOp : Gnn_Op<"edge_norm", [Gnn_GraphDerived]> {
 //===----------------------------------------------------------------------===//
 // Layer ops (decomposed by gnn-decompose)
 //===----------------------------------------------------------------------===//
+
+def Gnn_ReceptiveRowsOp : Gnn_Op<"receptive_rows"> {
+  let summary = "the rows within k hops of a node mask, as nested sets";
+  let description = [{
+    `R_0` is the set of nodes `i` with `mask[i]`; `R_{k+1}` is `R_k` plus
+    every source of an edge into `R_k`. The result describes
+    `R_0 c R_1 c ... c R_hops` in `2 N + hops + 1` integers:
+    `|R_k|` for `k = 0..hops`; then `level(i)` for each node, the least `k`
+    with `i` in `R_k` (`hops + 1` when in none); then every node sorted by
+    `(level, id)`, so that `R_k` is a prefix.
+
+    `gnn-restrict-rows` creates it from the training mask: a loss that
+    reads only the rows of `R_0` needs its graph layers' outputs only at
+    `R_1`, `R_2`, ... (one set per aggregation). The ops given `rows`
+    compute only those rows.
+
+    Example:
+    ```mlir
+    %r = gnn.receptive_rows %g, %mask {hops = 2 : i64} : (!gnn.graph<2708x10556>, tensor<2708xi1>) -> tensor<5419xi32>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph, 1DTensorOf<[I1]>:$mask,
+      Gnn_RowLevelAttr:$hops);
+  let results = (outs Gnn_RowSets:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
 
 def Gnn_GcnConvOp : Gnn_Op<"gcn_conv", [Gnn_Layer]> {
   let summary = "Kipf & Welling graph convolution";
@@ -274,7 +306,7 @@ def Gnn_LayerNormOp : Gnn_NormLayerOp<"layer_norm", "normalisation over features
 // Primitives: aggregation over the graph
 //===----------------------------------------------------------------------===//
 
-def Gnn_SpmmOp : Gnn_Op<"spmm"> {
+def Gnn_SpmmOp : Gnn_Op<"spmm", [AttrSizedOperandSegments]> {
   let summary = "sparse-dense product: aggregate neighbour rows over incoming edges";
   let description = [{
     `y[i, c] = aggr over edges e with dst(e) = i of w(e, head(c)) * x[src(e), c]`
@@ -284,16 +316,37 @@ def Gnn_SpmmOp : Gnn_Op<"spmm"> {
     attention is applied. Nodes without incoming edges get 0. `max` takes
     no weights.
 
+    With `rows` (set by `gnn-restrict-rows`; sum and mean only), only the
+    rows of `R_level` of the row sets are computed and every other row is
+    0; with `skip` as well, the rows of `x` outside `R_skip` are taken to be
+    0 (the pass sets it only where they are) and their edges are not read.
+
     Example:
     ```mlir
     %y = gnn.spmm sum %g, %x, %w : (!gnn.graph<2708x13264>, tensor<2708x16xf32>, tensor<13264xf32>) -> tensor<2708x16xf32>
     ```
   }];
   let arguments = (ins Gnn_AggregationAttr:$aggr, Gnn_GraphType:$graph,
-      Gnn_NodeTensor:$input, Optional<Gnn_FloatTensor>:$weights);
+      Gnn_NodeTensor:$input, Optional<Gnn_FloatTensor>:$weights,
+      Optional<Gnn_RowSets>:$row_sets, OptionalAttr<Gnn_RowLevelAttr>:$level,
+      OptionalAttr<Gnn_RowLevelAttr>:$skip);
   let results = (outs Gnn_NodeTensor:$result);
   let assemblyFormat =
-      "`` $aggr $graph `,` $input (`,` $weights^)? attr-dict `:` functional-type(operands, results)";
+      "`` $aggr $graph `,` $input (`,` $weights^)? (`rows` $row_sets^)? attr-dict `:` functional-type(operands, results)";
+  // Every op but gnn-restrict-rows builds it without row sets.
+  let builders = [
+    OpBuilder<(ins "Type":$result, "AggregationAttr":$aggr, "Value":$graph,
+                   "Value":$input, "Value":$weights), [{
+      build($_builder, $_state, result, aggr, graph, input, weights,
+            /*row_sets=*/Value(), /*level=*/IntegerAttr(), /*skip=*/IntegerAttr());
+    }]>,
+    OpBuilder<(ins "Type":$result, "Aggregation":$aggr, "Value":$graph,
+                   "Value":$input, "Value":$weights), [{
+      build($_builder, $_state, result,
+            AggregationAttr::get($_builder.getContext(), aggr), graph, input,
+            weights);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -417,6 +470,11 @@ def Gnn_MatmulOp : Gnn_Op<"matmul"> {
     `y = op(a) op(b)` where `op` transposes when `transpose_a` /
     `transpose_b` is set.
 
+    With `rows` (set by `gnn-restrict-rows` on products whose `a` is a node
+    tensor), only the rows of `R_level` count: without `transpose_a`, the
+    other rows of `y` are 0; with it, the contraction runs over the rows of
+    `R_level` only, as if the other rows of `a` and `b` were 0.
+
     Example:
     ```mlir
     %y = gnn.matmul %x, %w : (tensor<2708x1433xf32>, tensor<1433x16xf32>) -> tensor<2708x16xf32>
@@ -424,9 +482,19 @@ def Gnn_MatmulOp : Gnn_Op<"matmul"> {
     ```
   }];
   let arguments = (ins Gnn_NodeTensor:$lhs, Gnn_NodeTensor:$rhs,
-      UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+      Optional<Gnn_RowSets>:$row_sets, UnitAttr:$transpose_a,
+      UnitAttr:$transpose_b, OptionalAttr<Gnn_RowLevelAttr>:$level);
   let results = (outs Gnn_NodeTensor:$result);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat =
+      "$lhs `,` $rhs (`rows` $row_sets^)? attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "Value":$lhs, "Value":$rhs,
+                   CArg<"bool", "false">:$transposeA,
+                   CArg<"bool", "false">:$transposeB), [{
+      build($_builder, $_state, result, lhs, rhs, /*row_sets=*/Value(),
+            transposeA, transposeB, /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -632,16 +700,27 @@ def Gnn_DropoutOp : Gnn_Op<"dropout", [AllTypesMatch<["input", "result"]>]> {
     applied to the cotangent is its own adjoint and a recomputation
     reproduces the mask exactly.
 
+    With `rows` (set by `gnn-restrict-rows`), the rows of a node tensor
+    outside `R_level` are 0; the others keep their values and masks.
+
     Example:
     ```mlir
     %y = gnn.dropout %x, %key {p = 5.0e-01 : f64, stream = 0 : i64} : tensor<?x16xf32>
     ```
   }];
   let arguments = (ins Gnn_FloatTensor:$input, Gnn_RngKeyType:$key,
-      Gnn_NonNegativeF64Attr:$p,
-      ConfinedAttr<I64Attr, [IntNonNegative]>:$stream);
+      Optional<Gnn_RowSets>:$row_sets, Gnn_NonNegativeF64Attr:$p,
+      ConfinedAttr<I64Attr, [IntNonNegative]>:$stream,
+      OptionalAttr<Gnn_RowLevelAttr>:$level);
   let results = (outs Gnn_FloatTensor:$result);
-  let assemblyFormat = "$input `,` $key attr-dict `:` type($result)";
+  let assemblyFormat = "$input `,` $key (`rows` $row_sets^ `:` type($row_sets))? attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "Value":$input, "Value":$key,
+                   "FloatAttr":$p, "IntegerAttr":$stream), [{
+      build($_builder, $_state, result, input, key, /*row_sets=*/Value(), p,
+            stream, /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
 }

@@ -33,10 +33,15 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
     return success();
   // plan: the step with its storage decided, every saved tensor's fate as
   // `mem` ops.
-  pm.addPass(createGnnHoistGraphPrep());
+  // Sparse features first: gnn-restrict-rows restricts the CSR dropout
+  // and products, for which the CPU target has kernels; then the hoisting,
+  // after the pass has seen which graphs are transposes.
   GnnSparseFeaturesOptions sparse;
   sparse.maxDensity = options.sparseFeatures;
   pm.addPass(createGnnSparseFeatures(sparse));
+  if (options.restrictRows)
+    pm.addPass(createGnnRestrictRows());
+  pm.addPass(createGnnHoistGraphPrep());
   GnnPlanMemoryOptions planning;
   planning.policy = options.policy;
   planning.solver = options.solver;

@@ -33,6 +33,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "non-zeros are stored as CSR (gnn-sparse-features' "
                      "max-density; 0 keeps them dense)"),
       llvm::cl::init(0.1)};
+  Option<bool> restrictRows{
+      *this, "restrict-rows",
+      llvm::cl::desc("plan, cpp: compute only the rows the loss depends on "
+                     "(gnn-restrict-rows; the CPU target's kernels)"),
+      llvm::cl::init(true)};
   Option<std::string> policy{
       *this, "policy",
       llvm::cl::desc("plan, cpp: the memory policy (auto, keep_all, "

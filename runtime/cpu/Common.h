@@ -1,7 +1,9 @@
 //===- Common.h - Helpers shared by the CPU kernels -------------*- C++ -*-===//
 //
-// The grain below which a loop stays serial, vector clones, row-width
-// dispatch, chunked loops and graph checks that read the (host) offsets;
+// The grain below which a loop stays serial, vector clones, the gathered
+// row sums of SpMM and of the CSR products (with their per-row form that
+// the whole and the row-restricted kernels share), row-width dispatch,
+// chunked loops and graph checks that read the (host) offsets;
 // the argument checks and fixed reduction blocks come from
 // common/KernelChecks.h and common/KernelCommon.h, shared with the CUDA
 // kernels. Private to runtime/cpu.
@@ -152,19 +154,20 @@ GNNRT_ALWAYS_INLINE void gatherSum(float *out, int64_t first, int64_t last,
   std::memcpy(out, acc, sizeof(acc));
 }
 
-/// gatherSum's weighted sum without the slots whose weight is ±0.0, for
-/// callers that know every row is finite. Then each skipped product is
-/// ±0.0, and adding it changes nothing: the sum starts at +0.0 and never
-/// becomes -0.0 (x + (-x) is +0.0), and s + (±0.0) is s. So the bits are
-/// gatherSum's. Dropout leaves half of a CSR feature matrix's stored values
-/// at +0.0, and the rows they would gather are most of a product's time.
-/// The nonzero slots are listed first, a chunk at a time, without a branch
-/// per slot (at p = 0.5 it would mispredict half the time).
-template <int64_t Fixed, typename RowFn, typename WeightFn>
-GNNRT_ALWAYS_INLINE void gatherSumNonzero(float *out, int64_t first,
-                                          int64_t last, RowFn row,
-                                          WeightFn weight) {
-  static_assert(Fixed > 0, "gatherSumNonzero needs a compile-time width");
+/// gatherSum without the slots s for which `keep(s)` is false: the others
+/// are listed first, a chunk at a time, without a branch per slot (a filter
+/// that keeps about half the slots would mispredict half the time), then
+/// gathered in slot order, prefetching along the list. The listed slots
+/// get gatherSum's products and sums in gatherSum's order, so the result
+/// has gatherSum's bits whenever every left-out product is ±0.0: the sum
+/// starts at +0.0 and never becomes -0.0 (x + (-x) is +0.0), and
+/// s + (±0.0) is s. \p weight may be nullptr, as for gatherSum.
+template <int64_t Fixed, typename RowFn, typename WeightFn, typename KeepFn>
+GNNRT_ALWAYS_INLINE void gatherSumKept(float *out, int64_t first, int64_t last,
+                                       RowFn row, WeightFn weight,
+                                       KeepFn keep) {
+  static_assert(Fixed > 0, "gatherSumKept needs a compile-time width");
+  constexpr bool weighted = !std::is_same_v<WeightFn, std::nullptr_t>;
   constexpr int64_t kChunk = 256;
   float acc[Fixed] = {};
   int64_t list[kChunk];
@@ -173,16 +176,98 @@ GNNRT_ALWAYS_INLINE void gatherSumNonzero(float *out, int64_t first,
     int64_t count = 0;
     for (int64_t s = start; s < end; ++s) {
       list[count] = s;
-      count += *weight(s) != 0.0f;
+      count += keep(s) ? 1 : 0;
     }
     for (int64_t k = 0; k < count; ++k) {
-      if (k + kGatherPrefetchSlots < count)
-        prefetchSlot<Fixed>(row(list[k + kGatherPrefetchSlots]),
-                            weight(list[k + kGatherPrefetchSlots]));
-      addScaled<Fixed>(acc, row(list[k]), *weight(list[k]), Fixed);
+      if (const int64_t ahead = k + kGatherPrefetchSlots;
+          Fixed >= kPrefetchWidth && ahead < count) {
+        if constexpr (weighted)
+          prefetchSlot<Fixed>(row(list[ahead]), weight(list[ahead]));
+        else
+          prefetchSlot<Fixed>(row(list[ahead]), nullptr);
+      }
+      if constexpr (weighted)
+        addScaled<Fixed>(acc, row(list[k]), *weight(list[k]), Fixed);
+      else
+        addRow<Fixed>(acc, row(list[k]), Fixed);
     }
   }
   std::memcpy(out, acc, sizeof(acc));
+}
+
+/// gatherSum's weighted sum without the slots whose weight is ±0.0, for
+/// callers that know every row is finite: then each skipped product is
+/// ±0.0, and gatherSumKept gives gatherSum's bits. Dropout leaves half of a
+/// CSR feature matrix's stored values at +0.0, and the rows they would
+/// gather are most of a product's time.
+template <int64_t Fixed, typename RowFn, typename WeightFn>
+GNNRT_ALWAYS_INLINE void gatherSumNonzero(float *out, int64_t first,
+                                          int64_t last, RowFn row,
+                                          WeightFn weight) {
+  gatherSumKept<Fixed>(out, first, last, row, weight,
+                       [&](int64_t s) { return *weight(s) != 0.0f; });
+}
+
+/// Row \p i of gnnrt_cpu_spmm's sum or mean with at most one weight per
+/// edge (\p weights null or `[E]`), over the CSR by destination \p in, into
+/// `y + i * d`: the products of the row's slots in slot order, each output
+/// element its own chain of roundings, and a mean divided by the in-degree
+/// after the sum. A fixed width (\p Fixed, see addScaled) sums through
+/// gatherSum, which prefetches up to slot \p slotEnd, the others into the
+/// zeroed output row. \p keep, when not nullptr, leaves out the slots s with
+/// `!keep(s)` (gatherSumKept), while a mean still divides by the whole
+/// in-degree: the bits of the whole sum when every left-out product is
+/// ±0.0. Shared by gnnrt_cpu_spmm (Sparse.cpp) and gnnrt_cpu_spmm_rows
+/// (Rows.cpp), which must agree to the bit.
+template <int64_t Fixed, typename KeepFn>
+GNNRT_ALWAYS_INLINE void sumRow(const gnnrt_csr &in, const float *x, int64_t d,
+                                const float *weights, bool mean, float *y,
+                                int64_t i, int64_t slotEnd, KeepFn keep) {
+  constexpr bool all = std::is_same_v<KeepFn, std::nullptr_t>;
+  const int32_t *src = in.src, *eid = in.edge_id;
+  const int64_t first = in.indptr[i], last = in.indptr[i + 1];
+  const int64_t width = Fixed > 0 ? Fixed : d;
+  float *yi = y + i * width;
+  if constexpr (Fixed > 0) {
+    auto row = [&](int64_t s) { return x + int64_t(src[s]) * Fixed; };
+    auto weight = [&](int64_t s) { return weights + eid[s]; };
+    if constexpr (all) {
+      if (weights)
+        gatherSum<Fixed>(yi, first, last, slotEnd, row, weight);
+      else
+        gatherSum<Fixed>(yi, first, last, slotEnd, row, nullptr);
+    } else {
+      if (weights)
+        gatherSumKept<Fixed>(yi, first, last, row, weight, keep);
+      else
+        gatherSumKept<Fixed>(yi, first, last, row, nullptr, keep);
+    }
+  } else {
+    // A run-time width: a branch per left-out slot is the least of its
+    // costs.
+    auto kept = [&](int64_t s) {
+      if constexpr (all)
+        return true;
+      else
+        return static_cast<bool>(keep(s));
+    };
+    std::fill(yi, yi + d, 0.0f);
+    if (weights) {
+      for (int64_t s = first; s < last; ++s)
+        if (kept(s))
+          addScaled<Fixed>(yi, x + static_cast<int64_t>(src[s]) * d,
+                           weights[eid[s]], d);
+    } else {
+      for (int64_t s = first; s < last; ++s)
+        if (kept(s))
+          addRow<Fixed>(yi, x + static_cast<int64_t>(src[s]) * d, d);
+    }
+  }
+  if (mean && last > first) {
+    const float deg = static_cast<float>(last - first);
+    for (int64_t c = 0; c < width; ++c)
+      yi[c] /= deg;
+  }
 }
 
 /// Calls `fn(std::integral_constant<int64_t, W>())` with W = \p width when

@@ -10,8 +10,7 @@
 // chunks of 64 because the nonzeros of feature rows and columns are uneven.
 //
 //===----------------------------------------------------------------------===//
-#include "Common.h"
-#include "PhiloxLanes.h"
+#include "CsrMatrix.h"
 
 #include "gnnrt/Philox.h"
 
@@ -23,100 +22,18 @@ using namespace gnnrt::cpu;
 
 namespace {
 
-/// The O(1) checks of a built matrix: both offset arrays span exactly nnz
-/// slots. Like a graph's indices, the rest is trusted: a malformed buffer
-/// could only come from skipping gnnrt_cpu_csr_matrix_build.
-int checkOffsets(const gnnrt_csr_matrix &m) {
-  GNNRT_CHECK(m.indptr[0] == 0 && m.indptr[m.rows] == m.nnz &&
-                  m.colptr[0] == 0 && m.colptr[m.cols] == m.nnz,
-              GNNRT_ERR_BAD_ARGUMENT);
-  return GNNRT_OK;
-}
-
-/// A read-only view; the sections are not written through it.
-gnnrt_csr_matrix constView(const void *base, int64_t rows, int64_t cols,
-                           int64_t nnz) {
-  return gnnrt_csr_matrix_view(const_cast<void *>(base), rows, cols, nnz);
-}
-
-void copyInts(int32_t *to, const int32_t *from, int64_t count) {
-  if (count > 0)
-    std::memcpy(to, from, static_cast<size_t>(count) * sizeof(int32_t));
-}
-
-/// Stored values whose random bits wait for a kLanes batch of Philox
-/// blocks: up to four per block, since the slots of a row that share a block
-/// are adjacent.
-struct PendingSlots {
-  uint32_t lo[kLanes], hi[kLanes]; // the batch's block counters
-  int blocks = 0;
-  int64_t slot[4 * kLanes];
-  uint8_t lane[4 * kLanes], word[4 * kLanes];
-  int slots = 0;
-
-  /// Generates the batch's bits and writes its slots' outputs.
-  void flush(const float *xv, float *yv, const DropoutKey &key) {
-    if (blocks == 0)
-      return;
-    for (int l = blocks; l < kLanes; ++l) { // unused lanes: any counter
-      lo[l] = lo[0];
-      hi[l] = hi[0];
-    }
-    uint32_t bits[4][kLanes];
-    philoxLanes(lo, hi, key, bits);
-    for (int k = 0; k < slots; ++k) {
-      // A mask, not a branch: at p = 0.5 a branch mispredicts half the
-      // time. A dropped element's bits become those of +0.0.
-      const int64_t s = slot[k];
-      const float q = keepElement(xv[s], key);
-      uint32_t qBits;
-      std::memcpy(&qBits, &q, sizeof(qBits));
-      qBits &=
-          0u - static_cast<uint32_t>(bits[word[k]][lane[k]] >= key.threshold);
-      std::memcpy(&yv[s], &qBits, sizeof(qBits));
-    }
-    blocks = slots = 0;
-  }
-};
-
-/// The narrowest rows for which gatherSumNonzero pays: listing the nonzero
-/// slots first costs more than gathering a one-line row (16 floats: 2.2x
-/// slower on CiteSeer's features), and saves most at four lines (64 floats:
-/// 1.5x faster on Facebook's).
-constexpr int64_t kSkipZerosWidth = 32;
-
-/// Rows [begin, end) of a product of the CSR matrix with b, given by one of
-/// its two sections: output row r sums, in slot order, `*value(s) *
-/// b[other[s]]` over the slots [offsets[r], offsets[r + 1]). For `A b` the
-/// section is the CSR pattern (offsets indptr, other indices, value s); for
-/// `A^T b` the CSC one (colptr, rowidx, value perm[s]), whose slots list each
-/// column in increasing row order. A fixed width goes through gatherSum, or
-/// gatherSumNonzero with \p skipZeros, which the caller sets only when b is
-/// finite. Compiled for AVX-512 too: every output element is its own chain
-/// of products and sums in slot order, whatever the vector width.
+/// Rows [begin, end) of a product of the CSR matrix with b (productRow,
+/// CsrMatrix.h), prefetching across the rows of the range. Compiled for
+/// AVX-512 too: every output element is its own chain of products and sums
+/// in slot order, whatever the vector width.
 template <int64_t Fixed, typename ValueFn>
 GNNRT_VECTOR_CLONES void
 productRows(const int32_t *offsets, const int32_t *other, ValueFn value,
             const float *b, int64_t n, float *c, bool skipZeros, int64_t begin,
             int64_t end) {
-  if constexpr (Fixed > 0) {
-    auto row = [&](int64_t s) { return b + int64_t(other[s]) * Fixed; };
-    for (int64_t r = begin; r < end; ++r)
-      if (Fixed >= kSkipZerosWidth && skipZeros)
-        gatherSumNonzero<Fixed>(c + r * Fixed, offsets[r], offsets[r + 1], row,
-                                value);
-      else
-        gatherSum<Fixed>(c + r * Fixed, offsets[r], offsets[r + 1],
-                         offsets[end], row, value);
-    return;
-  }
-  for (int64_t r = begin; r < end; ++r) {
-    float *cr = c + r * n;
-    std::fill(cr, cr + n, 0.0f);
-    for (int64_t s = offsets[r], last = offsets[r + 1]; s < last; ++s)
-      addScaled<Fixed>(cr, b + static_cast<int64_t>(other[s]) * n, *value(s),
-                       n);
-  }
+  for (int64_t r = begin; r < end; ++r)
+    productRow<Fixed>(offsets, other, value, b, n, c, skipZeros, r,
+                      offsets[end], nullptr);
 }
 
 } // namespace
@@ -199,14 +116,7 @@ int gnnrt_cpu_csr_dropout(const void *x, int64_t rows, int64_t cols,
   if (int status = checkOffsets(a))
     return status;
 
-  // The pattern is the input's: dropout zeroes values and keeps the slots,
-  // so that every dropout of one input has the same pattern and the
-  // products after it the same summation order.
-  copyInts(out.indptr, a.indptr, rows + 1);
-  copyInts(out.indices, a.indices, nnz);
-  copyInts(out.colptr, a.colptr, cols + 1);
-  copyInts(out.rowidx, a.rowidx, nnz);
-  copyInts(out.perm, a.perm, nnz);
+  copyPattern(a, out);
 
   // As in gnnrt_cpu_dropout: comparing the raw bits with the threshold is
   // exactly `u >= p`.
@@ -234,43 +144,8 @@ int gnnrt_cpu_csr_dropout(const void *x, int64_t rows, int64_t cols,
   }
 
   const DropoutKey key = dropoutKey(seed, step, stream, threshold, keep);
-  const int32_t *indptr = a.indptr, *indices = a.indices;
   forEachChunk(rows, 64, par, [&](int64_t rowBegin, int64_t rowEnd) {
-    // Element (i, j) is dense element e = i * cols + j: word e % 4 of
-    // Philox block e / 4 (gnnrt::dropoutBits). Columns increase along a
-    // row, so slots that share a block are adjacent and the block is
-    // generated once for them; the blocks are generated kLanes at a time.
-    PendingSlots pending;
-    uint64_t block = UINT64_MAX; // the batch's last block; none yet
-    for (int64_t i = rowBegin; i < rowEnd; ++i) {
-      const uint64_t rowStart =
-          static_cast<uint64_t>(i) * static_cast<uint64_t>(cols);
-      for (int64_t s = indptr[i], end = indptr[i + 1]; s < end; ++s) {
-        uint32_t valueBits;
-        std::memcpy(&valueBits, &xv[s], sizeof(valueBits));
-        if (valueBits == 0) {
-          // +0.0 is +0.0 kept (+0.0 / keep) or dropped: no bits needed.
-          // Explicit zeros are what a dropout leaves, so a dropout of a
-          // dropout is mostly these.
-          yv[s] = 0.0f;
-          continue;
-        }
-        const uint64_t e = rowStart + static_cast<uint64_t>(indices[s]);
-        if (e / 4 != block) {
-          if (pending.blocks == kLanes)
-            pending.flush(xv, yv, key);
-          block = e / 4;
-          pending.lo[pending.blocks] = static_cast<uint32_t>(block);
-          pending.hi[pending.blocks] = static_cast<uint32_t>(block >> 32);
-          ++pending.blocks;
-        }
-        pending.slot[pending.slots] = s;
-        pending.lane[pending.slots] = static_cast<uint8_t>(pending.blocks - 1);
-        pending.word[pending.slots] = static_cast<uint8_t>(e % 4);
-        ++pending.slots;
-      }
-    }
-    pending.flush(xv, yv, key);
+    dropoutRows(a, yv, key, rowBegin, rowEnd, [](int64_t i) { return i; });
   });
   return GNNRT_OK;
 }

@@ -47,50 +47,16 @@ inline float dot(const float *a, const float *b, int64_t f) {
 /// AVX-512 too (GNNRT_VECTOR_CLONES): each output element is its own chain
 /// of products and sums in slot order, so the width changes no bit.
 ///
-/// A fixed width sums through gatherSum: in registers, prefetching the
-/// source rows.
+/// Each row is sumRow's (Common.h), which gnnrt_cpu_spmm_rows shares; a
+/// fixed width sums through gatherSum, in registers, prefetching the source
+/// rows across the whole range of rows.
 template <int64_t Fixed>
 GNNRT_VECTOR_CLONES void sumRowRange(const gnnrt_graph *g, const float *x,
                                      int64_t d, const float *weights, bool mean,
                                      float *y, int64_t begin, int64_t end) {
-  const int32_t *indptr = g->in.indptr, *src = g->in.src, *eid = g->in.edge_id;
-  if constexpr (Fixed > 0) {
-    const int64_t slotEnd = indptr[end];
-    auto row = [&](int64_t s) { return x + int64_t(src[s]) * Fixed; };
-    for (int64_t i = begin; i < end; ++i) {
-      const int64_t first = indptr[i], last = indptr[i + 1];
-      float *yi = y + i * Fixed;
-      if (weights)
-        gatherSum<Fixed>(yi, first, last, slotEnd, row,
-                         [&](int64_t s) { return weights + eid[s]; });
-      else
-        gatherSum<Fixed>(yi, first, last, slotEnd, row, nullptr);
-      if (mean && last > first) {
-        const float deg = static_cast<float>(last - first);
-        for (int64_t c = 0; c < Fixed; ++c)
-          yi[c] /= deg;
-      }
-    }
-    return;
-  }
-  for (int64_t i = begin; i < end; ++i) {
-    float *yi = y + i * d;
-    const int64_t first = indptr[i], last = indptr[i + 1];
-    std::fill(yi, yi + d, 0.0f);
-    if (weights) {
-      for (int64_t s = first; s < last; ++s)
-        addScaled<Fixed>(yi, x + static_cast<int64_t>(src[s]) * d,
-                         weights[eid[s]], d);
-    } else {
-      for (int64_t s = first; s < last; ++s)
-        addRow<Fixed>(yi, x + static_cast<int64_t>(src[s]) * d, d);
-    }
-    if (mean && last > first) {
-      const float deg = static_cast<float>(last - first);
-      for (int64_t c = 0; c < d; ++c)
-        yi[c] /= deg;
-    }
-  }
+  const int64_t slotEnd = g->in.indptr[end];
+  for (int64_t i = begin; i < end; ++i)
+    sumRow<Fixed>(g->in, x, d, weights, mean, y, i, slotEnd, nullptr);
 }
 
 } // namespace

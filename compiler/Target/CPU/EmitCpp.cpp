@@ -61,6 +61,13 @@ std::string floatLiteral(float value) {
   return s;
 }
 
+/// The number of hops of gnn.receptive_rows' \p sets for the node tensor
+/// \p rows (2 N + hops + 1 integers), which the row kernels check against.
+int64_t rowSetsHops(Value sets, Value rows) {
+  return cast<RankedTensorType>(sets.getType()).getDimSize(0) - 1 -
+         2 * cast<RankedTensorType>(rows.getType()).getDimSize(0);
+}
+
 /// The C type of one element as the runtime stores it.
 std::optional<StringRef> elementCType(Type type) {
   if (type.isF32())
@@ -484,10 +491,10 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
 
   // Everything else is one kernel writing tensors at their places.
   bool known =
-      isa<EdgeNormOp, SpmmOp, SpmmMaxGradOp, SddmmOp, GatherOp, ScatterOp,
-          EdgeSoftmaxOp, EdgeSoftmaxGradOp, MatmulOp, BiasAddOp, RowMulOp,
-          ReduceOp, HeadMatrixOp, ZerosOp, AddOp, SubOp, MulOp, ScaleOp,
-          ActivationOp, ActivationGradOp, DropoutOp, ConcatOp, SliceOp,
+      isa<EdgeNormOp, ReceptiveRowsOp, SpmmOp, SpmmMaxGradOp, SddmmOp, GatherOp,
+          ScatterOp, EdgeSoftmaxOp, EdgeSoftmaxGradOp, MatmulOp, BiasAddOp,
+          RowMulOp, ReduceOp, HeadMatrixOp, ZerosOp, AddOp, SubOp, MulOp,
+          ScaleOp, ActivationOp, ActivationGradOp, DropoutOp, ConcatOp, SliceOp,
           NormalizeOp, NormalizeGradOp, train::InitOp, train::CrossEntropyOp,
           train::CrossEntropyGradOp, train::AdamOp, train::SgdOp>(op);
   if (!known)
@@ -503,8 +510,23 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
              {name(o.getGraph()), ival(o.getKind()), out()});
         return success();
       })
+      .Case([&](ReceptiveRowsOp o) {
+        call("gnnrt_cpu_receptive_rows",
+             {name(o.getGraph()), name(o.getMask()), i64(o.getHops()), out()});
+        return success();
+      })
       .Case([&](SpmmOp o) {
         Value w = o.getWeights();
+        if (Value sets = o.getRowSets()) {
+          // skip past the last set: none (gnnrt_cpu_spmm_rows).
+          int64_t hops = rowSetsHops(sets, o.getResult());
+          call("gnnrt_cpu_spmm_rows",
+               {name(o.getGraph()), ival(o.getAggr()), name(o.getInput()),
+                d(o.getInput(), 1), w ? name(w) : "nullptr", name(sets),
+                i64(hops), i64(*o.getLevel()),
+                i64(o.getSkip() ? int64_t(*o.getSkip()) : hops + 1), out()});
+          return success();
+        }
         std::string heads =
             w && cast<RankedTensorType>(w.getType()).getRank() == 2 ? d(w, 1)
                                                                     : "1";
@@ -551,6 +573,17 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       // Dense.
       .Case([&](MatmulOp o) {
         Value result = o.getResult();
+        if (Value sets = o.getRowSets()) {
+          auto csr = getCsrEncoding(o.getLhs().getType());
+          if (!csr)
+            return LogicalResult(unsupported());
+          call("gnnrt_cpu_csr_matmul_rows",
+               {name(o.getLhs()), d(o.getLhs(), 0), d(o.getLhs(), 1),
+                i64(csr.getNnz()), o.getTransposeA() ? "1" : "0",
+                name(o.getRhs()), d(result, 1), name(sets),
+                i64(rowSetsHops(sets, o.getLhs())), i64(*o.getLevel()), out()});
+          return success();
+        }
         if (auto csr = getCsrEncoding(o.getLhs().getType())) {
           call("gnnrt_cpu_csr_matmul",
                {name(o.getLhs()), d(o.getLhs(), 0), d(o.getLhs(), 1),
@@ -651,6 +684,19 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return success();
       })
       .Case([&](DropoutOp o) {
+        if (Value sets = o.getRowSets()) {
+          auto csr = getCsrEncoding(o.getInput().getType());
+          if (!csr)
+            return LogicalResult(unsupported());
+          call("gnnrt_cpu_csr_dropout_rows",
+               {name(o.getInput()), d(o.getInput(), 0), d(o.getInput(), 1),
+                i64(csr.getNnz()), keySeed[o.getKey()], keyStep[o.getKey()],
+                "UINT64_C(" + i64(o.getStream()) + ")",
+                f64(o.getPAttr().getValue()), name(sets),
+                i64(rowSetsHops(sets, o.getInput())), i64(*o.getLevel()),
+                out()});
+          return success();
+        }
         if (auto csr = getCsrEncoding(o.getInput().getType())) {
           call("gnnrt_cpu_csr_dropout",
                {name(o.getInput()), d(o.getInput(), 0), d(o.getInput(), 1),

@@ -107,6 +107,7 @@ jit::CompileOptions compileOptionsFor(const DriverOptions &driver) {
   options.dataDirs = driver.dataDirs;
   options.only = driver.only;
   options.denseFeatures = driver.denseFeatures;
+  options.allRows = driver.noRestrictRows;
   options.profile = driver.profile;
   options.policy = driver.policy;
   options.solver = driver.solver;

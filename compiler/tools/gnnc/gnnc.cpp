@@ -74,6 +74,13 @@ static cl::opt<bool> denseFeatures(
     cl::sub(emitCmd), cl::sub(runCmd), cl::sub(compileCmd),
     cl::cat(gnncCategory));
 
+static cl::opt<bool> allRows(
+    "all-rows",
+    cl::desc("Compute every row of the training step, not only those the "
+             "loss depends on (gnn-restrict-rows off; same losses)"),
+    cl::sub(emitCmd), cl::sub(runCmd), cl::sub(compileCmd), cl::sub(planCmd),
+    cl::cat(gnncCategory));
+
 static cl::opt<std::string> profileFile(
     "profile",
     cl::desc("Machine profile for the memory planner (default: "
@@ -331,6 +338,7 @@ int main(int argc, char **argv) {
   options.only = only;
   options.printDebugInfo = printDebugInfo;
   options.denseFeatures = denseFeatures;
+  options.noRestrictRows = allRows;
   options.profile = profileFile;
   options.policy = planPolicy;
   options.solver = planSolver;

@@ -318,6 +318,65 @@ int gnnrt_cpu_csr_matmul(const void *a, int64_t rows, int64_t cols, int64_t nnz,
                          int transpose_a, const float *b, int64_t n, float *c);
 
 /*===----------------------------------------------------------------------===//
+// Receptive rows (gnn-restrict-rows): computing only the rows the loss reads
+//===----------------------------------------------------------------------===*/
+
+/* gnn.receptive_rows: the nested row sets R_0 c R_1 c ... c R_hops of a
+   graph with N nodes. R_0 = {i : mask[i] != 0}; R_{k+1} = R_k plus every
+   source of an edge into R_k (g's CSR by destination). \p out holds
+   `2 N + hops + 1` int32:
+     out[k], k in [0, hops]         |R_k|;
+     out[hops + 1 + i], i in [0, N) level(i): the least k with i in R_k,
+                                    or hops + 1 when i is in none;
+     out[hops + 1 + N + t]          every node, sorted by (level, id), so
+                                    R_k is the first |R_k| entries.
+   O(N + the edges into R_{hops-1}), one thread. 0 <= hops < 2^31 - 1 (a
+   level is an int32), else GNNRT_ERR_BAD_ARGUMENT.
+
+   The kernels below read such a buffer (\p row_sets, made with the same
+   \p hops) over the N rows of their row-indexed operand: the graph's
+   nodes, or a CSR matrix's rows. They check 0 <= level <= hops and that
+   |R_level| is in [0, N] (else GNNRT_ERR_BAD_ARGUMENT) and trust the rest,
+   as they trust a graph. */
+int gnnrt_cpu_receptive_rows(const gnnrt_graph *g, const uint8_t *mask,
+                             int64_t hops, int32_t *out);
+
+/* gnn.spmm_rows: gnnrt_cpu_spmm (sum or mean, weights null or `[E]`; max
+   is GNNRT_ERR_BAD_ARGUMENT) at the rows of R_level only, with the bits
+   gnnrt_cpu_spmm gives them (a mean still divides by the whole in-degree);
+   every other row of y is +0.0. When skip <= hops, sources whose level
+   exceeds skip are left out of every sum: the caller knows those rows of x
+   are zero (+0.0 or -0.0) and the weights finite, so the computed rows
+   still get gnnrt_cpu_spmm's bits (adding a product that is +-0.0 to a sum
+   that starts at +0.0 changes no bit). skip > hops skips nothing; a
+   negative skip leaves out every source. */
+int gnnrt_cpu_spmm_rows(const gnnrt_graph *g, int aggr, const float *x,
+                        int64_t d, const float *weights,
+                        const int32_t *row_sets, int64_t hops, int64_t level,
+                        int64_t skip, float *y);
+
+/* gnn.dropout_rows of a CSR matrix: \p y gets \p x's pattern, as from
+   gnnrt_cpu_csr_dropout, and its values at the slots of the rows in
+   R_level (row sets over the matrix's rows); +0.0 at every other slot. */
+int gnnrt_cpu_csr_dropout_rows(const void *x, int64_t rows, int64_t cols,
+                               int64_t nnz, uint64_t seed, uint64_t step,
+                               uint64_t stream, double p,
+                               const int32_t *row_sets, int64_t hops,
+                               int64_t level, void *y);
+
+/* gnn.csr_matmul_rows: gnnrt_cpu_csr_matmul restricted to R_level, the row
+   sets being over the rows of a in both directions. Without transpose_a,
+   the rows of c in R_level get gnnrt_cpu_csr_matmul's bits and the others
+   +0.0. With transpose_a, `c = a^T b` (every row of c) sums over the rows
+   of a and b in R_level only: the caller knows the other rows of b are
+   zero and a's values in them finite, so c gets gnnrt_cpu_csr_matmul's
+   bits. */
+int gnnrt_cpu_csr_matmul_rows(const void *a, int64_t rows, int64_t cols,
+                              int64_t nnz, int transpose_a, const float *b,
+                              int64_t n, const int32_t *row_sets, int64_t hops,
+                              int64_t level, float *c);
+
+/*===----------------------------------------------------------------------===//
 // Dense primitives
 //===----------------------------------------------------------------------===*/
 

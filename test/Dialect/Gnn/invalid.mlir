@@ -359,3 +359,51 @@ func.func @csr_rhs(%a: tensor<2x3xf32>, %x: tensor<3x4xf32, #gnn.csr<nnz = 2>>) 
   %0 = gnn.matmul %a, %x : (tensor<2x3xf32>, tensor<3x4xf32, #gnn.csr<nnz = 2>>) -> tensor<2x4xf32>
   return
 }
+
+// -----
+
+func.func @receptive_rows_size(%g: !gnn.graph<4x6>, %m: tensor<4xi1>) {
+  // expected-error @+1 {{result length (2 nodes + hops + 1): expected 11}}
+  %0 = gnn.receptive_rows %g, %m {hops = 2 : i64} : (!gnn.graph<4x6>, tensor<4xi1>) -> tensor<10xi32>
+  return
+}
+
+// -----
+
+func.func @rows_without_level(%g: !gnn.graph<4x6>, %x: tensor<4x3xf32>, %r: tensor<11xi32>) {
+  // expected-error @+1 {{row sets ('rows') need a 'level'}}
+  %0 = gnn.spmm sum %g, %x rows %r : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<11xi32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @rows_level_too_deep(%g: !gnn.graph<4x6>, %x: tensor<4x3xf32>, %r: tensor<11xi32>) {
+  // expected-error @+1 {{level 3 is beyond the row sets' 2 hops}}
+  %0 = gnn.spmm sum %g, %x rows %r {level = 3 : i64} : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<11xi32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @rows_max(%g: !gnn.graph<4x6>, %x: tensor<4x3xf32>, %r: tensor<11xi32>) {
+  // expected-error @+1 {{row sets need sum or mean aggregation}}
+  %0 = gnn.spmm max %g, %x rows %r {level = 1 : i64} : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<11xi32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @rows_wrong_size(%x: tensor<4x8xf32, #gnn.csr<nnz = 5>>, %w: tensor<8x3xf32>, %r: tensor<7xi32>) {
+  // expected-error @+1 {{row sets of 7 integers cannot describe 4 nodes}}
+  %0 = gnn.matmul %x, %w rows %r {level = 0 : i64} : (tensor<4x8xf32, #gnn.csr<nnz = 5>>, tensor<8x3xf32>, tensor<7xi32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @level_without_rows(%x: tensor<4x3xf32>, %k: !gnn.rng_key) {
+  // expected-error @+1 {{'level' and 'skip' need row sets ('rows')}}
+  %0 = gnn.dropout %x, %k {p = 0.5 : f64, stream = 0 : i64, level = 1 : i64} : tensor<4x3xf32>
+  return
+}

@@ -136,3 +136,23 @@ func.func @elementwise(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>, %z: tensor<?x2x
   %15 = gnn.normalize_grad %x, %y {dim = 0 : i64, eps = 1.0e-5 : f64} : tensor<?x4xf32>
   return
 }
+
+// The row sets of gnn-restrict-rows and the ops that take them.
+// CHECK-LABEL: func.func @rows
+func.func @rows(%g: !gnn.graph<4x6>, %m: tensor<4xi1>, %x: tensor<4x3xf32>,
+                %w: tensor<6xf32>, %f: tensor<4x8xf32, #gnn.csr<nnz = 5>>,
+                %v: tensor<8x3xf32>, %k: !gnn.rng_key) {
+  // CHECK: %[[R:.*]] = gnn.receptive_rows %{{.*}}, %{{.*}} {hops = 2 : i64} : (!gnn.graph<4x6>, tensor<4xi1>) -> tensor<11xi32>
+  %r = gnn.receptive_rows %g, %m {hops = 2 : i64} : (!gnn.graph<4x6>, tensor<4xi1>) -> tensor<11xi32>
+  // CHECK: gnn.spmm sum %{{.*}}, %{{.*}}, %{{.*}} rows %[[R]] {level = 1 : i64, skip = 0 : i64}
+  %0 = gnn.spmm sum %g, %x, %w rows %r {level = 1 : i64, skip = 0 : i64} : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<6xf32>, tensor<11xi32>) -> tensor<4x3xf32>
+  // CHECK: gnn.spmm mean %{{.*}}, %{{.*}} rows %[[R]] {level = 2 : i64}
+  %1 = gnn.spmm mean %g, %x rows %r {level = 2 : i64} : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<11xi32>) -> tensor<4x3xf32>
+  // CHECK: gnn.dropout %{{.*}}, %{{.*}} rows %[[R]] : tensor<11xi32> {level = 2 : i64, p = 5.000000e-01 : f64, stream = 0 : i64}
+  %2 = gnn.dropout %f, %k rows %r : tensor<11xi32> {level = 2 : i64, p = 0.5 : f64, stream = 0 : i64} : tensor<4x8xf32, #gnn.csr<nnz = 5>>
+  // CHECK: gnn.matmul %{{.*}}, %{{.*}} rows %[[R]] {level = 2 : i64}
+  %3 = gnn.matmul %2, %v rows %r {level = 2 : i64} : (tensor<4x8xf32, #gnn.csr<nnz = 5>>, tensor<8x3xf32>, tensor<11xi32>) -> tensor<4x3xf32>
+  // CHECK: gnn.matmul %{{.*}}, %{{.*}} rows %[[R]] {level = 1 : i64, transpose_a}
+  %4 = gnn.matmul %2, %3 rows %r {level = 1 : i64, transpose_a} : (tensor<4x8xf32, #gnn.csr<nnz = 5>>, tensor<4x3xf32>, tensor<11xi32>) -> tensor<8x3xf32>
+  return
+}

@@ -51,6 +51,9 @@ struct CompileOptions {
   /// Keep input features dense even when they are mostly zeros (by default
   /// they are stored as CSR, which changes no value: docs/Passes.md).
   bool denseFeatures = false;
+  /// Compute every row of the training step (by default only the rows the
+  /// loss depends on; the losses are the same: docs/Passes.md).
+  bool allRows = false;
   /// The memory planner's machine profile file (empty: $GNNC_PROFILE, else
   /// `gnnc calibrate`'s output, else the built-in profile), and overrides of
   /// the program's `plan` and of the solver (empty, "auto": the defaults).

@@ -1,0 +1,196 @@
+//===- rows_bench.cpp - Time the receptive-rows kernels on a real graph ---===//
+//
+// A GCN trained on a few labelled nodes needs, for its loss, only the rows
+// within two hops of them (gnn-restrict-rows). This times, on a dataset's
+// graph with self loops and symmetric edge weights as `gcn_conv` runs it,
+// gnnrt_cpu_receptive_rows from the training nodes with two hops, and
+// SpMM of width 64 over all rows (gnnrt_cpu_spmm) against the same at the
+// rows of R_1 (the second layer's forward) and of R_2 leaving out the
+// sources outside R_1 (a backward whose input is zero there), with one and
+// two threads. It prints the median and minimum milliseconds per call, and
+// checks that the restricted rows have the whole kernel's bits. Not a
+// test: run it by hand,
+//
+//   ninja -C build gnnc-rows-bench && build/bin/gnnc-rows-bench [DATASET_DIR]
+//
+// DATASET_DIR defaults to $GNNC_DATA_PATH/facebook, else
+// ../shared/data/facebook (the format is ../shared/data/README.md's).
+//
+//===----------------------------------------------------------------------===//
+#include "BenchUtil.h"
+
+#include "gnnrt/Dataset.h"
+#include "gnnrt/Graph.h"
+#include "gnnrt/Kernels.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace bench = gnnc::bench;
+
+[[noreturn]] void fail(const std::string &message) {
+  std::fprintf(stderr, "gnnc-rows-bench: error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+constexpr int64_t kHops = 2, kWidth = 64;
+
+/// A dataset's graph as gcn_conv sees it (A + I, symmetric weights) and its
+/// training mask. Owns the arrays the views point into.
+struct Problem {
+  gnnrt::CompressedEdges in;
+  std::vector<int32_t> loopStorage;
+  gnnrt_graph looped{};
+  std::vector<float> weights;
+  std::vector<uint8_t> mask;
+
+  explicit Problem(const std::string &dir) {
+    gnnrt::Dataset data;
+    gnnrt::DatasetError error;
+    gnnrt::LoadOptions options;
+    options.missingFeatures = gnnrt::MissingFeatures::Omit;
+    if (!gnnrt::loadDataset(dir, options, data, error))
+      fail(error.str());
+    std::string message;
+    if (!gnnrt::buildInCsr(data.graph, in, message))
+      fail(message);
+    gnnrt_graph raw{};
+    raw.num_nodes = data.numNodes();
+    raw.num_edges = data.numEdges();
+    raw.in = {in.indptr.data(), in.indices.data(), in.edgeIds.data()};
+    loopStorage.resize(static_cast<size_t>(
+        gnnrt_cpu_add_self_loops_storage(raw.num_nodes, raw.num_edges)));
+    if (gnnrt_cpu_add_self_loops(&raw, loopStorage.data(), &looped) != GNNRT_OK)
+      fail("gnnrt_cpu_add_self_loops failed");
+    weights.resize(static_cast<size_t>(looped.num_edges));
+    if (gnnrt_cpu_edge_norm(&looped, GNNRT_NORM_SYMMETRIC, weights.data()) !=
+        GNNRT_OK)
+      fail("gnnrt_cpu_edge_norm failed");
+    mask.assign(static_cast<size_t>(raw.num_nodes), 0);
+    for (int32_t i : data.trainIdx)
+      mask[static_cast<size_t>(i)] = 1;
+  }
+};
+
+void report(const char *what, int threads, const bench::Timing &t,
+            const char *note = "") {
+  std::printf(
+      "%-34s threads %d  median %8.3f ms  min %8.3f ms  (%zu calls)%s\n", what,
+      threads, t.medianMs, t.minMs, t.calls, note);
+}
+
+/// Whether the rows of level <= \p level have the same bits in \p a and \p
+/// b, and \p a is +0.0 elsewhere.
+bool sameRows(const std::vector<float> &a, const std::vector<float> &b,
+              const int32_t *levels, int64_t n, int64_t level) {
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t at = static_cast<size_t>(i * kWidth), bytes = kWidth * 4;
+    if (levels[i] <= level) {
+      if (std::memcmp(&a[at], &b[at], bytes) != 0)
+        return false;
+    } else {
+      for (int64_t c = 0; c < kWidth; ++c) {
+        uint32_t bits;
+        std::memcpy(&bits, &a[at + c], 4);
+        if (bits != 0)
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+void run(const Problem &p, int threads) {
+  const gnnrt_graph *g = &p.looped;
+  const int64_t n = g->num_nodes;
+  gnnrt_cpu_set_num_threads(threads);
+
+  std::vector<int32_t> sets(static_cast<size_t>(2 * n + kHops + 1));
+  auto receptive = [&](uint64_t) {
+    if (gnnrt_cpu_receptive_rows(g, p.mask.data(), kHops, sets.data()) !=
+        GNNRT_OK)
+      fail("gnnrt_cpu_receptive_rows failed");
+  };
+  receptive(0);
+  const int32_t *levels = sets.data() + kHops + 1;
+  if (threads == 1)
+    std::printf("%lld nodes, %lld edges with self loops: |R_0| = %d, "
+                "|R_1| = %d, |R_2| = %d\n",
+                static_cast<long long>(n), static_cast<long long>(g->num_edges),
+                sets[0], sets[1], sets[2]);
+  report("receptive_rows, hops 2", threads, bench::timeCalls(receptive));
+
+  // A fixed input: exact fp32 values in [-1, 1) from a counter; for the
+  // backward case, zero outside R_1 as it would be.
+  std::vector<float> x(static_cast<size_t>(n * kWidth)), y(x.size()),
+      yRows(x.size());
+  for (size_t k = 0; k < x.size(); ++k)
+    x[k] = static_cast<float>(static_cast<int64_t>((k * 2654435761u) % 2048) -
+                              1024) /
+           1024.0f;
+  std::vector<float> xBackward = x;
+  for (int64_t i = 0; i < n; ++i)
+    if (levels[i] > 1)
+      std::memset(&xBackward[static_cast<size_t>(i * kWidth)], 0, kWidth * 4);
+
+  // The calls capture the input by pointer: the lambdas outlive the
+  // argument references.
+  auto spmm = [&](const std::vector<float> &input) {
+    const float *in = input.data();
+    return [&, in](uint64_t) {
+      if (gnnrt_cpu_spmm(g, GNNRT_AGGR_SUM, in, kWidth, p.weights.data(), 1,
+                         y.data()) != GNNRT_OK)
+        fail("gnnrt_cpu_spmm failed");
+    };
+  };
+  auto spmmRows = [&](const std::vector<float> &input, int64_t level,
+                      int64_t skip) {
+    const float *in = input.data();
+    return [&, in, level, skip](uint64_t) {
+      if (gnnrt_cpu_spmm_rows(g, GNNRT_AGGR_SUM, in, kWidth, p.weights.data(),
+                              sets.data(), kHops, level, skip,
+                              yRows.data()) != GNNRT_OK)
+        fail("gnnrt_cpu_spmm_rows failed");
+    };
+  };
+
+  report("spmm, all rows", threads, bench::timeCalls(spmm(x)));
+  spmmRows(x, 1, kHops + 1)(0);
+  report("spmm_rows, R_1", threads, bench::timeCalls(spmmRows(x, 1, kHops + 1)),
+         sameRows(yRows, y, levels, n, 1) ? "  bits equal" : "  BITS DIFFER");
+  spmm(xBackward)(0);
+  spmmRows(xBackward, 2, 1)(0);
+  report("spmm_rows, R_2 skipping above R_1", threads,
+         bench::timeCalls(spmmRows(xBackward, 2, 1)),
+         sameRows(yRows, y, levels, n, 2) ? "  bits equal" : "  BITS DIFFER");
+  report("spmm_rows, R_2", threads,
+         bench::timeCalls(spmmRows(xBackward, 2, kHops + 1)));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string dir;
+  if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+    std::fprintf(stderr, "usage: gnnc-rows-bench [DATASET_DIR]\n");
+    return 2;
+  }
+  if (argc == 2)
+    dir = argv[1];
+  else if (const char *path = std::getenv("GNNC_DATA_PATH"))
+    dir = std::string(path) + "/facebook";
+  else
+    dir = "../shared/data/facebook";
+
+  const Problem problem(dir);
+  for (int threads : {1, 2})
+    run(problem, threads);
+  gnnrt_cpu_set_num_threads(0);
+  return 0;
+}

@@ -1,0 +1,417 @@
+//===- Rows.cpp - Kernels restricted to the rows a loss reads -------------===//
+//
+// A GCN trained on a few labelled nodes reads, for its loss, only the rows
+// within k hops of them: R_0 (the mask) c R_1 c ... c R_k, R_{j+1} adding
+// every source of an edge into R_j. gnnrt_cpu_receptive_rows computes those
+// sets from a graph and a mask (at the start of each step, 0.1 ms on
+// Facebook's graph); the other kernels here are SpMM, CSR
+// dropout and the CSR product computed at the rows of one set, +0.0
+// elsewhere (gnn-restrict-rows rewrites a program to call them).
+//
+// At the rows they compute they must give the bits of the whole kernels,
+// so they run the whole kernels' own per-row code (sumRow in Common.h,
+// productRow and dropoutRows in CsrMatrix.h) over the set's rows instead
+// of over all of them. Leaving out terms that the caller knows are zero
+// (sources outside R_skip, rows of b outside R_level) keeps those bits
+// because the left-out products are ±0.0, which a sum that starts at +0.0
+// absorbs without a trace. As in the whole kernels, every output row
+// belongs to one thread and is summed in slot order, so the bits do not
+// depend on the thread count; the set's rows are dealt out dynamically in
+// chunks, since the rows near the labelled nodes are few and uneven.
+//
+//===----------------------------------------------------------------------===//
+#include "CsrMatrix.h"
+
+#include "gnnrt/Philox.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+using namespace gnnrt::cpu;
+
+namespace {
+
+/// Levels are stored as int32 and run up to hops + 1.
+constexpr int64_t kMaxHops = std::numeric_limits<int32_t>::max() - 1;
+
+/// Rows of a set dealt out to a thread at a time: sets are small next to
+/// the graph (Facebook's R_1 has 1230 of 22470 rows), and their rows have
+/// more slots than most.
+constexpr int64_t kRowChunk = 32;
+
+/// A gnnrt_cpu_receptive_rows buffer over \p n nodes, read.
+struct RowSets {
+  const int32_t *count; ///< [hops + 1]: |R_k|
+  const int32_t *level; ///< [n]
+  const int32_t *order; ///< [n], R_k its first count[k] entries
+};
+
+/// The checks every kernel reading a row-set buffer makes, after its own:
+/// the buffer is present and the hops and level in range. The contents are
+/// trusted like a graph's, but the one count read is checked (O(1)), so a
+/// buffer made for fewer nodes cannot send a loop past the order.
+int rowSetArgs(const int32_t *rowSets, int64_t n, int64_t hops, int64_t level,
+               RowSets &sets) {
+  GNNRT_CHECK(rowSets, GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(hops >= 0 && hops <= kMaxHops, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(level >= 0 && level <= hops, GNNRT_ERR_BAD_ARGUMENT);
+  GNNRT_CHECK(rowSets[level] >= 0 && rowSets[level] <= n,
+              GNNRT_ERR_BAD_ARGUMENT);
+  sets.count = rowSets;
+  sets.level = rowSets + hops + 1;
+  sets.order = sets.level + n;
+  return GNNRT_OK;
+}
+
+/// The slots of the CSR rows `order[0, count)`.
+int64_t slotsOfRows(const int32_t *indptr, const int32_t *order,
+                    int64_t count) {
+  int64_t slots = 0;
+  for (int64_t t = 0; t < count; ++t)
+    slots += indptr[order[t] + 1] - indptr[order[t]];
+  return slots;
+}
+
+/// Rows handed to a thread at a time by forEachRun.
+constexpr int64_t kRunBlock = 4096;
+
+/// `fn(first, last)` for each maximal run [first, last) of consecutive rows
+/// whose level exceeds \p level, blocks of kRunBlock rows split over the
+/// threads when \p par. The rows outside a small set are most rows, in runs
+/// that one memset each clears several times faster than one memset per
+/// row of the order's tail (Facebook's rows outside R_1, 64 floats wide:
+/// 0.34 ms a row at a time; a memset of the whole tensor takes 0.07 ms).
+template <typename Fn>
+void forEachRun(const int32_t *levels, int64_t n, int64_t level,
+                [[maybe_unused]] bool par, Fn fn) {
+  const int64_t blocks = (n + kRunBlock - 1) / kRunBlock;
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t k = 0; k < blocks; ++k) {
+    const int64_t end = std::min(n, (k + 1) * kRunBlock);
+    for (int64_t i = k * kRunBlock; i < end;) {
+      if (levels[i] <= level) {
+        ++i;
+        continue;
+      }
+      int64_t last = i + 1;
+      while (last < end && levels[last] > level)
+        ++last;
+      fn(i, last);
+      i = last;
+    }
+  }
+}
+
+/// `y[i] = +0.0` (rows of \p d floats) for every row i outside R_level.
+void zeroOtherRows(const int32_t *levels, int64_t n, int64_t level, int64_t d,
+                   float *y) {
+  if (d == 0)
+    return;
+  forEachRun(
+      levels, n, level, worthThreads(n, d), [&](int64_t first, int64_t last) {
+        std::memset(y + first * d, 0,
+                    static_cast<size_t>((last - first) * d) * sizeof(float));
+      });
+}
+
+/// Rows `order[t]`, t in [begin, end), of the sum or mean aggregation
+/// (sumRow, as gnnrt_cpu_spmm computes them), leaving out the sources whose
+/// level exceeds \p skip when \p Skip. Compiled for AVX-512 too: every
+/// output element is its own chain of products and sums in slot order.
+///
+/// The listed rows are scattered over the graph, so a row's prefetches stop
+/// at its own last slot (prefetching the next listed row's first sources
+/// too made no difference measurable on Facebook's R_2); with Skip,
+/// gatherSumKept lists a row's kept slots first and prefetches along that
+/// list.
+template <int64_t Fixed, bool Skip>
+GNNRT_VECTOR_CLONES void sumListedRows(const gnnrt_csr &in, const float *x,
+                                       int64_t d, const float *weights,
+                                       bool mean, const int32_t *order,
+                                       const int32_t *level, int64_t skip,
+                                       float *y, int64_t begin, int64_t end) {
+  const int32_t *src = in.src;
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t i = order[t];
+    if constexpr (Skip)
+      sumRow<Fixed>(in, x, d, weights, mean, y, i, in.indptr[i + 1],
+                    [&](int64_t s) { return level[src[s]] <= skip; });
+    else
+      sumRow<Fixed>(in, x, d, weights, mean, y, i, in.indptr[i + 1], nullptr);
+  }
+}
+
+/// Rows `order[t]`, t in [begin, end), of `c = A b` (productRow, as
+/// gnnrt_cpu_csr_matmul computes them).
+template <int64_t Fixed>
+GNNRT_VECTOR_CLONES void listedProductRows(const gnnrt_csr_matrix &m,
+                                           const float *b, int64_t n, float *c,
+                                           bool skipZeros, const int32_t *order,
+                                           int64_t begin, int64_t end) {
+  const int32_t *indptr = m.indptr;
+  const float *values = m.values;
+  auto value = [&](int64_t s) { return values + s; };
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t r = order[t];
+    productRow<Fixed>(indptr, m.indices, value, b, n, c, skipZeros, r,
+                      indptr[r + 1], nullptr);
+  }
+}
+
+/// Rows [begin, end) of `c = A^T b` over the CSC sections (productRow, as
+/// gnnrt_cpu_csr_matmul computes them), leaving out the slots of rows of A
+/// whose level exceeds \p level.
+template <int64_t Fixed>
+GNNRT_VECTOR_CLONES void
+transposedProductRows(const gnnrt_csr_matrix &m, const float *b, int64_t n,
+                      float *c, bool skipZeros, const int32_t *levels,
+                      int64_t level, int64_t begin, int64_t end) {
+  const int32_t *rowidx = m.rowidx, *perm = m.perm;
+  const float *values = m.values;
+  auto value = [&](int64_t s) { return values + perm[s]; };
+  auto keep = [&](int64_t s) { return levels[rowidx[s]] <= level; };
+  for (int64_t j = begin; j < end; ++j)
+    productRow<Fixed>(m.colptr, rowidx, value, b, n, c, skipZeros, j,
+                      m.colptr[j + 1], keep);
+}
+
+/// Whether \p v is neither an infinity nor a NaN.
+inline unsigned finite(float v) {
+  return (bitsOf(v) & 0x7F800000u) != 0x7F800000u;
+}
+
+/// Whether none of the \p count floats at \p v is an infinity or a NaN.
+bool allFinite(const float *v, int64_t count) {
+  [[maybe_unused]] const bool par = worthThreads(count);
+  unsigned all = 1;
+#pragma omp parallel for schedule(static) reduction(& : all) if (par)
+  for (int64_t e = 0; e < count; ++e)
+    all &= finite(v[e]);
+  return all != 0;
+}
+
+/// Whether none of the rows `order[0, count)` of \p b (\p n floats each)
+/// holds an infinity or a NaN.
+bool rowsFinite(const float *b, const int32_t *order, int64_t count,
+                int64_t n) {
+  [[maybe_unused]] const bool par = worthThreads(count, n);
+  unsigned all = 1;
+#pragma omp parallel for schedule(static) reduction(& : all) if (par)
+  for (int64_t t = 0; t < count; ++t)
+    for (int64_t e = 0; e < n; ++e)
+      all &= finite(b[static_cast<int64_t>(order[t]) * n + e]);
+  return all != 0;
+}
+
+} // namespace
+
+extern "C" {
+
+int gnnrt_cpu_receptive_rows(const gnnrt_graph *g, const uint8_t *mask,
+                             int64_t hops, int32_t *out) {
+  if (int status = checkIn(g))
+    return status;
+  GNNRT_CHECK(hops >= 0 && hops <= kMaxHops, GNNRT_ERR_BAD_ARGUMENT);
+  const int64_t n = g->num_nodes;
+  GNNRT_CHECK(present(mask, n) && out, GNNRT_ERR_NULL_POINTER);
+
+  const int32_t *indptr = g->in.indptr, *src = g->in.src;
+  int32_t *count = out, *level = out + hops + 1, *order = level + n;
+  const int32_t unreached = static_cast<int32_t>(hops + 1);
+
+  // A breadth-first search over in-edges, the order section holding its
+  // queue: R_0 by a scan of the mask, then each R_{k+1} \ R_k by the
+  // sources of the edges into R_k \ R_{k-1}, the rows found at level k.
+  // Only the in-edges of R_{hops-1} are read.
+  int64_t tail = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool in = mask[i] != 0;
+    level[i] = in ? 0 : unreached;
+    order[tail] = static_cast<int32_t>(i); // kept when in R_0
+    tail += in;
+  }
+  count[0] = static_cast<int32_t>(tail);
+  int64_t head = 0;
+  for (int64_t k = 0; k < hops; ++k) {
+    const int64_t levelEnd = tail;
+    for (; head < levelEnd; ++head) {
+      const int32_t v = order[head];
+      for (int64_t s = indptr[v], last = indptr[v + 1]; s < last; ++s) {
+        const int32_t u = src[s];
+        if (level[u] == unreached) {
+          level[u] = static_cast<int32_t>(k + 1);
+          order[tail++] = u;
+        }
+      }
+    }
+    count[k + 1] = static_cast<int32_t>(tail);
+  }
+
+  // The queue lists each level in the order its rows were found; a
+  // counting sort by level, placing the rows in increasing id, sorts it by
+  // (level, id). The cursor of level k >= 1 is count[k - 1], the start of
+  // its rows, which the placement advances to count[k]; shifting the counts
+  // by one afterwards restores them with no scratch memory (the cursor of
+  // the unreached rows, count[hops], ends at n).
+  int64_t levelZero = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t k = level[i];
+    const int64_t at = k == 0 ? levelZero++ : count[k - 1]++;
+    order[at] = static_cast<int32_t>(i);
+  }
+  for (int64_t k = hops; k > 0; --k)
+    count[k] = count[k - 1];
+  count[0] = static_cast<int32_t>(levelZero);
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_spmm_rows(const gnnrt_graph *g, int aggr, const float *x,
+                        int64_t d, const float *weights,
+                        const int32_t *row_sets, int64_t hops, int64_t level,
+                        int64_t skip, float *y) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t nd;
+  if (int status = kernel::spmmArgs(g, aggr, x, d, weights, 1, y, nd))
+    return status;
+  GNNRT_CHECK(aggr != GNNRT_AGGR_MAX, GNNRT_ERR_BAD_ARGUMENT);
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
+    return status;
+
+  const int64_t n = g->num_nodes, computed = sets.count[level];
+  const bool mean = aggr == GNNRT_AGGR_MEAN, skipping = skip <= hops;
+  [[maybe_unused]] const bool par = worthThreads(
+      slotsOfRows(g->in.indptr, sets.order, computed) + computed, d);
+  withRowWidth(d, [&](auto fixed) {
+    forEachChunk(computed, kRowChunk, par, [&](int64_t begin, int64_t end) {
+      if (skipping)
+        sumListedRows<fixed(), true>(g->in, x, d, weights, mean, sets.order,
+                                     sets.level, skip, y, begin, end);
+      else
+        sumListedRows<fixed(), false>(g->in, x, d, weights, mean, sets.order,
+                                      sets.level, skip, y, begin, end);
+    });
+  });
+  zeroOtherRows(sets.level, n, level, d, y);
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_csr_dropout_rows(const void *x, int64_t rows, int64_t cols,
+                               int64_t nnz, uint64_t seed, uint64_t step,
+                               uint64_t stream, double p,
+                               const int32_t *row_sets, int64_t hops,
+                               int64_t level, void *y) {
+  if (int status = kernel::csrDropoutArgs(x, rows, cols, nnz, p, y))
+    return status;
+  const gnnrt_csr_matrix a = constView(x, rows, cols, nnz);
+  const gnnrt_csr_matrix out = gnnrt_csr_matrix_view(y, rows, cols, nnz);
+  if (int status = checkOffsets(a))
+    return status;
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
+    return status;
+
+  copyPattern(a, out);
+
+  const int32_t *indptr = a.indptr, *order = sets.order;
+  const int64_t computed = sets.count[level];
+  const uint64_t threshold = gnnrt::dropoutThreshold(p);
+  const double keep = 1.0 - p;
+  const float *xv = a.values;
+  float *yv = out.values;
+  [[maybe_unused]] const bool par =
+      worthThreads(slotsOfRows(indptr, order, computed) + computed);
+  if (threshold > UINT32_MAX) {
+    // p > 1 - 2^-32 drops every element whatever its bits: +0.0 at every
+    // slot, in the set or not.
+    std::fill(yv, yv + nnz, 0.0f);
+    return GNNRT_OK;
+  }
+  if (threshold == 0) {
+    // p = 0 keeps every element: the quotient, as gnnrt_cpu_csr_dropout
+    // writes it.
+#pragma omp parallel for schedule(dynamic, kRowChunk) if (par)
+    for (int64_t t = 0; t < computed; ++t)
+      for (int64_t s = indptr[order[t]], last = indptr[order[t] + 1]; s < last;
+           ++s)
+        yv[s] = keepElement(xv[s], keep);
+  } else {
+    const DropoutKey key = dropoutKey(seed, step, stream, threshold, keep);
+    forEachChunk(computed, kRowChunk, par, [&](int64_t begin, int64_t end) {
+      dropoutRows(a, yv, key, begin, end,
+                  [&](int64_t t) { return int64_t(order[t]); });
+    });
+  }
+
+  // The slots of the other rows: a run of rows is a run of slots.
+  forEachRun(sets.level, rows, level, worthThreads(rows + nnz),
+             [&](int64_t first, int64_t last) {
+               std::fill(yv + indptr[first], yv + indptr[last], 0.0f);
+             });
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_csr_matmul_rows(const void *a, int64_t rows, int64_t cols,
+                              int64_t nnz, int transpose_a, const float *b,
+                              int64_t n, const int32_t *row_sets, int64_t hops,
+                              int64_t level, float *c) {
+  int64_t cSize;
+  if (int status = kernel::csrMatmulArgs(a, rows, cols, nnz, transpose_a, b, n,
+                                         c, cSize))
+    return status;
+  const gnnrt_csr_matrix m = constView(a, rows, cols, nnz);
+  if (int status = checkOffsets(m))
+    return status;
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
+    return status;
+  if (cSize == 0)
+    return GNNRT_OK;
+
+  const bool transpose = transpose_a != 0;
+  const int32_t *order = sets.order;
+  const int64_t computed = sets.count[level];
+  // The slots read are those of the rows of A in R_level, in both
+  // directions (A^T b leaves out the others' CSC slots). Zero values
+  // among them decide gnnrt_cpu_csr_matmul's skipping as it decides it
+  // over all of A, and b must then be finite where it is read: all of it
+  // for A b, its rows in R_level for A^T b (the others are the caller's
+  // zeros). Skipping or not gives the same bits; it only saves the reads of
+  // rows of b. One serial pass over those values is 1/n of the product.
+  int64_t listed = 0, zeros = 0;
+  for (int64_t t = 0; t < computed; ++t)
+    for (int64_t s = m.indptr[order[t]], last = m.indptr[order[t] + 1];
+         s < last; ++s) {
+      ++listed;
+      zeros += m.values[s] == 0.0f;
+    }
+  bool skipZeros = zeros > 0 && zeros >= listed / 8;
+  if (skipZeros)
+    skipZeros =
+        transpose ? rowsFinite(b, order, computed, n) : allFinite(b, cols * n);
+
+  if (transpose) {
+    // Every column of A is an output row, each reading its CSC slots.
+    [[maybe_unused]] const bool par = worthThreads(cols + nnz, n);
+    withRowWidth(n, [&](auto fixed) {
+      forEachChunk(cols, 64, par, [&](int64_t begin, int64_t end) {
+        transposedProductRows<fixed()>(m, b, n, c, skipZeros, sets.level, level,
+                                       begin, end);
+      });
+    });
+    return GNNRT_OK;
+  }
+  [[maybe_unused]] const bool par = worthThreads(listed + computed, n);
+  withRowWidth(n, [&](auto fixed) {
+    forEachChunk(computed, kRowChunk, par, [&](int64_t begin, int64_t end) {
+      listedProductRows<fixed()>(m, b, n, c, skipZeros, order, begin, end);
+    });
+  });
+  zeroOtherRows(sets.level, rows, level, n, c);
+  return GNNRT_OK;
+}
+
+} // extern "C"

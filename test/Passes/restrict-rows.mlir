@@ -1,0 +1,109 @@
+// RUN: gnnc-opt -gnn-restrict-rows -split-input-file %s | FileCheck %s
+
+// A two-layer GCN step with CSR features, as gnn-autodiff and
+// gnn-sparse-features leave it. The loss reads R_0 (the mask), so the last
+// aggregation computes R_0, the first R_1, and the feature dropout and
+// product R_2. The loss gradient is zero outside R_0; each aggregation over
+// the transposed graph adds a hop (R_1, then R_2) and skips the sources
+// where its input is zero (R_0, then R_1); the weight gradient of the CSR
+// product sums over R_2 only. Dense products and element-wise ops keep
+// computing every row. Row sets: 2 * 4 nodes + 2 hops + 1 = 11 integers.
+// CHECK-LABEL: func.func @M.step
+// CHECK-SAME: (%[[G:[^:]*]]: !gnn.graph<4x6> {gnn.input = "graph"}
+// CHECK-SAME: %[[MASK:[^:]*]]: tensor<4xi1> {gnn.input = "train_mask"}
+// The sets are computed from the graph with self loops (same sets), which
+// the step reads anyway, so the input graph need not stay resident.
+// CHECK: %[[L:.*]] = gnn.add_self_loops %[[G]]
+// CHECK-NEXT: %[[R:.*]] = gnn.receptive_rows %[[L]], %[[MASK]] {hops = 2 : i64} : (!gnn.graph<4x10>, tensor<4xi1>) -> tensor<11xi32>
+// CHECK: %[[XD:.*]] = gnn.dropout %{{.*}}, %{{.*}} rows %[[R]] : tensor<11xi32> {level = 2 : i64,
+// CHECK: gnn.matmul %[[XD]], %{{.*}} rows %[[R]] {level = 2 : i64}
+// CHECK: gnn.spmm sum %{{.*}} rows %[[R]] {level = 1 : i64}
+// CHECK: %[[HW:.*]] = gnn.matmul %{{.*}}, %{{[^ ]*}} :
+// CHECK: gnn.spmm sum %{{.*}}, %[[HW]], %{{.*}} rows %[[R]] {level = 0 : i64}
+// CHECK: gnn.spmm sum %{{.*}} rows %[[R]] {level = 1 : i64, skip = 0 : i64}
+// CHECK: gnn.matmul %{{.*}}, %{{[^ ]*}} {transpose_a} :
+// CHECK: gnn.spmm sum %{{.*}} rows %[[R]] {level = 2 : i64, skip = 1 : i64}
+// CHECK: gnn.matmul %[[XD]], %{{.*}} rows %[[R]] {level = 2 : i64, transpose_a}
+func.func @M.step(%g: !gnn.graph<4x6> {gnn.input = "graph"},
+                  %x: tensor<4x8xf32, #gnn.csr<nnz = 5>> {gnn.input = "features"},
+                  %labels: tensor<4xi32> {gnn.input = "labels"},
+                  %mask: tensor<4xi1> {gnn.input = "train_mask"},
+                  %seed: i64, %step: i64, %w1: tensor<8x3xf32>,
+                  %w2: tensor<3x2xf32>)
+    -> (tensor<f32>, tensor<8x3xf32>, tensor<3x2xf32>)
+    attributes {gnn.model = "M"} {
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %key = gnn.rng_key %seed, %step
+  %l = gnn.add_self_loops %g : <4x6> -> <4x10>
+  %n = gnn.edge_norm symmetric %l : <4x10> -> tensor<10xf32>
+  %xd = gnn.dropout %x, %key {p = 5.000000e-01 : f64, stream = 0 : i64} : tensor<4x8xf32, #gnn.csr<nnz = 5>>
+  %xw = gnn.matmul %xd, %w1 : (tensor<4x8xf32, #gnn.csr<nnz = 5>>, tensor<8x3xf32>) -> tensor<4x3xf32>
+  %h = gnn.spmm sum %l, %xw, %n : (!gnn.graph<4x10>, tensor<4x3xf32>, tensor<10xf32>) -> tensor<4x3xf32>
+  %r = gnn.activation relu %h : tensor<4x3xf32>
+  %hw = gnn.matmul %r, %w2 : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %z = gnn.spmm sum %l, %hw, %n : (!gnn.graph<4x10>, tensor<4x2xf32>, tensor<10xf32>) -> tensor<4x2xf32>
+  %loss = train.cross_entropy %z, %labels, %mask : (tensor<4x2xf32>, tensor<4xi32>, tensor<4xi1>) -> tensor<f32>
+  %dz = train.cross_entropy_grad %z, %labels, %mask, %one : (tensor<4x2xf32>, tensor<4xi32>, tensor<4xi1>, tensor<f32>) -> tensor<4x2xf32>
+  %t = gnn.transpose %l : <4x10>
+  %dhw = gnn.spmm sum %t, %dz, %n : (!gnn.graph<4x10>, tensor<4x2xf32>, tensor<10xf32>) -> tensor<4x2xf32>
+  %dw2 = gnn.matmul %r, %dhw {transpose_a} : (tensor<4x3xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+  %dr = gnn.matmul %dhw, %w2 {transpose_b} : (tensor<4x2xf32>, tensor<3x2xf32>) -> tensor<4x3xf32>
+  %dh = gnn.activation_grad relu %h, %dr : tensor<4x3xf32>
+  %dxw = gnn.spmm sum %t, %dh, %n : (!gnn.graph<4x10>, tensor<4x3xf32>, tensor<10xf32>) -> tensor<4x3xf32>
+  %dw1 = gnn.matmul %xd, %dxw {transpose_a} : (tensor<4x8xf32, #gnn.csr<nnz = 5>>, tensor<4x3xf32>) -> tensor<8x3xf32>
+  return %loss, %dw1, %dw2 : tensor<f32>, tensor<8x3xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// The logits are also returned, so every row of the forward pass is
+// needed: nothing there is restricted. The backward pass still is, since
+// the loss gradient is zero outside the mask whatever reads the logits.
+// CHECK-LABEL: func.func @logits_out
+// CHECK: gnn.receptive_rows {{.*}} {hops = 2 : i64}
+// CHECK: gnn.spmm sum %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK: gnn.spmm sum %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK: gnn.spmm sum %{{.*}} rows %{{.*}} {level = 1 : i64, skip = 0 : i64}
+// CHECK: gnn.spmm sum %{{.*}} rows %{{.*}} {level = 2 : i64, skip = 1 : i64}
+func.func @logits_out(%g: !gnn.graph<4x6> {gnn.input = "graph"},
+                      %x: tensor<4x3xf32>, %labels: tensor<4xi32>,
+                      %mask: tensor<4xi1>)
+    -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %l = gnn.add_self_loops %g : <4x6> -> <4x10>
+  %h = gnn.spmm sum %l, %x : (!gnn.graph<4x10>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %z = gnn.spmm sum %l, %h : (!gnn.graph<4x10>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %dz = train.cross_entropy_grad %z, %labels, %mask, %one : (tensor<4x3xf32>, tensor<4xi32>, tensor<4xi1>, tensor<f32>) -> tensor<4x3xf32>
+  %t = gnn.transpose %l : <4x10>
+  %dh = gnn.spmm sum %t, %dz : (!gnn.graph<4x10>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %dx = gnn.spmm sum %t, %dh : (!gnn.graph<4x10>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %z, %dx : tensor<4x3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// Without a loss gradient (predict), or when the loss and its gradient
+// read different masks, nothing changes.
+// CHECK-LABEL: func.func @M.predict
+// CHECK-NOT: receptive_rows
+// CHECK-NOT: rows
+// CHECK-LABEL: func.func @two_masks
+// CHECK-NOT: receptive_rows
+// CHECK-NOT: rows
+func.func @M.predict(%g: !gnn.graph<4x6> {gnn.input = "graph"},
+                     %x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %l = gnn.add_self_loops %g : <4x6> -> <4x10>
+  %h = gnn.spmm sum %l, %x : (!gnn.graph<4x10>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %h : tensor<4x3xf32>
+}
+func.func @two_masks(%g: !gnn.graph<4x6> {gnn.input = "graph"},
+                     %x: tensor<4x3xf32>, %labels: tensor<4xi32>,
+                     %m1: tensor<4xi1>, %m2: tensor<4xi1>) -> (tensor<f32>, tensor<4x3xf32>) {
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %h = gnn.spmm sum %g, %x : (!gnn.graph<4x6>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %loss = train.cross_entropy %h, %labels, %m1 : (tensor<4x3xf32>, tensor<4xi32>, tensor<4xi1>) -> tensor<f32>
+  %dh = train.cross_entropy_grad %h, %labels, %m2, %one : (tensor<4x3xf32>, tensor<4xi32>, tensor<4xi1>, tensor<f32>) -> tensor<4x3xf32>
+  %t = gnn.transpose %g : <4x6>
+  %dx = gnn.spmm sum %t, %dh : (!gnn.graph<4x6>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %loss, %dx : tensor<f32>, tensor<4x3xf32>
+}
