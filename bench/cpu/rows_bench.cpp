@@ -18,9 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BenchUtil.h"
+#include "GcnGraph.h"
 
-#include "gnnrt/Dataset.h"
-#include "gnnrt/Graph.h"
 #include "gnnrt/Kernels.h"
 
 #include <cstdint>
@@ -35,48 +34,10 @@ namespace {
 namespace bench = gnnc::bench;
 
 [[noreturn]] void fail(const std::string &message) {
-  std::fprintf(stderr, "gnnc-rows-bench: error: %s\n", message.c_str());
-  std::exit(1);
+  bench::fail("gnnc-rows-bench", message);
 }
 
 constexpr int64_t kHops = 2, kWidth = 64;
-
-/// A dataset's graph as gcn_conv sees it (A + I, symmetric weights) and its
-/// training mask. Owns the arrays the views point into.
-struct Problem {
-  gnnrt::CompressedEdges in;
-  std::vector<int32_t> loopStorage;
-  gnnrt_graph looped{};
-  std::vector<float> weights;
-  std::vector<uint8_t> mask;
-
-  explicit Problem(const std::string &dir) {
-    gnnrt::Dataset data;
-    gnnrt::DatasetError error;
-    gnnrt::LoadOptions options;
-    options.missingFeatures = gnnrt::MissingFeatures::Omit;
-    if (!gnnrt::loadDataset(dir, options, data, error))
-      fail(error.str());
-    std::string message;
-    if (!gnnrt::buildInCsr(data.graph, in, message))
-      fail(message);
-    gnnrt_graph raw{};
-    raw.num_nodes = data.numNodes();
-    raw.num_edges = data.numEdges();
-    raw.in = {in.indptr.data(), in.indices.data(), in.edgeIds.data()};
-    loopStorage.resize(static_cast<size_t>(
-        gnnrt_cpu_add_self_loops_storage(raw.num_nodes, raw.num_edges)));
-    if (gnnrt_cpu_add_self_loops(&raw, loopStorage.data(), &looped) != GNNRT_OK)
-      fail("gnnrt_cpu_add_self_loops failed");
-    weights.resize(static_cast<size_t>(looped.num_edges));
-    if (gnnrt_cpu_edge_norm(&looped, GNNRT_NORM_SYMMETRIC, weights.data()) !=
-        GNNRT_OK)
-      fail("gnnrt_cpu_edge_norm failed");
-    mask.assign(static_cast<size_t>(raw.num_nodes), 0);
-    for (int32_t i : data.trainIdx)
-      mask[static_cast<size_t>(i)] = 1;
-  }
-};
 
 void report(const char *what, int threads, const bench::Timing &t,
             const char *note = "") {
@@ -106,14 +67,14 @@ bool sameRows(const std::vector<float> &a, const std::vector<float> &b,
   return true;
 }
 
-void run(const Problem &p, int threads) {
+void run(const bench::GcnGraph &p, int threads) {
   const gnnrt_graph *g = &p.looped;
   const int64_t n = g->num_nodes;
   gnnrt_cpu_set_num_threads(threads);
 
   std::vector<int32_t> sets(static_cast<size_t>(2 * n + kHops + 1));
   auto receptive = [&](uint64_t) {
-    if (gnnrt_cpu_receptive_rows(g, p.mask.data(), kHops, sets.data()) !=
+    if (gnnrt_cpu_receptive_rows(g, p.trainMask.data(), kHops, sets.data()) !=
         GNNRT_OK)
       fail("gnnrt_cpu_receptive_rows failed");
   };
@@ -188,7 +149,7 @@ int main(int argc, char **argv) {
   else
     dir = "../shared/data/facebook";
 
-  const Problem problem(dir);
+  const bench::GcnGraph problem(dir, "gnnc-rows-bench");
   for (int threads : {1, 2})
     run(problem, threads);
   gnnrt_cpu_set_num_threads(0);

@@ -16,9 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BenchUtil.h"
+#include "GcnGraph.h"
 
-#include "gnnrt/Dataset.h"
-#include "gnnrt/Graph.h"
 #include "gnnrt/Kernels.h"
 
 #include <cstdint>
@@ -32,45 +31,10 @@ namespace {
 namespace bench = gnnc::bench;
 
 [[noreturn]] void fail(const std::string &message) {
-  std::fprintf(stderr, "gnnc-spmm-bench: error: %s\n", message.c_str());
-  std::exit(1);
+  bench::fail("gnnc-spmm-bench", message);
 }
 
-/// A dataset's graph as gcn_conv sees it: A + I with its symmetric
-/// normalisation weights, from the runtime's own loader (which checks every
-/// file) and CSR builder. Owns the arrays the views point into.
-struct GcnGraph {
-  gnnrt::CompressedEdges in;
-  std::vector<int32_t> loopStorage;
-  gnnrt_graph looped{};
-  std::vector<float> weights;
-
-  explicit GcnGraph(const std::string &dir) {
-    gnnrt::Dataset data;
-    gnnrt::DatasetError error;
-    gnnrt::LoadOptions options;
-    options.missingFeatures = gnnrt::MissingFeatures::Omit;
-    if (!gnnrt::loadDataset(dir, options, data, error))
-      fail(error.str());
-    std::string message;
-    if (!gnnrt::buildInCsr(data.graph, in, message))
-      fail(message);
-    gnnrt_graph raw{};
-    raw.num_nodes = data.numNodes();
-    raw.num_edges = data.numEdges();
-    raw.in = {in.indptr.data(), in.indices.data(), in.edgeIds.data()};
-    loopStorage.resize(static_cast<size_t>(
-        gnnrt_cpu_add_self_loops_storage(raw.num_nodes, raw.num_edges)));
-    if (gnnrt_cpu_add_self_loops(&raw, loopStorage.data(), &looped) != GNNRT_OK)
-      fail("gnnrt_cpu_add_self_loops failed");
-    weights.resize(static_cast<size_t>(looped.num_edges));
-    if (gnnrt_cpu_edge_norm(&looped, GNNRT_NORM_SYMMETRIC, weights.data()) !=
-        GNNRT_OK)
-      fail("gnnrt_cpu_edge_norm failed");
-  }
-};
-
-void run(const GcnGraph &g, int64_t width, int threads) {
+void run(const bench::GcnGraph &g, int64_t width, int threads) {
   const int64_t n = g.looped.num_nodes;
   std::vector<float> x(static_cast<size_t>(n * width)), y(x.size());
   // A fixed input: exact fp32 values in [-1, 1) from a counter.
@@ -111,7 +75,7 @@ int main(int argc, char **argv) {
   else
     dir = "../shared/data/facebook";
 
-  const GcnGraph graph(dir);
+  const bench::GcnGraph graph(dir, "gnnc-spmm-bench");
   for (int threads : {1, 2})
     for (int64_t width : {64, 16, 4})
       run(graph, width, threads);

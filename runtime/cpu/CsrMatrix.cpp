@@ -117,36 +117,10 @@ int gnnrt_cpu_csr_dropout(const void *x, int64_t rows, int64_t cols,
     return status;
 
   copyPattern(a, out);
-
-  // As in gnnrt_cpu_dropout: comparing the raw bits with the threshold is
-  // exactly `u >= p`.
-  const uint64_t threshold = gnnrt::dropoutThreshold(p);
-  const double keep = 1.0 - p;
-  const float *xv = a.values;
-  float *yv = out.values;
   // A slot costs about what a block of four elements costs the dense
   // kernel, which counts blocks against the grain.
-  [[maybe_unused]] const bool par = worthThreads(rows + nnz);
-  if (threshold == 0) {
-    // p = 0 keeps every element whatever its bits; still the quotient, as
-    // the dense kernel writes it (it quiets a signalling NaN, for one).
-#pragma omp parallel for schedule(static) if (par)
-    for (int64_t s = 0; s < nnz; ++s)
-      yv[s] = keepElement(xv[s], keep);
-    return GNNRT_OK;
-  }
-  if (threshold > UINT32_MAX) {
-    // p > 1 - 2^-32 drops every element whatever its bits.
-#pragma omp parallel for schedule(static) if (par)
-    for (int64_t s = 0; s < nnz; ++s)
-      yv[s] = 0.0f;
-    return GNNRT_OK;
-  }
-
-  const DropoutKey key = dropoutKey(seed, step, stream, threshold, keep);
-  forEachChunk(rows, 64, par, [&](int64_t rowBegin, int64_t rowEnd) {
-    dropoutRows(a, yv, key, rowBegin, rowEnd, [](int64_t i) { return i; });
-  });
+  dropoutListedRows(a, out.values, seed, step, stream, p, rows, 64,
+                    worthThreads(rows + nnz), [](int64_t i) { return i; });
   return GNNRT_OK;
 }
 

@@ -137,6 +137,38 @@ void dropoutRows(const gnnrt_csr_matrix &a, float *yv, const DropoutKey &key,
   pending.flush(xv, yv, key);
 }
 
+/// gnnrt_cpu_csr_dropout's values at the slots of the rows `rowAt(t)`, t in
+/// [0, \p count), dealt out \p chunk rows at a time: the whole kernel's
+/// (rowAt the identity) and the row-set kernel's (rowAt a set's order).
+/// As in gnnrt_cpu_dropout, comparing the raw bits with the threshold is
+/// exactly `u >= p`, so p = 0 and p > 1 - 2^-32 need no bits at all.
+template <typename RowAt>
+void dropoutListedRows(const gnnrt_csr_matrix &a, float *yv, uint64_t seed,
+                       uint64_t step, uint64_t stream, double p, int64_t count,
+                       int64_t chunk, [[maybe_unused]] bool par, RowAt rowAt) {
+  const uint64_t threshold = gnnrt::dropoutThreshold(p);
+  const double keep = 1.0 - p;
+  const int32_t *indptr = a.indptr;
+  const float *xv = a.values;
+  if (threshold == 0 || threshold > UINT32_MAX) {
+    // p = 0 keeps every element whatever its bits, still as the quotient
+    // the dense kernel writes (it quiets a signalling NaN, for one);
+    // p > 1 - 2^-32 drops every one.
+    const bool keepAll = threshold == 0;
+#pragma omp parallel for schedule(dynamic, chunk) if (par)
+    for (int64_t t = 0; t < count; ++t) {
+      const int64_t i = rowAt(t);
+      for (int64_t s = indptr[i], last = indptr[i + 1]; s < last; ++s)
+        yv[s] = keepAll ? keepElement(xv[s], keep) : 0.0f;
+    }
+    return;
+  }
+  const DropoutKey key = dropoutKey(seed, step, stream, threshold, keep);
+  forEachChunk(count, chunk, par, [&](int64_t begin, int64_t end) {
+    dropoutRows(a, yv, key, begin, end, rowAt);
+  });
+}
+
 /// The narrowest rows for which gatherSumNonzero pays: listing the nonzero
 /// slots first costs more than gathering a one-line row (16 floats: 2.2x
 /// slower on CiteSeer's features), and saves most at four lines (64 floats:

@@ -318,33 +318,11 @@ int gnnrt_cpu_csr_dropout_rows(const void *x, int64_t rows, int64_t cols,
 
   const int32_t *indptr = a.indptr, *order = sets.order;
   const int64_t computed = sets.count[level];
-  const uint64_t threshold = gnnrt::dropoutThreshold(p);
-  const double keep = 1.0 - p;
-  const float *xv = a.values;
   float *yv = out.values;
-  [[maybe_unused]] const bool par =
-      worthThreads(slotsOfRows(indptr, order, computed) + computed);
-  if (threshold > UINT32_MAX) {
-    // p > 1 - 2^-32 drops every element whatever its bits: +0.0 at every
-    // slot, in the set or not.
-    std::fill(yv, yv + nnz, 0.0f);
-    return GNNRT_OK;
-  }
-  if (threshold == 0) {
-    // p = 0 keeps every element: the quotient, as gnnrt_cpu_csr_dropout
-    // writes it.
-#pragma omp parallel for schedule(dynamic, kRowChunk) if (par)
-    for (int64_t t = 0; t < computed; ++t)
-      for (int64_t s = indptr[order[t]], last = indptr[order[t] + 1]; s < last;
-           ++s)
-        yv[s] = keepElement(xv[s], keep);
-  } else {
-    const DropoutKey key = dropoutKey(seed, step, stream, threshold, keep);
-    forEachChunk(computed, kRowChunk, par, [&](int64_t begin, int64_t end) {
-      dropoutRows(a, yv, key, begin, end,
-                  [&](int64_t t) { return int64_t(order[t]); });
-    });
-  }
+  dropoutListedRows(
+      a, yv, seed, step, stream, p, computed, kRowChunk,
+      worthThreads(slotsOfRows(indptr, order, computed) + computed),
+      [&](int64_t t) { return int64_t(order[t]); });
 
   // The slots of the other rows: a run of rows is a run of slots.
   forEachRun(sets.level, rows, level, worthThreads(rows + nnz),
