@@ -11,6 +11,7 @@
 #include "compiler/Reference/Interpreter.h"
 
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Gnn/RowSets.h"
 #include "dialects/Train/TrainOps.h"
 
 #include "gnnrt/Philox.h"
@@ -507,6 +508,9 @@ public:
   Error run();
 
 private:
+  /// Runs the op's own handler.
+  Error dispatch();
+
   Frame &frame;
   mlir::Operation *op;
   unsigned depth;
@@ -722,6 +726,30 @@ private:
 };
 
 Error OpRunner::run() {
+  if (Error e = dispatch())
+    return e;
+  // An element-wise op given row sets: the rows outside its set are 0.
+  // (The other ops that take them apply them in their own handlers.)
+  if (!mlir::isa<mlir::gnn::BiasAddOp, mlir::gnn::RowMulOp, mlir::gnn::AddOp,
+                 mlir::gnn::SubOp, mlir::gnn::MulOp, mlir::gnn::ScaleOp,
+                 mlir::gnn::ActivationOp, mlir::gnn::ActivationGradOp>(op))
+    return Error::success();
+  std::optional<mlir::gnn::RowRestriction> rows =
+      mlir::gnn::getRowRestriction(op);
+  if (!rows)
+    return Error::success();
+  const Tensor *computed = tensor(op->getResult(0), "result");
+  if (failed())
+    return fail();
+  const int64_t *levels = rowLevels(rows->rowSets, computed->shape[0]);
+  if (!levels)
+    return fail();
+  Tensor y = *computed;
+  zeroOutside(y, levels, rows->level);
+  return bind(op->getResult(0), std::move(y));
+}
+
+Error OpRunner::dispatch() {
   using namespace mlir;
   return llvm::TypeSwitch<Operation *, Error>(op)
       .Case<gnn::AddSelfLoopsOp, gnn::TransposeOp, gnn::EdgeNormOp,
@@ -1202,6 +1230,16 @@ Error OpRunner::exec(mlir::gnn::ReduceOp op) {
     return fail();
   int64_t dim = static_cast<int64_t>(op.getDim());
   int64_t kept = x->shape[1 - dim], n = x->shape[dim];
+  // With row sets (sums and means over rows): the other rows count as 0.
+  Tensor restricted;
+  if (op.getRowSets()) {
+    const int64_t *levels = rowLevels(op.getRowSets(), x->shape[0]);
+    if (!levels)
+      return fail();
+    restricted = *x;
+    zeroOutside(restricted, levels, static_cast<int64_t>(*op.getLevel()));
+    x = &restricted;
+  }
   Tensor y = Tensor::zeros({kept});
   for (int64_t k = 0; k < kept; ++k) {
     double acc = op.getKind() == mlir::gnn::ReduceKind::max

@@ -2,6 +2,7 @@
 #include "compiler/Target/ElementwiseRuns.h"
 
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Gnn/RowSets.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -60,6 +61,14 @@ mlir::gnn::elementwiseRuns(Block &block,
   SmallVector<SmallVector<Operation *>> runs;
   SmallVector<Operation *> current;
   RankedTensorType shape;
+  // The rows the run computes: one pass computes one set of rows.
+  std::optional<RowRestriction> rows;
+  auto sameRows = [&](Operation *op) {
+    std::optional<RowRestriction> mine = getRowRestriction(op);
+    if (!mine || !rows)
+      return !mine && !rows;
+    return mine->rowSets == rows->rowSets && mine->level == rows->level;
+  };
   // Whether \p op may join `current` as far as its buffers go: none of its
   // results over a value the run reads, none of its operands under a value
   // the run writes (safeToFuse).
@@ -88,12 +97,13 @@ mlir::gnn::elementwiseRuns(Block &block,
       continue;
     }
     RankedTensorType type = resultType(&op);
-    if (!current.empty() &&
-        (type.getShape() != shape.getShape() || !buffersAllow(&op))) {
+    if (!current.empty() && (type.getShape() != shape.getShape() ||
+                             !sameRows(&op) || !buffersAllow(&op))) {
       runs.push_back(std::move(current));
       current.clear();
     }
     shape = type;
+    rows = getRowRestriction(&op);
     current.push_back(&op);
   }
   if (!current.empty())

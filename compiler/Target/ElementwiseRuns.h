@@ -29,7 +29,8 @@
 namespace mlir::gnn {
 
 /// Splits \p block into maximal runs of adjacent ops that \p fusible
-/// accepts, whose results have one shape and whose arena buffers let one
+/// accepts, whose results have one shape, which compute the same rows (all
+/// of them, or one set of gnn-restrict-rows), and whose arena buffers let one
 /// pass read and write them: no result partly over a value the run reads
 /// (an identical buffer is fine, since every element is read before it is
 /// written), and none over a broadcast operand at all. Every op \p fusible

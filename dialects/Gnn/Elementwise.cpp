@@ -2,6 +2,7 @@
 #include "dialects/Gnn/Elementwise.h"
 
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Gnn/RowSets.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -26,9 +27,10 @@ bool mlir::gnn::isElementwiseOp(Operation *op) {
            BiasAddOp, RowMulOp, ZerosOp>(op) ||
       op->getNumResults() != 1 || !isPlainF32(op->getResult(0).getType()))
     return false;
-  return llvm::all_of(op->getOperandTypes(), [](Type t) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    return !tensor ||
+  std::optional<RowRestriction> rows = getRowRestriction(op);
+  return llvm::all_of(op->getOperands(), [&](Value v) {
+    auto tensor = dyn_cast<RankedTensorType>(v.getType());
+    return !tensor || (rows && v == rows->rowSets) ||
            (tensor.getElementType().isF32() && !tensor.getEncoding());
   });
 }
@@ -41,8 +43,10 @@ bool mlir::gnn::isDenseDropout(Operation *op) {
 
 SmallVector<std::pair<Value, bool>> mlir::gnn::elementwiseReads(Operation *op) {
   SmallVector<std::pair<Value, bool>> values;
+  // The row sets say which rows to compute; they are not read per element.
+  std::optional<RowRestriction> rows = getRowRestriction(op);
   for (Value v : op->getOperands())
-    if (isa<RankedTensorType>(v.getType()))
+    if (isa<RankedTensorType>(v.getType()) && !(rows && v == rows->rowSets))
       values.push_back(
           {v, isa<BiasAddOp, RowMulOp>(op) && v == op->getOperand(1)});
   return values;

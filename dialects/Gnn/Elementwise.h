@@ -22,7 +22,8 @@ namespace mlir::gnn {
 
 /// An f32 element-wise op whose one result has the run's shape: add, sub,
 /// mul, scale, activation and its gradient, bias_add, row_mul, zeros, with
-/// every tensor operand plain f32 (no CSR, no narrow storage).
+/// every tensor operand plain f32 (no CSR, no narrow storage) but its row
+/// sets, if gnn-restrict-rows gave it some (RowSets.h).
 bool isElementwiseOp(Operation *op);
 
 /// A gnn.dropout of a plain f32 tensor into a plain f32 tensor (not the
@@ -31,7 +32,8 @@ bool isDenseDropout(Operation *op);
 
 /// The tensor operands of an element-wise op (isElementwiseOp or
 /// isDenseDropout), each with whether it is read at the column (the [cols]
-/// bias of bias_add, the scale of row_mul) rather than at the element.
+/// bias of bias_add, the scale of row_mul) rather than at the element. The
+/// row sets are not among them: they choose rows, not values.
 SmallVector<std::pair<Value, bool>> elementwiseReads(Operation *op);
 
 } // namespace mlir::gnn

@@ -106,6 +106,15 @@ LogicalResult checkRowSets(Operation *op, Value rowSets, IntegerAttr level,
            << skip.getInt() << " is beyond the row sets' " << hops << " hops";
   return success();
 }
+
+/// The row restriction of a row-wise op (an element-wise op, bias_add,
+/// row_mul, dropout): its rows are the result's.
+LogicalResult checkRowWise(Operation *op, Value rowSets, IntegerAttr level) {
+  Value result = op->getResult(0);
+  if (rowSets && rank(result) != 2)
+    return op->emitOpError("row sets need a node tensor");
+  return checkRowSets(op, rowSets, level, {}, dim(result, 0));
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -355,8 +364,10 @@ LogicalResult MatmulOp::verify() {
     return failure();
   // The row sets index the rows of a: the result's without transpose_a,
   // the contraction's with it.
-  if (getRowSets() && getTransposeB())
-    return emitOpError("row sets need an untransposed rhs");
+  if (getRowSets() && getTransposeB() &&
+      (getTransposeA() || isCsr(getLhs().getType())))
+    return emitOpError("row sets need an untransposed rhs with transpose_a "
+                       "or a #gnn.csr lhs");
   return checkRowSets(*this, getRowSets(), getLevelAttr(), {},
                       dim(getLhs(), 0));
 }
@@ -364,21 +375,33 @@ LogicalResult MatmulOp::verify() {
 LogicalResult BiasAddOp::verify() {
   if (failed(sameElementTypes(*this)))
     return failure();
-  return expectDim(*this, getBias(), 0, dim(getInput(), 1), "bias length");
+  if (failed(expectDim(*this, getBias(), 0, dim(getInput(), 1), "bias length")))
+    return failure();
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
 }
 
 LogicalResult RowMulOp::verify() {
   if (failed(sameElementTypes(*this)))
     return failure();
-  return expectDim(*this, getScale(), 0, dim(getInput(), 1), "scale length");
+  if (failed(
+          expectDim(*this, getScale(), 0, dim(getInput(), 1), "scale length")))
+    return failure();
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
 }
 
 LogicalResult ReduceOp::verify() {
   if (failed(sameElementTypes(*this)))
     return failure();
   unsigned kept = getDim() == 0 ? 1 : 0;
-  return expectDim(*this, getResult(), 0, dim(getInput(), kept),
-                   "result length");
+  if (failed(expectDim(*this, getResult(), 0, dim(getInput(), kept),
+                       "result length")))
+    return failure();
+  // Rows outside the set count as 0: a sum or mean over rows leaves them
+  // out; a max would not.
+  if (getRowSets() && (getDim() != 0 || getKind() == ReduceKind::max))
+    return emitOpError("row sets need a sum or mean over rows (dim = 0)");
+  return checkRowSets(*this, getRowSets(), getLevelAttr(), {},
+                      dim(getInput(), 0));
 }
 
 LogicalResult HeadMatrixOp::verify() {
@@ -403,6 +426,8 @@ struct AddZero : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.getRowSets())
+      return failure(); // the rows outside the set would not be 0
     if (op.getLhs().getDefiningOp<ZerosOp>()) {
       rewriter.replaceOp(op, op.getRhs());
       return success();
@@ -421,7 +446,7 @@ struct ComposeScales : OpRewritePattern<ScaleOp> {
   LogicalResult matchAndRewrite(ScaleOp op,
                                 PatternRewriter &rewriter) const override {
     auto inner = op.getInput().getDefiningOp<ScaleOp>();
-    if (!inner)
+    if (!inner || op.getRowSets() || inner.getRowSets())
       return failure();
     double f =
         op.getFactor().convertToDouble() * inner.getFactor().convertToDouble();
@@ -437,8 +462,33 @@ void AddOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<AddZero>(context);
 }
 
+LogicalResult AddOp::verify() {
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
+}
+
+LogicalResult SubOp::verify() {
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
+}
+
+LogicalResult MulOp::verify() {
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
+}
+
+LogicalResult ScaleOp::verify() {
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
+}
+
+LogicalResult ActivationOp::verify() {
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
+}
+
+LogicalResult ActivationGradOp::verify() {
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
+}
+
 OpFoldResult ScaleOp::fold(FoldAdaptor) {
-  if (getFactor().convertToDouble() == 1.0)
+  // With row sets, a factor of 1 still zeroes the rows outside the set.
+  if (getFactor().convertToDouble() == 1.0 && !getRowSets())
     return getInput();
   return {};
 }
@@ -451,10 +501,7 @@ void ScaleOp::getCanonicalizationPatterns(RewritePatternSet &results,
 LogicalResult DropoutOp::verify() {
   if (getP().convertToDouble() >= 1.0)
     return emitOpError("p must be in [0, 1), got ") << getP().convertToDouble();
-  if (getRowSets() && rank(getInput()) != 2)
-    return emitOpError("row sets need a node tensor");
-  return checkRowSets(*this, getRowSets(), getLevelAttr(), {},
-                      dim(getInput(), 0));
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
 }
 
 OpFoldResult DropoutOp::fold(FoldAdaptor) {

@@ -32,6 +32,11 @@ def Gnn_Layer : NativeOpTrait<"Layer"> {
 // gnn-restrict-rows hands to the ops that compute only some rows.
 def Gnn_RowSets : 1DTensorOf<[I32]>;
 def Gnn_RowLevelAttr : ConfinedAttr<I64Attr, [IntNonNegative]>;
+// The optional restriction of a row-wise op to the rows of R_level: set by
+// gnn-restrict-rows only, so every other op builds these ops without it.
+defvar Gnn_RowArgs = (ins Optional<Gnn_RowSets>:$row_sets,
+                          OptionalAttr<Gnn_RowLevelAttr>:$level);
+// In the assembly formats: (`rows` $row_sets^ `:` type($row_sets))?
 
 //===----------------------------------------------------------------------===//
 // Graph ops
@@ -508,9 +513,17 @@ def Gnn_BiasAddOp : Gnn_Op<"bias_add", [AllTypesMatch<["input", "result"]>]> {
     %y = gnn.bias_add %x, %b : (tensor<?x16xf32>, tensor<16xf32>) -> tensor<?x16xf32>
     ```
   }];
-  let arguments = (ins Gnn_NodeTensor:$input, Gnn_VectorTensor:$bias);
+  let arguments = !con((ins Gnn_NodeTensor:$input, Gnn_VectorTensor:$bias),
+                       Gnn_RowArgs);
   let results = (outs Gnn_NodeTensor:$result);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = "$input `,` $bias (`rows` $row_sets^)? "
+      "attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "Value":$input, "Value":$bias), [{
+      build($_builder, $_state, result, input, bias, /*row_sets=*/Value(),
+            /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -524,9 +537,17 @@ def Gnn_RowMulOp : Gnn_Op<"row_mul", [AllTypesMatch<["input", "result"]>]> {
     %y = gnn.row_mul %x, %v : (tensor<?x16xf32>, tensor<16xf32>) -> tensor<?x16xf32>
     ```
   }];
-  let arguments = (ins Gnn_NodeTensor:$input, Gnn_VectorTensor:$scale);
+  let arguments = !con((ins Gnn_NodeTensor:$input, Gnn_VectorTensor:$scale),
+                       Gnn_RowArgs);
   let results = (outs Gnn_NodeTensor:$result);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = "$input `,` $scale (`rows` $row_sets^)? "
+      "attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "Value":$input, "Value":$scale), [{
+      build($_builder, $_state, result, input, scale, /*row_sets=*/Value(),
+            /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -536,16 +557,30 @@ def Gnn_ReduceOp : Gnn_Op<"reduce"> {
     `dim = 0` reduces over rows (`[N, D] -> [D]`, e.g. a bias gradient),
     `dim = 1` over columns (`[N, D] -> [N]`).
 
+    With `rows` (set by `gnn-restrict-rows`; `sum` and `mean` over
+    `dim = 0` only), the rows outside `R_level` are taken to be 0 and are
+    not read.
+
     Example:
     ```mlir
     %db = gnn.reduce sum %dy {dim = 0 : i64} : tensor<?x16xf32> -> tensor<16xf32>
     ```
   }];
-  let arguments = (ins Gnn_ReduceKindAttr:$kind, Gnn_NodeTensor:$input,
-      ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim);
+  let arguments = !con((ins Gnn_ReduceKindAttr:$kind, Gnn_NodeTensor:$input,
+      ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim),
+      Gnn_RowArgs);
   let results = (outs Gnn_VectorTensor:$result);
-  let assemblyFormat =
-      "`` $kind $input attr-dict `:` type($input) `->` type($result)";
+  let assemblyFormat = "`` $kind $input (`rows` $row_sets^ `:` type($row_sets))? "
+      "attr-dict `:` type($input) `->` type($result)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "ReduceKind":$kind, "Value":$input,
+                   "int64_t":$dim), [{
+      build($_builder, $_state, result,
+            ReduceKindAttr::get($_builder.getContext(), kind), input,
+            $_builder.getI64IntegerAttr(dim), /*row_sets=*/Value(),
+            /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -587,12 +622,28 @@ def Gnn_ZerosOp : Gnn_Op<"zeros"> {
 // Primitives: element-wise
 //===----------------------------------------------------------------------===//
 
+// The element-wise ops below take the optional row restriction of
+// gnn-restrict-rows (Gnn_RowArgs): with `rows`, the rows of a node tensor
+// outside `R_level` are 0 and are not computed.
 class Gnn_BinaryOp<string mnemonic, string what>
-    : Gnn_Op<mnemonic, [SameOperandsAndResultType, Elementwise]> {
+    : Gnn_Op<mnemonic, [AllTypesMatch<["lhs", "rhs", "result"]>]> {
   let summary = "element-wise " # what;
-  let arguments = (ins Gnn_FloatTensor:$lhs, Gnn_FloatTensor:$rhs);
+  let arguments = !con((ins Gnn_FloatTensor:$lhs, Gnn_FloatTensor:$rhs),
+                       Gnn_RowArgs);
   let results = (outs Gnn_FloatTensor:$result);
-  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+  let assemblyFormat = "$lhs `,` $rhs (`rows` $row_sets^ `:` type($row_sets))? "
+      "attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins "Value":$lhs, "Value":$rhs), [{
+      build($_builder, $_state, lhs.getType(), lhs, rhs, /*row_sets=*/Value(),
+            /*level=*/IntegerAttr());
+    }]>,
+    OpBuilder<(ins "Type":$result, "Value":$lhs, "Value":$rhs), [{
+      build($_builder, $_state, result, lhs, rhs, /*row_sets=*/Value(),
+            /*level=*/IntegerAttr());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def Gnn_AddOp : Gnn_BinaryOp<"add", "sum"> {
@@ -621,7 +672,7 @@ def Gnn_MulOp : Gnn_BinaryOp<"mul", "product"> {
   }];
 }
 
-def Gnn_ScaleOp : Gnn_Op<"scale", [SameOperandsAndResultType, Elementwise]> {
+def Gnn_ScaleOp : Gnn_Op<"scale", [AllTypesMatch<["input", "result"]>]> {
   let summary = "multiplies every element by a constant";
   let description = [{
     Example:
@@ -629,14 +680,27 @@ def Gnn_ScaleOp : Gnn_Op<"scale", [SameOperandsAndResultType, Elementwise]> {
     %y = gnn.scale %x {factor = 2.0 : f64} : tensor<?x16xf32>
     ```
   }];
-  let arguments = (ins Gnn_FloatTensor:$input, F64Attr:$factor);
+  let arguments = !con((ins Gnn_FloatTensor:$input, F64Attr:$factor),
+                       Gnn_RowArgs);
   let results = (outs Gnn_FloatTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($result)";
+  let assemblyFormat = "$input (`rows` $row_sets^ `:` type($row_sets))? "
+      "attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins "Value":$input, "FloatAttr":$factor), [{
+      build($_builder, $_state, input.getType(), input, factor,
+            /*row_sets=*/Value(), /*level=*/IntegerAttr());
+    }]>,
+    OpBuilder<(ins "Type":$result, "Value":$input, "FloatAttr":$factor), [{
+      build($_builder, $_state, result, input, factor, /*row_sets=*/Value(),
+            /*level=*/IntegerAttr());
+    }]>
+  ];
+  let hasVerifier = 1;
   let hasFolder = 1;
   let hasCanonicalizer = 1;
 }
 
-def Gnn_ActivationOp : Gnn_Op<"activation", [SameOperandsAndResultType, Elementwise]> {
+def Gnn_ActivationOp : Gnn_Op<"activation", [AllTypesMatch<["input", "result"]>]> {
   let summary = "element-wise activation function";
   let description = [{
     `relu`, `leaky_relu` (`x` if `x > 0` else `slope * x`), `elu`
@@ -649,13 +713,23 @@ def Gnn_ActivationOp : Gnn_Op<"activation", [SameOperandsAndResultType, Elementw
     %e = gnn.activation leaky_relu %s {slope = 2.0e-01 : f64} : tensor<?x8xf32>
     ```
   }];
-  let arguments = (ins Gnn_ActivationAttr:$kind, Gnn_FloatTensor:$input,
-      DefaultValuedAttr<F64Attr, "0.01">:$slope);
+  let arguments = !con((ins Gnn_ActivationAttr:$kind, Gnn_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "0.01">:$slope), Gnn_RowArgs);
   let results = (outs Gnn_FloatTensor:$result);
-  let assemblyFormat = "`` $kind $input attr-dict `:` type($result)";
+  let assemblyFormat = "`` $kind $input (`rows` $row_sets^ `:` type($row_sets))? "
+      "attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "ActivationAttr":$kind, "Value":$input,
+                   "FloatAttr":$slope), [{
+      build($_builder, $_state, result, kind, input, slope,
+            /*row_sets=*/Value(), /*level=*/IntegerAttr());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
-def Gnn_ActivationGradOp : Gnn_Op<"activation_grad", [SameOperandsAndResultType, Elementwise]> {
+def Gnn_ActivationGradOp : Gnn_Op<"activation_grad",
+    [AllTypesMatch<["input", "result_grad", "result"]>]> {
   let summary = "cotangent of an activation: dy * f'(x)";
   let description = [{
     Takes the activation's input `x` (not its output), so that it can be
@@ -667,12 +741,20 @@ def Gnn_ActivationGradOp : Gnn_Op<"activation_grad", [SameOperandsAndResultType,
     %dx = gnn.activation_grad relu %x, %dy : tensor<?x16xf32>
     ```
   }];
-  let arguments = (ins Gnn_ActivationAttr:$kind, Gnn_FloatTensor:$input,
+  let arguments = !con((ins Gnn_ActivationAttr:$kind, Gnn_FloatTensor:$input,
       Gnn_FloatTensor:$result_grad,
-      DefaultValuedAttr<F64Attr, "0.01">:$slope);
+      DefaultValuedAttr<F64Attr, "0.01">:$slope), Gnn_RowArgs);
   let results = (outs Gnn_FloatTensor:$result);
-  let assemblyFormat =
-      "`` $kind $input `,` $result_grad attr-dict `:` type($result)";
+  let assemblyFormat = "`` $kind $input `,` $result_grad (`rows` $row_sets^ `:` type($row_sets))? "
+      "attr-dict `:` type($result)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "ActivationAttr":$kind, "Value":$input,
+                   "Value":$resultGrad, "FloatAttr":$slope), [{
+      build($_builder, $_state, result, kind, input, resultGrad, slope,
+            /*row_sets=*/Value(), /*level=*/IntegerAttr());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def Gnn_RngKeyOp : Gnn_Op<"rng_key"> {

@@ -20,6 +20,9 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
+#include "dialects/Gnn/Elementwise.h"
+#include "dialects/Gnn/RowSets.h"
+
 #include "mlir/IR/Builders.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -259,16 +262,34 @@ unsigned restrictFunction(func::FuncOp func) {
         continue;
       restrictions.push_back({&op, level, rows.support(o.getInput())});
     } else if (auto o = dyn_cast<DropoutOp>(op)) {
+      // CSR (sparse features) or a plain f32 node tensor.
       int64_t level = rows.demand(o.getResult());
-      if (isCsr(o.getInput().getType()) && level != kAll)
+      if ((isCsr(o.getInput().getType()) ||
+           (isDenseDropout(o) && rows.isNodeTensor(o.getResult()))) &&
+          level != kAll)
+        restrictions.push_back({&op, level, kAll});
+    } else if (isElementwiseOp(&op) && takesRowSets(&op)) {
+      // Those the CPU target fuses (plain f32), over node tensors.
+      int64_t level = rows.demand(op.getResult(0));
+      if (rows.isNodeTensor(op.getResult(0)) && level != kAll)
+        restrictions.push_back({&op, level, kAll});
+    } else if (auto o = dyn_cast<ReduceOp>(op)) {
+      // A sum over rows needs only the rows where its input can be
+      // non-zero.
+      int64_t level = rows.support(o.getInput());
+      if (o.getDim() == 0 && o.getKind() != ReduceKind::max && level != kAll)
         restrictions.push_back({&op, level, kAll});
     } else if (auto o = dyn_cast<MatmulOp>(op)) {
-      if (!isCsr(o.getLhs().getType()) || o.getTransposeB())
-        continue;
-      // a^T b: the rows where both can be non-zero.
-      int64_t level = o.getTransposeA() ? std::min(rows.support(o.getLhs()),
-                                                   rows.support(o.getRhs()))
-                                        : rows.demand(o.getResult());
+      bool csr = isCsr(o.getLhs().getType());
+      int64_t level = kAll;
+      if (o.getTransposeA()) {
+        // a^T b: the rows where both can be non-zero.
+        if (!o.getTransposeB() && (csr || (rows.isNodeTensor(o.getLhs()) &&
+                                           rows.isNodeTensor(o.getRhs()))))
+          level = std::min(rows.support(o.getLhs()), rows.support(o.getRhs()));
+      } else if (csr ? !o.getTransposeB() : rows.isNodeTensor(o.getLhs())) {
+        level = rows.demand(o.getResult());
+      }
       if (level != kAll)
         restrictions.push_back({&op, level, kAll});
     }
@@ -306,12 +327,8 @@ unsigned restrictFunction(func::FuncOp func) {
       o.setLevelAttr(level);
       if (r.skip != kAll)
         o.setSkipAttr(builder.getI64IntegerAttr(r.skip));
-    } else if (auto o = dyn_cast<DropoutOp>(r.op)) {
-      o.getRowSetsMutable().assign(sets);
-      o.setLevelAttr(level);
-    } else if (auto o = dyn_cast<MatmulOp>(r.op)) {
-      o.getRowSetsMutable().assign(sets);
-      o.setLevelAttr(level);
+    } else {
+      setRowRestriction(r.op, sets, r.level);
     }
   }
   return restrictions.size();

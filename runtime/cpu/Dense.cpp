@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "RowSets.h"
 
 #include <cblas.h>
 
@@ -116,13 +117,10 @@ int64_t gemmRowBlock(int64_t m, int64_t n, int64_t k) {
   return (rows + kPanel - 1) / kPanel * kPanel;
 }
 
-} // namespace
-
-extern "C" {
-
-int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
-                     int64_t k, int transpose_a, int transpose_b, float *c) {
-  int64_t mk, kn, mn;
+/// gnnrt_cpu_matmul's checks; \p mn gets m * n.
+int matmulArgs(const float *a, const float *b, int64_t m, int64_t n, int64_t k,
+               const float *c, int64_t &mn) {
+  int64_t mk, kn;
   GNNRT_CHECK(mulSize(m, k, mk) && mulSize(k, n, kn) && mulSize(m, n, mn),
               GNNRT_ERR_BAD_SIZE);
   // cblas takes int sizes (OpenBLAS without ILP64).
@@ -130,6 +128,75 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
   GNNRT_CHECK(m <= kMaxDim && n <= kMaxDim && k <= kMaxDim, GNNRT_ERR_BAD_SIZE);
   GNNRT_CHECK(present(a, mk) && present(b, kn) && present(c, mn),
               GNNRT_ERR_NULL_POINTER);
+  return GNNRT_OK;
+}
+
+/// Copies the rows `order[0, count)` of \p x (\p width floats each) to
+/// consecutive rows of \p out.
+void gatherRows(const float *x, int64_t width, const int32_t *order,
+                int64_t count, float *out) {
+#pragma omp parallel for schedule(static) if (worthThreads(count, width))
+  for (int64_t t = 0; t < count; ++t)
+    std::memcpy(out + t * width, x + int64_t(order[t]) * width,
+                static_cast<size_t>(width) * sizeof(float));
+}
+
+/// `c = op(a) op(b)` (gnnrt_cpu_matmul, arguments checked, m, n, k >= 1).
+void blockedGemm(const float *a, const float *b, int64_t m, int64_t n,
+                 int64_t k, bool transpose_a, bool transpose_b, float *c) {
+  blasOnOneThread();
+  const int64_t block = gemmRowBlock(m, n, k);
+  const int64_t blocks = (m + block - 1) / block;
+  const CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
+  const int lda = static_cast<int>(transpose_a ? m : k);
+  const int ldb = static_cast<int>(transpose_b ? k : n);
+  [[maybe_unused]] const bool par = blocks > 1 && worthThreads(m * n, k);
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    const int64_t first = blk * block, rows = std::min(block, m - first);
+    // Row `first` of op(a): row `first` of a, or column `first` of a^T.
+    const float *aFirst = a + (transpose_a ? first : first * k);
+    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(rows),
+                static_cast<int>(n), static_cast<int>(k), 1.0f, aFirst, lda, b,
+                ldb, 0.0f, c + first * n, static_cast<int>(n));
+  }
+}
+
+/// Column sums of `x[rows, cols]` into y (a mean divides by rows), in
+/// double over blockedColumnSums' blocks, of the rows \p keep accepts.
+template <typename Keep>
+int columnSums(int kind, const float *x, int64_t rows, int64_t cols, bool par,
+               Keep keep, float *y) {
+  auto sums = scratch<double>(cols);
+  GNNRT_CHECK(sums, GNNRT_ERR_OUT_OF_MEMORY);
+  if (int status = blockedColumnSums(
+          rows, cols, par,
+          [&](int64_t r, double *acc) {
+            if (!keep(r))
+              return;
+            const float *xr = x + r * cols;
+            for (int64_t c = 0; c < cols; ++c)
+              acc[c] += xr[c];
+          },
+          sums.get()))
+    return status;
+  for (int64_t c = 0; c < cols; ++c)
+    y[c] = static_cast<float>(kind == GNNRT_REDUCE_MEAN && rows > 0
+                                  ? sums[c] / static_cast<double>(rows)
+                                  : sums[c]);
+  return GNNRT_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
+                     int64_t k, int transpose_a, int transpose_b, float *c) {
+  int64_t mn;
+  if (int status = matmulArgs(a, b, m, n, k, c, mn))
+    return status;
   if (mn == 0)
     return GNNRT_OK;
   if (k == 0) {
@@ -143,23 +210,63 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
   // out instead, in blocks that depend on the shape alone: each block is
   // the same single-threaded call whichever thread makes it, so the result
   // does not depend on the thread count.
-  blasOnOneThread();
-  const int64_t block = gemmRowBlock(m, n, k);
-  const int64_t blocks = (m + block - 1) / block;
-  const CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans;
-  const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
-  const int lda = static_cast<int>(transpose_a ? m : k);
-  const int ldb = static_cast<int>(transpose_b ? k : n);
-  [[maybe_unused]] const bool par = blocks > 1 && worthThreads(mn, k);
-#pragma omp parallel for schedule(dynamic, 1) if (par)
-  for (int64_t blk = 0; blk < blocks; ++blk) {
-    const int64_t first = blk * block, rows = std::min(block, m - first);
-    // Row `first` of op(a): row `first` of a, or column `first` of a^T.
-    const float *aFirst = a + (transpose_a ? first : first * k);
-    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(rows),
-                static_cast<int>(n), static_cast<int>(k), 1.0f, aFirst, lda, b,
-                ldb, 0.0f, c + first * n, static_cast<int>(n));
+  blockedGemm(a, b, m, n, k, transpose_a != 0, transpose_b != 0, c);
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
+                          int64_t k, int transpose_a, int transpose_b,
+                          const int32_t *row_sets, int64_t hops, int64_t level,
+                          float *c) {
+  int64_t mn;
+  if (int status = matmulArgs(a, b, m, n, k, c, mn))
+    return status;
+  // With transpose_a the sets index the contraction, which b's rows must
+  // follow.
+  GNNRT_CHECK(!(transpose_a && transpose_b), GNNRT_ERR_BAD_ARGUMENT);
+  const int64_t nodes = transpose_a ? k : m; // the rows of a as stored
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, nodes, hops, level, sets))
+    return status;
+  if (mn == 0)
+    return GNNRT_OK;
+  const int64_t count = sets.count[level];
+  const int32_t *order = sets.order;
+  if (transpose_a) {
+    // c = a'^T b' over the listed rows, gathered.
+    if (count == 0) {
+      std::memset(c, 0, static_cast<size_t>(mn) * sizeof(float));
+      return GNNRT_OK;
+    }
+    // The rows in increasing id, as gnnrt_cpu_matmul meets them: where
+    // BLAS sums the whole contraction in one chain, leaving out the rows
+    // the caller knows are zero then changes no bit.
+    auto ids = scratch<int32_t>(count);
+    auto ga = scratch<float>(count * m), gb = scratch<float>(count * n);
+    GNNRT_CHECK(ids && ga && gb, GNNRT_ERR_OUT_OF_MEMORY);
+    for (int64_t i = 0, t = 0; i < k; ++i)
+      if (sets.level[i] <= level)
+        ids[t++] = static_cast<int32_t>(i);
+    gatherRows(a, m, ids.get(), count, ga.get());
+    gatherRows(b, n, ids.get(), count, gb.get());
+    blockedGemm(ga.get(), gb.get(), m, n, count, true, false, c);
+    return GNNRT_OK;
   }
+  if (count > 0 && k > 0) {
+    // The listed rows of a, gathered, times b; their rows of c scattered.
+    auto ga = scratch<float>(count * k), gc = scratch<float>(count * n);
+    GNNRT_CHECK(ga && gc, GNNRT_ERR_OUT_OF_MEMORY);
+    gatherRows(a, k, order, count, ga.get());
+    blockedGemm(ga.get(), b, count, n, k, false, transpose_b != 0, gc.get());
+#pragma omp parallel for schedule(static) if (worthThreads(count, n))
+    for (int64_t t = 0; t < count; ++t)
+      std::memcpy(c + int64_t(order[t]) * n, gc.get() + t * n,
+                  static_cast<size_t>(n) * sizeof(float));
+  } else {
+    for (int64_t t = 0; t < count; ++t) // k = 0: the empty sum
+      std::fill(c + int64_t(order[t]) * n, c + int64_t(order[t] + 1) * n, 0.0f);
+  }
+  zeroOtherRows(sets.level, m, level, n, c);
   return GNNRT_OK;
 }
 
@@ -217,22 +324,23 @@ int gnnrt_cpu_reduce(int kind, const float *x, int64_t rows, int64_t cols,
     }
     return GNNRT_OK;
   }
-  auto sums = scratch<double>(cols);
-  GNNRT_CHECK(sums, GNNRT_ERR_OUT_OF_MEMORY);
-  if (int status = blockedColumnSums(
-          rows, cols, par,
-          [&](int64_t r, double *acc) {
-            const float *xr = x + r * cols;
-            for (int64_t c = 0; c < cols; ++c)
-              acc[c] += xr[c];
-          },
-          sums.get()))
+  return columnSums(kind, x, rows, cols, par, [](int64_t) { return true; }, y);
+}
+
+int gnnrt_cpu_reduce_rows(int kind, const float *x, int64_t rows, int64_t cols,
+                          const int32_t *row_sets, int64_t hops, int64_t level,
+                          float *y) {
+  int64_t count;
+  if (int status = kernel::reduceArgs(kind, x, rows, cols, 0, y, count))
     return status;
-  for (int64_t c = 0; c < cols; ++c)
-    y[c] = static_cast<float>(kind == GNNRT_REDUCE_MEAN && n > 0
-                                  ? sums[c] / static_cast<double>(n)
-                                  : sums[c]);
-  return GNNRT_OK;
+  GNNRT_CHECK(kind != GNNRT_REDUCE_MAX, GNNRT_ERR_BAD_ARGUMENT);
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
+    return status;
+  const int32_t *levels = sets.level;
+  return columnSums(
+      kind, x, rows, cols, worthThreads(sets.count[level], cols),
+      [&](int64_t r) { return levels[r] <= level; }, y);
 }
 
 int gnnrt_cpu_head_matrix(int kind, int64_t heads, int64_t width, float *y) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 #include "PhiloxLanes.h"
+#include "RowSets.h"
 
 #include "gnnrt/Philox.h"
 
@@ -272,10 +273,25 @@ Dropout dropoutOf(uint64_t seed, uint64_t step, uint64_t stream, double p) {
           dropoutKey(seed, step, stream, threshold, keep)};
 }
 
-/// Dropout of the elements [begin, end) of a call, \p begin a multiple of
-/// four (a Philox block), \p x and \p y pointing at element \p begin. The
-/// output is a pure function of the input and the element indices, so it
-/// does not depend on how a call is cut into ranges.
+/// Dropout of the elements [from, to) of one Philox block (to - from < 4),
+/// \p x and \p y pointing at element \p begin of the call.
+void dropoutPartialBlock(const float *x, float *y, int64_t begin, int64_t from,
+                         int64_t to, const Dropout &d) {
+  const uint64_t block = static_cast<uint64_t>(from / 4);
+  const uint32_t ctr[4] = {static_cast<uint32_t>(block),
+                           static_cast<uint32_t>(block >> 32), d.key.stream,
+                           d.key.step};
+  const uint32_t k[2] = {d.key.k0, d.key.k1};
+  uint32_t bits[4];
+  gnnrt::philox4x32(ctr, k, bits);
+  for (int64_t i = from; i < to; ++i)
+    y[i - begin] = dropElement(x[i - begin], bits[i % 4], d.key);
+}
+
+/// Dropout of the elements [begin, end) of a call, \p x and \p y pointing
+/// at element \p begin. The output is a pure function of the input and the
+/// element indices, so it does not depend on how a call is cut into ranges
+/// (a range of a row-restricted chain may start inside a Philox block).
 void dropoutRange(const float *x, float *y, int64_t begin, int64_t end,
                   const Dropout &d) {
   const int64_t n = end - begin;
@@ -289,23 +305,18 @@ void dropoutRange(const float *x, float *y, int64_t begin, int64_t end,
       y[i] = 0.0f;
     return;
   }
-  const int64_t first = begin / 4, last = end / 4;
+  // A first, partial block up to the next multiple of four.
+  const int64_t aligned = std::min(end, (begin + 3) / 4 * 4);
+  if (begin < aligned)
+    dropoutPartialBlock(x, y, begin, begin, aligned, d);
+  const int64_t first = aligned / 4, last = end / 4;
   for (int64_t b = first; b < last; b += kTileBlocks) {
     const int64_t to = last - b < kTileBlocks ? last : b + kTileBlocks;
-    dropoutTile(x + 4 * (b - first), y + 4 * (b - first), b, to, d.key);
+    dropoutTile(x + 4 * b - begin, y + 4 * b - begin, b, to, d.key);
   }
   // A last, partial block of end % 4 elements.
-  if (end % 4 != 0) {
-    const uint64_t block = static_cast<uint64_t>(last);
-    const uint32_t ctr[4] = {static_cast<uint32_t>(block),
-                             static_cast<uint32_t>(block >> 32), d.key.stream,
-                             d.key.step};
-    const uint32_t k[2] = {d.key.k0, d.key.k1};
-    uint32_t bits[4];
-    gnnrt::philox4x32(ctr, k, bits);
-    for (int64_t i = 4 * last; i < end; ++i)
-      y[i - begin] = dropElement(x[i - begin], bits[i % 4], d.key);
-  }
+  if (4 * last >= aligned && 4 * last < end)
+    dropoutPartialBlock(x, y, begin, 4 * last, end, d);
 }
 
 //===----------------------------------------------------------------------===//
@@ -461,6 +472,87 @@ int fusedArgs(const gnnrt_fused_op *ops, int32_t nops, int64_t n, int64_t cols,
   return GNNRT_OK;
 }
 
+/// A chain ready to run: its ops decoded, and for each stored result
+/// whether it is computed straight into its output.
+struct FusedChain {
+  FusedStep steps[kMaxFusedOps];
+  int32_t nops;
+  const float *const *inputs;
+  int32_t ninputs;
+  float *const *outputs;
+  const int32_t *outputValues;
+  int32_t noutputs;
+  int64_t cols;
+};
+
+/// Decodes a chain that fusedArgs accepted.
+void prepareChain(const gnnrt_fused_op *ops, int32_t nops, int64_t cols,
+                  const float *const *inputs, int32_t ninputs,
+                  float *const *outputs, const int32_t *outputValues,
+                  int32_t noutputs, FusedChain &chain) {
+  chain = {};
+  chain.nops = nops;
+  chain.inputs = inputs;
+  chain.ninputs = ninputs;
+  chain.outputs = outputs;
+  chain.outputValues = outputValues;
+  chain.noutputs = noutputs;
+  chain.cols = cols;
+  FusedStep *steps = chain.steps;
+  for (int32_t k = 0; k < nops; ++k) {
+    steps[k].op = ops[k];
+    steps[k].arity = fusedArity(ops[k].kind);
+    steps[k].broadcast = ops[k].kind == GNNRT_FUSED_BIAS_ADD ||
+                         ops[k].kind == GNNRT_FUSED_ROW_MUL;
+    if (ops[k].kind == GNNRT_FUSED_DROPOUT)
+      steps[k].dropout =
+          dropoutOf(ops[k].seed, ops[k].step, ops[k].stream, ops[k].param);
+  }
+  // An op whose result is stored is computed straight into its output,
+  // unless a later op reads an input in that very buffer: the tile's
+  // elements of it must still be the input's then. Other results, and
+  // further copies of a stored one, go through the tile's scratch.
+  for (int32_t j = 0; j < noutputs; ++j) {
+    FusedStep &step = steps[outputValues[j] - ninputs];
+    if (step.output >= 0)
+      continue;
+    bool readLater = false;
+    for (const FusedStep *later = &step + 1; later < steps + nops; ++later) {
+      const int32_t operands[2] = {later->op.a, later->op.b};
+      for (int i = 0; i < later->arity; ++i)
+        readLater |= operands[i] < ninputs && inputs[operands[i]] == outputs[j];
+    }
+    if (!readLater)
+      step.output = j;
+  }
+}
+
+/// The chain over the elements [begin, begin + len), len <= kFusedTile.
+void runTile(const FusedChain &chain, int64_t begin, int64_t len) {
+  alignas(64) float scratch[kMaxFusedOps][kFusedTile];
+  float *result[kMaxFusedOps];
+  const int32_t ninputs = chain.ninputs;
+  // Operand v's elements of this tile; a broadcast operand whole.
+  auto operand = [&](int32_t v, bool broadcast) -> const float * {
+    if (v >= ninputs)
+      return result[v - ninputs];
+    return broadcast ? chain.inputs[v] : chain.inputs[v] + begin;
+  };
+  for (int32_t k = 0; k < chain.nops; ++k) {
+    const FusedStep &step = chain.steps[k];
+    result[k] =
+        step.output >= 0 ? chain.outputs[step.output] + begin : scratch[k];
+    fusedStep(step, step.arity > 0 ? operand(step.op.a, false) : nullptr,
+              step.arity > 1 ? operand(step.op.b, step.broadcast) : nullptr,
+              begin, len, chain.cols, result[k]);
+  }
+  for (int32_t j = 0; j < chain.noutputs; ++j) {
+    const int32_t k = chain.outputValues[j] - ninputs;
+    if (chain.steps[k].output != j)
+      std::memcpy(chain.outputs[j] + begin, result[k], sizeof(float) * len);
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -532,60 +624,51 @@ int gnnrt_cpu_fused(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
   if (int status = fusedArgs(ops, nops, n, cols, inputs, ninputs, outputs,
                              output_values, noutputs))
     return status;
-  FusedStep steps[kMaxFusedOps];
-  for (int32_t k = 0; k < nops; ++k) {
-    steps[k].op = ops[k];
-    steps[k].arity = fusedArity(ops[k].kind);
-    steps[k].broadcast = ops[k].kind == GNNRT_FUSED_BIAS_ADD ||
-                         ops[k].kind == GNNRT_FUSED_ROW_MUL;
-    if (ops[k].kind == GNNRT_FUSED_DROPOUT)
-      steps[k].dropout =
-          dropoutOf(ops[k].seed, ops[k].step, ops[k].stream, ops[k].param);
-  }
-  // An op whose result is stored is computed straight into its output,
-  // unless a later op reads an input in that very buffer: the tile's
-  // elements of it must still be the input's then. Other results, and
-  // further copies of a stored one, go through the tile's scratch.
-  for (int32_t j = 0; j < noutputs; ++j) {
-    FusedStep &step = steps[output_values[j] - ninputs];
-    if (step.output >= 0)
-      continue;
-    bool readLater = false;
-    for (const FusedStep *later = &step + 1; later < steps + nops; ++later) {
-      const int32_t operands[2] = {later->op.a, later->op.b};
-      for (int i = 0; i < later->arity; ++i)
-        readLater |= operands[i] < ninputs && inputs[operands[i]] == outputs[j];
-    }
-    if (!readLater)
-      step.output = j;
-  }
+  FusedChain chain;
+  prepareChain(ops, nops, cols, inputs, ninputs, outputs, output_values,
+               noutputs, chain);
   const int64_t tiles = (n + kFusedTile - 1) / kFusedTile;
   [[maybe_unused]] const bool threads = worthThreads(n);
 #pragma omp parallel for schedule(static) if (threads)
   for (int64_t t = 0; t < tiles; ++t) {
-    alignas(64) float scratch[kMaxFusedOps][kFusedTile];
-    float *result[kMaxFusedOps];
     const int64_t begin = t * kFusedTile;
-    const int64_t len = n - begin < kFusedTile ? n - begin : kFusedTile;
-    // Operand v's elements of this tile; a broadcast operand whole.
-    auto operand = [&](int32_t v, bool broadcast) -> const float * {
-      if (v >= ninputs)
-        return result[v - ninputs];
-      return broadcast ? inputs[v] : inputs[v] + begin;
-    };
-    for (int32_t k = 0; k < nops; ++k) {
-      const FusedStep &step = steps[k];
-      result[k] = step.output >= 0 ? outputs[step.output] + begin : scratch[k];
-      fusedStep(step, step.arity > 0 ? operand(step.op.a, false) : nullptr,
-                step.arity > 1 ? operand(step.op.b, step.broadcast) : nullptr,
-                begin, len, cols, result[k]);
-    }
-    for (int32_t j = 0; j < noutputs; ++j) {
-      const int32_t k = output_values[j] - ninputs;
-      if (steps[k].output != j)
-        std::memcpy(outputs[j] + begin, result[k], sizeof(float) * len);
-    }
+    runTile(chain, begin, n - begin < kFusedTile ? n - begin : kFusedTile);
   }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_fused_rows(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
+                         int64_t cols, const float *const *inputs,
+                         int32_t ninputs, float *const *outputs,
+                         const int32_t *output_values, int32_t noutputs,
+                         const int32_t *row_sets, int64_t hops, int64_t level) {
+  if (int status = fusedArgs(ops, nops, n, cols, inputs, ninputs, outputs,
+                             output_values, noutputs))
+    return status;
+  const int64_t rows = n / cols;
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
+    return status;
+  FusedChain chain;
+  prepareChain(ops, nops, cols, inputs, ninputs, outputs, output_values,
+               noutputs, chain);
+  // Each listed row in tiles of its own: an element's ops and operands are
+  // those of the whole chain, so its bits are too (a dropout's mask is a
+  // function of the element's index, whatever tile it falls in).
+  const int32_t *order = sets.order;
+  const int64_t computed = sets.count[level];
+  forEachChunk(computed, kRowChunk, worthThreads(computed, cols),
+               [&](int64_t first, int64_t last) {
+                 for (int64_t t = first; t < last; ++t) {
+                   const int64_t begin = int64_t(order[t]) * cols;
+                   for (int64_t at = 0; at < cols; at += kFusedTile)
+                     runTile(chain, begin + at,
+                             std::min(kFusedTile, cols - at));
+                 }
+               });
+  // After every listed row: an output may be an input's buffer.
+  for (int32_t j = 0; j < noutputs; ++j)
+    zeroOtherRows(sets.level, rows, level, cols, outputs[j]);
   return GNNRT_OK;
 }
 

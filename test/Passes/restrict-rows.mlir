@@ -5,9 +5,11 @@
 // aggregation computes R_0, the first R_1, and the feature dropout and
 // product R_2. The loss gradient is zero outside R_0; each aggregation over
 // the transposed graph adds a hop (R_1, then R_2) and skips the sources
-// where its input is zero (R_0, then R_1); the weight gradient of the CSR
-// product sums over R_2 only. Dense products and element-wise ops keep
-// computing every row. Row sets: 2 * 4 nodes + 2 hops + 1 = 11 integers.
+// where its input is zero (R_0, then R_1); the weight gradients sum over
+// the rows where both factors can be non-zero (R_1 for the dense product,
+// R_2 for the CSR one). The hidden layer's ReLU, its product with w2 and
+// their gradients are read at R_1 only, so they compute R_1. Row sets:
+// 2 * 4 nodes + 2 hops + 1 = 11 integers.
 // CHECK-LABEL: func.func @M.step
 // CHECK-SAME: (%[[G:[^:]*]]: !gnn.graph<4x6> {gnn.input = "graph"}
 // CHECK-SAME: %[[MASK:[^:]*]]: tensor<4xi1> {gnn.input = "train_mask"}
@@ -17,11 +19,14 @@
 // CHECK-NEXT: %[[R:.*]] = gnn.receptive_rows %[[L]], %[[MASK]] {hops = 2 : i64} : (!gnn.graph<4x10>, tensor<4xi1>) -> tensor<11xi32>
 // CHECK: %[[XD:.*]] = gnn.dropout %{{.*}}, %{{.*}} rows %[[R]] : tensor<11xi32> {level = 2 : i64,
 // CHECK: gnn.matmul %[[XD]], %{{.*}} rows %[[R]] {level = 2 : i64}
-// CHECK: gnn.spmm sum %{{.*}} rows %[[R]] {level = 1 : i64}
-// CHECK: %[[HW:.*]] = gnn.matmul %{{.*}}, %{{[^ ]*}} :
+// CHECK: %[[H:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {level = 1 : i64}
+// CHECK: %[[RELU:.*]] = gnn.activation relu %[[H]] rows %[[R]] : tensor<11xi32> {level = 1 : i64}
+// CHECK: %[[HW:.*]] = gnn.matmul %[[RELU]], %{{[^ ]*}} rows %[[R]] {level = 1 : i64} :
 // CHECK: gnn.spmm sum %{{.*}}, %[[HW]], %{{.*}} rows %[[R]] {level = 0 : i64}
-// CHECK: gnn.spmm sum %{{.*}} rows %[[R]] {level = 1 : i64, skip = 0 : i64}
-// CHECK: gnn.matmul %{{.*}}, %{{[^ ]*}} {transpose_a} :
+// CHECK: %[[DHW:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {level = 1 : i64, skip = 0 : i64}
+// CHECK: gnn.matmul %[[RELU]], %[[DHW]] rows %[[R]] {level = 1 : i64, transpose_a} :
+// CHECK: %[[DR:.*]] = gnn.matmul %[[DHW]], %{{[^ ]*}} rows %[[R]] {level = 1 : i64, transpose_b} :
+// CHECK: gnn.activation_grad relu %[[H]], %[[DR]] rows %[[R]] : tensor<11xi32> {level = 1 : i64}
 // CHECK: gnn.spmm sum %{{.*}} rows %[[R]] {level = 2 : i64, skip = 1 : i64}
 // CHECK: gnn.matmul %[[XD]], %{{.*}} rows %[[R]] {level = 2 : i64, transpose_a}
 func.func @M.step(%g: !gnn.graph<4x6> {gnn.input = "graph"},
@@ -106,4 +111,41 @@ func.func @two_masks(%g: !gnn.graph<4x6> {gnn.input = "graph"},
   %t = gnn.transpose %g : <4x6>
   %dx = gnn.spmm sum %t, %dh : (!gnn.graph<4x6>, tensor<4x3xf32>) -> tensor<4x3xf32>
   return %loss, %dx : tensor<f32>, tensor<4x3xf32>
+}
+
+// -----
+
+// Dense features, a bias and a skip connection. The sum that the last
+// aggregation reads is needed at R_1 only, so the add computes R_1; the
+// bias sum is also returned (through its ReLU), so it and everything
+// before it compute every row. The bias gradient, a sum over rows of the
+// loss gradient's first aggregation, reads only R_1, where that can be
+// non-zero. One hop: 2 * 4 + 1 + 1 = 10 integers.
+// CHECK-LABEL: func.func @dense
+// CHECK: %[[R:.*]] = gnn.receptive_rows
+// CHECK: gnn.dropout %{{[^ ]*}}, %{{[^ ]*}} {p
+// CHECK: %[[HB:.*]] = gnn.bias_add %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK: gnn.add %[[HB]], %{{[^ ]*}} rows %[[R]] : tensor<10xi32> {level = 1 : i64}
+// CHECK: gnn.activation relu %[[HB]] :
+// CHECK: %[[DS:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {level = 1 : i64, skip = 0 : i64}
+// CHECK: gnn.reduce sum %[[DS]] rows %[[R]] : tensor<10xi32> {dim = 0 : i64, level = 1 : i64}
+func.func @dense(%g: !gnn.graph<4x6> {gnn.input = "graph"},
+                 %x: tensor<4x3xf32>, %labels: tensor<4xi32>,
+                 %mask: tensor<4xi1>, %seed: i64, %step: i64,
+                 %b: tensor<3xf32>)
+    -> (tensor<f32>, tensor<3xf32>, tensor<4x3xf32>) {
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %key = gnn.rng_key %seed, %step
+  %xd = gnn.dropout %x, %key {p = 5.000000e-01 : f64, stream = 0 : i64} : tensor<4x3xf32>
+  %h = gnn.spmm sum %g, %xd : (!gnn.graph<4x6>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %hb = gnn.bias_add %h, %b : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %s = gnn.add %hb, %xd : tensor<4x3xf32>
+  %kept = gnn.activation relu %hb : tensor<4x3xf32>
+  %z = gnn.spmm sum %g, %s : (!gnn.graph<4x6>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %loss = train.cross_entropy %z, %labels, %mask : (tensor<4x3xf32>, tensor<4xi32>, tensor<4xi1>) -> tensor<f32>
+  %dz = train.cross_entropy_grad %z, %labels, %mask, %one : (tensor<4x3xf32>, tensor<4xi32>, tensor<4xi1>, tensor<f32>) -> tensor<4x3xf32>
+  %t = gnn.transpose %g : <4x6>
+  %ds = gnn.spmm sum %t, %dz : (!gnn.graph<4x6>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %db = gnn.reduce sum %ds {dim = 0 : i64} : tensor<4x3xf32> -> tensor<3xf32>
+  return %loss, %db, %kept : tensor<f32>, tensor<3xf32>, tensor<4x3xf32>
 }

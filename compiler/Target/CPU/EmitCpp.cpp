@@ -12,6 +12,7 @@
 #include "compiler/Target/ElementwiseRuns.h"
 
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Gnn/RowSets.h"
 #include "dialects/Mem/MemOps.h"
 #include "dialects/Train/TrainOps.h"
 #include "passes/MemoryPlan/Liveness.h"
@@ -362,6 +363,11 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return failure();
   if (failed(checkCsr(op)))
     return failure();
+  if (cuda() && (getRowRestriction(op) || isa<ReceptiveRowsOp>(op)))
+    return op->emitError()
+           << "'" << op->getName()
+           << "' with row sets (gnn-restrict-rows) is not supported yet by "
+              "the CUDA target";
   if (auto it = groupOf.find(op); it != groupOf.end()) {
     // The run's first op launches the kernel computing all of it.
     ArrayRef<Operation *> group = groups[it->second];
@@ -499,6 +505,13 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
           train::CrossEntropyGradOp, train::AdamOp, train::SgdOp>(op);
   if (!known)
     return unsupported();
+  // Element-wise ops with row sets are fused runs (above); any other op
+  // here that has them has its own row kernel below.
+  if (getRowRestriction(op) && !isa<SpmmOp, MatmulOp, DropoutOp, ReduceOp>(op))
+    return op->emitError() << "'" << op->getName()
+                           << "' with row sets is not supported by the "
+                           << targetName()
+                           << " target unless it is fused (plain f32 tensors)";
   if (failed(defineAll(op)))
     return failure();
   auto out = [&](unsigned i = 0) { return names[op->getResult(i)]; };
@@ -573,10 +586,9 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       // Dense.
       .Case([&](MatmulOp o) {
         Value result = o.getResult();
-        if (Value sets = o.getRowSets()) {
-          auto csr = getCsrEncoding(o.getLhs().getType());
-          if (!csr)
-            return LogicalResult(unsupported());
+        auto csrLhs = getCsrEncoding(o.getLhs().getType());
+        if (Value sets = o.getRowSets(); sets && csrLhs) {
+          auto csr = csrLhs;
           call("gnnrt_cpu_csr_matmul_rows",
                {name(o.getLhs()), d(o.getLhs(), 0), d(o.getLhs(), 1),
                 i64(csr.getNnz()), o.getTransposeA() ? "1" : "0",
@@ -592,6 +604,14 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
           return success();
         }
         std::string k = d(o.getLhs(), o.getTransposeA() ? 0 : 1);
+        if (Value sets = o.getRowSets()) {
+          call("gnnrt_cpu_matmul_rows",
+               {name(o.getLhs()), name(o.getRhs()), d(result, 0), d(result, 1),
+                k, o.getTransposeA() ? "1" : "0", o.getTransposeB() ? "1" : "0",
+                name(sets), i64(rowSetsHops(sets, o.getLhs())),
+                i64(*o.getLevel()), out()});
+          return success();
+        }
         call("gnnrt_cpu_matmul",
              {name(o.getLhs()), name(o.getRhs()), d(result, 0), d(result, 1), k,
               o.getTransposeA() ? "1" : "0", o.getTransposeB() ? "1" : "0",
@@ -611,6 +631,14 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return success();
       })
       .Case([&](ReduceOp o) {
+        if (Value sets = o.getRowSets()) {
+          call("gnnrt_cpu_reduce_rows",
+               {ival(o.getKind()), name(o.getInput()), d(o.getInput(), 0),
+                d(o.getInput(), 1), name(sets),
+                i64(rowSetsHops(sets, o.getInput())), i64(*o.getLevel()),
+                out()});
+          return success();
+        }
         call("gnnrt_cpu_reduce",
              {ival(o.getKind()), name(o.getInput()), d(o.getInput(), 0),
               d(o.getInput(), 1), i64(o.getDim()), out()});
@@ -909,11 +937,25 @@ LogicalResult FunctionEmitter::emitFusedCpu(ArrayRef<Operation *> group) {
     values = "gnnc_out_values";
   }
   os << "  ";
-  call("gnnrt_cpu_fused",
-       {"gnnc_ops", std::to_string(group.size()),
-        std::to_string(type.getNumElements()), std::to_string(cols), in,
-        std::to_string(inputs.size()), out, values,
-        std::to_string(outputs.size())});
+  SmallVector<std::string> args = {"gnnc_ops",
+                                   std::to_string(group.size()),
+                                   std::to_string(type.getNumElements()),
+                                   std::to_string(cols),
+                                   in,
+                                   std::to_string(inputs.size()),
+                                   out,
+                                   values,
+                                   std::to_string(outputs.size())};
+  // elementwiseRuns gave every op of the run the same rows.
+  if (std::optional<RowRestriction> rows = getRowRestriction(group.front())) {
+    args.append({name(rows->rowSets),
+                 std::to_string(
+                     rowSetsHops(rows->rowSets, group.front()->getResult(0))),
+                 std::to_string(rows->level)});
+    call("gnnrt_cpu_fused_rows", args);
+  } else {
+    call("gnnrt_cpu_fused", args);
+  }
   os << "  }\n";
   return success();
 }
@@ -945,10 +987,15 @@ LogicalResult FunctionEmitter::emit() {
     // pass over memory.
     // gnnrt_cpu_fused takes kMaxFusedOps ops at most; any part of a
     // run is itself a run.
+    // An op restricted to row sets is a run of its own if need be: only
+    // gnnrt_cpu_fused_rows computes element-wise ops at some rows.
     for (auto &run : elementwiseRuns(func.getBody().front(), cpuFusible))
-      for (size_t at = 0; at + 1 < run.size(); at += kMaxFusedOps)
-        groups.emplace_back(ArrayRef<Operation *>(run).slice(
-            at, std::min(kMaxFusedOps, run.size() - at)));
+      for (size_t at = 0; at < run.size(); at += kMaxFusedOps) {
+        ArrayRef<Operation *> part = ArrayRef<Operation *>(run).slice(
+            at, std::min(kMaxFusedOps, run.size() - at));
+        if (part.size() > 1 || getRowRestriction(part.front()))
+          groups.emplace_back(part);
+      }
   }
   for (auto [index, group] : llvm::enumerate(groups))
     for (Operation *op : group)

@@ -388,6 +388,20 @@ int gnnrt_cpu_csr_matmul_rows(const void *a, int64_t rows, int64_t cols,
 int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
                      int64_t k, int transpose_a, int transpose_b, float *c);
 
+/* gnnrt_cpu_matmul restricted to R_level, the row sets over the rows of a
+   as stored (the rows of c without transpose_a, the contraction's with
+   it). Without transpose_a, the rows of c in R_level are computed, by the
+   same blocked cblas_sgemm calls over those rows gathered, and the others
+   are +0.0. With transpose_a (and not transpose_b), `c = a^T b` sums over
+   the rows of a and b in R_level only, gathered in the order of the sets:
+   the caller knows the others are zero, but the sum's order and blocking
+   differ from gnnrt_cpu_matmul's, so its bits may too. Needs scratch of
+   |R_level| rows of a and of b or c. */
+int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
+                          int64_t k, int transpose_a, int transpose_b,
+                          const int32_t *row_sets, int64_t hops, int64_t level,
+                          float *c);
+
 /* gnn.bias_add: `y[rows, cols] = x + bias[cols]` per row. In place
    allowed. */
 int gnnrt_cpu_bias_add(const float *x, const float *bias, int64_t rows,
@@ -402,6 +416,16 @@ int gnnrt_cpu_row_mul(const float *x, const float *scale, int64_t rows,
    sums and means accumulate in double; an empty reduction gives 0. */
 int gnnrt_cpu_reduce(int kind, const float *x, int64_t rows, int64_t cols,
                      int dim, float *y);
+
+/* gnnrt_cpu_reduce over dim 0 (sum or mean; max is GNNRT_ERR_BAD_ARGUMENT)
+   reading only the rows of R_level: the others are taken to be zero. The
+   rows read are summed in the blocks and order of gnnrt_cpu_reduce, so
+   when the others are indeed zero the bits are the same (a left-out +-0.0
+   changes no bit of a sum that starts at +0.0). A mean still divides by
+   rows. */
+int gnnrt_cpu_reduce_rows(int kind, const float *x, int64_t rows, int64_t cols,
+                          const int32_t *row_sets, int64_t hops, int64_t level,
+                          float *y);
 
 /* gnn.head_matrix: `y[heads * width, heads]` (sum) or
    `y[heads * width, width]` (mean). */
@@ -495,6 +519,16 @@ int gnnrt_cpu_fused(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
                     int64_t cols, const float *const *inputs, int32_t ninputs,
                     float *const *outputs, const int32_t *output_values,
                     int32_t noutputs);
+
+/* gnnrt_cpu_fused at the rows of R_level only (row sets over the n / cols
+   rows, as for gnnrt_cpu_spmm_rows): their elements get gnnrt_cpu_fused's
+   bits, and every other row of every output is +0.0 (written after the
+   listed rows, so an output may still be an input's buffer). */
+int gnnrt_cpu_fused_rows(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
+                         int64_t cols, const float *const *inputs,
+                         int32_t ninputs, float *const *outputs,
+                         const int32_t *output_values, int32_t noutputs,
+                         const int32_t *row_sets, int64_t hops, int64_t level);
 
 /*===----------------------------------------------------------------------===//
 // train

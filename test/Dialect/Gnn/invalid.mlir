@@ -251,7 +251,7 @@ func.func @head_matrix_shape() {
 // -----
 
 func.func @binary_types(%x: tensor<5x3xf32>, %y: tensor<5x2xf32>) {
-  // expected-error @+1 {{requires the same type for all operands and results}}
+  // expected-error @+1 {{failed to verify that all of {lhs, rhs, result} have same type}}
   %0 = "gnn.add"(%x, %y) : (tensor<5x3xf32>, tensor<5x2xf32>) -> tensor<5x3xf32>
   return
 }
@@ -405,5 +405,53 @@ func.func @rows_wrong_size(%x: tensor<4x8xf32, #gnn.csr<nnz = 5>>, %w: tensor<8x
 func.func @level_without_rows(%x: tensor<4x3xf32>, %k: !gnn.rng_key) {
   // expected-error @+1 {{'level' and 'skip' need row sets ('rows')}}
   %0 = gnn.dropout %x, %k {p = 0.5 : f64, stream = 0 : i64, level = 1 : i64} : tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @rows_edge_vector(%x: tensor<4xf32>, %r: tensor<11xi32>) {
+  // expected-error @+1 {{row sets need a node tensor}}
+  %0 = gnn.scale %x rows %r : tensor<11xi32> {factor = 2.0 : f64, level = 0 : i64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @rows_elementwise_too_deep(%x: tensor<4x3xf32>, %r: tensor<11xi32>) {
+  // expected-error @+1 {{level 5 is beyond the row sets' 2 hops}}
+  %0 = gnn.activation relu %x rows %r : tensor<11xi32> {level = 5 : i64} : tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @rows_bias_wrong_size(%x: tensor<4x3xf32>, %b: tensor<3xf32>, %r: tensor<7xi32>) {
+  // expected-error @+1 {{row sets of 7 integers cannot describe 4 nodes}}
+  %0 = gnn.bias_add %x, %b rows %r {level = 0 : i64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<7xi32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @rows_reduce_columns(%x: tensor<4x3xf32>, %r: tensor<11xi32>) {
+  // expected-error @+1 {{row sets need a sum or mean over rows (dim = 0)}}
+  %0 = gnn.reduce sum %x rows %r : tensor<11xi32> {dim = 1 : i64, level = 0 : i64} : tensor<4x3xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @rows_reduce_max(%x: tensor<4x3xf32>, %r: tensor<11xi32>) {
+  // expected-error @+1 {{row sets need a sum or mean over rows (dim = 0)}}
+  %0 = gnn.reduce max %x rows %r : tensor<11xi32> {dim = 0 : i64, level = 0 : i64} : tensor<4x3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @rows_add_without_level(%x: tensor<4x3xf32>, %r: tensor<11xi32>) {
+  // expected-error @+1 {{row sets ('rows') need a 'level'}}
+  %0 = gnn.add %x, %x rows %r : tensor<11xi32> : tensor<4x3xf32>
   return
 }

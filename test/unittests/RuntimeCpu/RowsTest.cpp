@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "CpuTestUtil.h"
 #include "FloatBits.h"
+#include "RowSetsUtil.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,36 +31,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Row sets
 //===----------------------------------------------------------------------===//
-
-/// A gnnrt_cpu_receptive_rows buffer, split into its three sections.
-struct RowSets {
-  int64_t nodes = 0, hops = 0;
-  std::vector<int32_t> buffer;
-
-  const int32_t *data() const { return buffer.data(); }
-  std::vector<int32_t> counts() const {
-    return {buffer.begin(), buffer.begin() + hops + 1};
-  }
-  std::vector<int32_t> levels() const {
-    return {buffer.begin() + hops + 1, buffer.begin() + hops + 1 + nodes};
-  }
-  std::vector<int32_t> order() const {
-    return {buffer.begin() + hops + 1 + nodes, buffer.end()};
-  }
-  int32_t level(int64_t i) const { return buffer[hops + 1 + i]; }
-};
-
-/// The kernel's sets; the call must succeed.
-RowSets receptiveRows(const gnnrt_graph &g, const std::vector<uint8_t> &mask,
-                      int64_t hops) {
-  RowSets sets;
-  sets.nodes = g.num_nodes;
-  sets.hops = hops;
-  sets.buffer.assign(static_cast<size_t>(2 * g.num_nodes + hops + 1), -7);
-  EXPECT_EQ(gnnrt_cpu_receptive_rows(&g, mask.data(), hops, sets.buffer.data()),
-            GNNRT_OK);
-  return sets;
-}
 
 /// The sets by their definition: level k + 1 for every source of an edge
 /// into a row of level k not yet reached, one level at a time over the edge
@@ -87,15 +58,6 @@ RowSets referenceRows(const ref::Graph &g, const std::vector<uint8_t> &mask,
   sets.buffer.insert(sets.buffer.end(), level.begin(), level.end());
   sets.buffer.insert(sets.buffer.end(), order.begin(), order.end());
   return sets;
-}
-
-/// About \p percent of \p n nodes, from \p seed.
-std::vector<uint8_t> randomMask(int64_t n, int percent, uint64_t seed) {
-  std::vector<uint8_t> mask(static_cast<size_t>(n));
-  uint64_t state = seed;
-  for (uint8_t &m : mask)
-    m = nextRandom(state) % 100 < static_cast<uint64_t>(percent) ? 1 : 0;
-  return mask;
 }
 
 /// Edges (src, dst) in id order.
@@ -220,26 +182,6 @@ TEST(ReceptiveRows, RejectsBadArguments) {
 //===----------------------------------------------------------------------===//
 // Comparisons
 //===----------------------------------------------------------------------===//
-
-/// Rows of \p d elements: those of level <= \p level have the bits of \p
-/// want, the others those of +0.0.
-::testing::AssertionResult rowsMatch(const std::vector<float> &got,
-                                     const std::vector<float> &want,
-                                     const RowSets &sets, int64_t level,
-                                     int64_t d) {
-  for (int64_t i = 0; i < sets.nodes; ++i) {
-    const bool computed = sets.level(i) <= level;
-    for (int64_t c = 0; c < d; ++c) {
-      const uint32_t g = bitsOf(got[i * d + c]);
-      const uint32_t w = computed ? bitsOf(want[i * d + c]) : 0u;
-      if (g != w)
-        return ::testing::AssertionFailure()
-               << "row " << i << " (level " << sets.level(i) << "), column "
-               << c << ": bits " << std::hex << g << ", want " << w;
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
 
 /// \p x with the rows of level > \p level set to zero, every third one
 /// -0.0.
@@ -511,12 +453,6 @@ private:
   };
   std::vector<Line> lines;
 };
-
-/// Row sets over the rows of a matrix, from a random graph on them.
-RowSets matrixRowSets(int64_t rows, int64_t hops, uint64_t seed) {
-  const CsrGraph csr = toCsr(ref::randomGraph(rows, 4, seed));
-  return receptiveRows(csr.view(), randomMask(rows, 2, seed + 1), hops);
-}
 
 Matrix csrDropout(const Matrix &x, double p, uint64_t seed) {
   Matrix y(x.rows, x.cols, x.nnz);

@@ -1,0 +1,37 @@
+//===- RowSets.h - The row restriction of gnn-restrict-rows -----*- C++ -*-===//
+//
+// gnn-restrict-rows gives some ops the nested row sets of
+// gnn.receptive_rows and a level: such an op computes only the rows of
+// R_level (what it means for each op is in its ODS description). The ops
+// spell it alike, an optional `row_sets` operand and a `level` attribute;
+// these functions read and set it on any of them, for the pass, the
+// targets and the reference interpreter.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_DIALECTS_GNN_ROWSETS_H
+#define GNNC_DIALECTS_GNN_ROWSETS_H
+
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+
+namespace mlir::gnn {
+
+/// The row sets an op computes over and the level of its set.
+struct RowRestriction {
+  Value rowSets;
+  int64_t level;
+};
+
+/// Whether \p op is of a kind that can take row sets.
+bool takesRowSets(Operation *op);
+
+/// \p op's restriction, if it has one.
+std::optional<RowRestriction> getRowRestriction(Operation *op);
+
+/// Restricts \p op (takesRowSets) to the rows of R_level of \p rowSets.
+void setRowRestriction(Operation *op, Value rowSets, int64_t level);
+
+} // namespace mlir::gnn
+
+#endif // GNNC_DIALECTS_GNN_ROWSETS_H

@@ -1,0 +1,281 @@
+//===- DenseRowsTest.cpp - Dense kernels restricted to receptive rows -----===//
+//
+// The dense kernels that gnn-restrict-rows calls, against the whole ones:
+// a fused element-wise chain (bias, activations, dropout, a product) at
+// one set's rows must give the fused chain's bits there and +0.0 elsewhere,
+// at widths that start rows inside a dropout's Philox block, in place, and
+// with 1 and 2 threads; a sum over rows must give gnnrt_cpu_reduce's bits
+// when the rows it leaves out are zero; the dense product must agree with
+// gnnrt_cpu_matmul (to rounding: BLAS blocks fewer rows its own way). The
+// rows a kernel may not read hold NaN, so a kernel that reads them fails,
+// and outputs start as NaN, so a row a kernel forgets shows.
+//
+//===----------------------------------------------------------------------===//
+#include "CpuTestUtil.h"
+#include "FloatBits.h"
+#include "RowSetsUtil.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace gnnrt::cpu::test;
+using gnnrt::cpu::bitsOf;
+
+namespace {
+
+class DenseRowsTest : public ::testing::Test {
+protected:
+  void TearDown() override { gnnrt_cpu_set_num_threads(0); }
+};
+
+/// \p x with the rows of level > \p level set to \p fill.
+std::vector<float> fillRowsAbove(std::vector<float> x, const RowSets &sets,
+                                 int64_t level, int64_t d, float fill) {
+  for (int64_t i = 0; i < sets.nodes; ++i)
+    if (sets.level(i) > level)
+      std::fill(x.begin() + i * d, x.begin() + (i + 1) * d, fill);
+  return x;
+}
+
+/// \p count values in [-1, 1), from \p seed.
+std::vector<float> randomValues(int64_t count, uint64_t seed) {
+  const gnnc::ref::Tensor t = randomF32({count}, seed);
+  return std::vector<float>(t.data.begin(), t.data.end());
+}
+
+//===----------------------------------------------------------------------===//
+// gnnrt_cpu_fused_rows
+//===----------------------------------------------------------------------===//
+
+/// bias_add, relu, dropout (stored), then mul by a second input: two
+/// outputs, the chain of GCN's hidden layer and of its backward pass.
+const gnnrt_fused_op kChain[] = {
+    {GNNRT_FUSED_BIAS_ADD, 0, 0, 1, 0, 0, 0, 0},
+    {GNNRT_FUSED_ACTIVATION, GNNRT_ACT_RELU, 3, -1, 0.01, 0, 0, 0},
+    {GNNRT_FUSED_DROPOUT, 0, 4, -1, 0.5, 17, 3, 1},
+    {GNNRT_FUSED_MUL, 0, 5, 2, 0, 0, 0, 0},
+};
+const int32_t kChainOutputs[] = {5, 6};
+
+TEST_F(DenseRowsTest, FusedRowsHaveTheFusedBits) {
+  const int64_t n = 300, hops = 2;
+  const RowSets sets = matrixRowSets(n, hops, 41);
+  for (int64_t d : {1, 3, 4, 7, 64, 130, 600}) {
+    const std::vector<float> x = randomValues(n * d, 1 + d);
+    const std::vector<float> bias = randomValues(d, 2 + d);
+    const std::vector<float> y = randomValues(n * d, 3 + d);
+    std::vector<float> fullA(n * d, NAN), fullB(n * d, NAN);
+    const float *in[] = {x.data(), bias.data(), y.data()};
+    float *fullOut[] = {fullA.data(), fullB.data()};
+    ASSERT_EQ(
+        gnnrt_cpu_fused(kChain, 4, n * d, d, in, 3, fullOut, kChainOutputs, 2),
+        GNNRT_OK);
+    for (int threads : {1, 2})
+      for (int64_t level = 0; level <= hops; ++level) {
+        SCOPED_TRACE("width " + std::to_string(d) + ", level " +
+                     std::to_string(level) + ", threads " +
+                     std::to_string(threads));
+        gnnrt_cpu_set_num_threads(threads);
+        // The rows outside the set are NaN: they must not be read.
+        const std::vector<float> xr = fillRowsAbove(x, sets, level, d, NAN);
+        const std::vector<float> yr = fillRowsAbove(y, sets, level, d, NAN);
+        std::vector<float> a(n * d, NAN), b(n * d, NAN);
+        const float *rin[] = {xr.data(), bias.data(), yr.data()};
+        float *out[] = {a.data(), b.data()};
+        ASSERT_EQ(gnnrt_cpu_fused_rows(kChain, 4, n * d, d, rin, 3, out,
+                                       kChainOutputs, 2, sets.data(), hops,
+                                       level),
+                  GNNRT_OK);
+        EXPECT_TRUE(rowsMatch(a, fullA, sets, level, d));
+        EXPECT_TRUE(rowsMatch(b, fullB, sets, level, d));
+      }
+  }
+}
+
+TEST_F(DenseRowsTest, FusedRowsWriteOverTheirInput) {
+  // The dropout's result stored over x itself, as gnn-assign-buffers may
+  // place it when x dies there: the listed rows read x before the other
+  // rows are zeroed.
+  const int64_t n = 200, d = 9, hops = 1, level = 1;
+  const RowSets sets = matrixRowSets(n, hops, 7);
+  const gnnrt_fused_op chain[] = {
+      {GNNRT_FUSED_DROPOUT, 0, 0, -1, 0.25, 5, 1, 2}};
+  const int32_t outputs[] = {1};
+  const std::vector<float> x = randomValues(n * d, 8);
+  std::vector<float> full(n * d, NAN);
+  const float *in[] = {x.data()};
+  float *fullOut[] = {full.data()};
+  ASSERT_EQ(gnnrt_cpu_fused(chain, 1, n * d, d, in, 1, fullOut, outputs, 1),
+            GNNRT_OK);
+  std::vector<float> inPlace = x;
+  const float *same[] = {inPlace.data()};
+  float *out[] = {inPlace.data()};
+  ASSERT_EQ(gnnrt_cpu_fused_rows(chain, 1, n * d, d, same, 1, out, outputs, 1,
+                                 sets.data(), hops, level),
+            GNNRT_OK);
+  EXPECT_TRUE(rowsMatch(inPlace, full, sets, level, d));
+}
+
+TEST_F(DenseRowsTest, FusedRowsRejectBadArguments) {
+  const int64_t n = 20, d = 4;
+  const RowSets sets = matrixRowSets(n, 2, 3);
+  std::vector<float> x(n * d, 1.0f), bias(d, 0.0f), y(n * d, 0.0f), z(n * d);
+  const float *in[] = {x.data(), bias.data(), y.data()};
+  float *out[] = {z.data(), z.data()};
+  auto call = [&](const int32_t *rowSets, int64_t hops, int64_t level) {
+    return gnnrt_cpu_fused_rows(kChain, 4, n * d, d, in, 3, out, kChainOutputs,
+                                2, rowSets, hops, level);
+  };
+  EXPECT_EQ(call(nullptr, 2, 0), GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(call(sets.data(), 2, 3), GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call(sets.data(), -1, 0), GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(gnnrt_cpu_fused_rows(kChain, 4, n * d, 3, in, 3, out, kChainOutputs,
+                                 2, sets.data(), 2, 0),
+            GNNRT_ERR_BAD_SIZE); // n not a multiple of cols
+  RowSets tooMany = sets;
+  tooMany.buffer[1] = n + 1;
+  EXPECT_EQ(call(tooMany.data(), 2, 1), GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call(sets.data(), 2, 1), GNNRT_OK);
+}
+
+//===----------------------------------------------------------------------===//
+// gnnrt_cpu_reduce_rows
+//===----------------------------------------------------------------------===//
+
+TEST_F(DenseRowsTest, ReduceRowsHaveTheReduceBitsOverZeroRows) {
+  const int64_t n = 500, hops = 2;
+  const RowSets sets = matrixRowSets(n, hops, 19);
+  for (int kind : {GNNRT_REDUCE_SUM, GNNRT_REDUCE_MEAN})
+    for (int64_t d : {1, 7, 64})
+      for (int threads : {1, 2})
+        for (int64_t level = 0; level <= hops; ++level) {
+          SCOPED_TRACE("kind " + std::to_string(kind) + ", width " +
+                       std::to_string(d) + ", level " + std::to_string(level) +
+                       ", threads " + std::to_string(threads));
+          gnnrt_cpu_set_num_threads(threads);
+          const std::vector<float> x = randomValues(n * d, 5 + d);
+          std::vector<float> want(d, NAN), got(d, NAN);
+          ASSERT_EQ(gnnrt_cpu_reduce(kind,
+                                     fillRowsAbove(x, sets, level, d, 0).data(),
+                                     n, d, 0, want.data()),
+                    GNNRT_OK);
+          ASSERT_EQ(gnnrt_cpu_reduce_rows(
+                        kind, fillRowsAbove(x, sets, level, d, NAN).data(), n,
+                        d, sets.data(), hops, level, got.data()),
+                    GNNRT_OK);
+          for (int64_t c = 0; c < d; ++c)
+            EXPECT_EQ(bitsOf(got[c]), bitsOf(want[c])) << "column " << c;
+        }
+}
+
+TEST_F(DenseRowsTest, ReduceRowsRejectBadArguments) {
+  const int64_t n = 20, d = 3;
+  const RowSets sets = matrixRowSets(n, 1, 3);
+  std::vector<float> x(n * d, 1.0f), y(d);
+  EXPECT_EQ(gnnrt_cpu_reduce_rows(GNNRT_REDUCE_MAX, x.data(), n, d, sets.data(),
+                                  1, 0, y.data()),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(gnnrt_cpu_reduce_rows(GNNRT_REDUCE_SUM, x.data(), n, d, nullptr, 1,
+                                  0, y.data()),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cpu_reduce_rows(GNNRT_REDUCE_SUM, x.data(), n, d, sets.data(),
+                                  1, 2, y.data()),
+            GNNRT_ERR_BAD_ARGUMENT);
+}
+
+//===----------------------------------------------------------------------===//
+// gnnrt_cpu_matmul_rows
+//===----------------------------------------------------------------------===//
+
+/// Whether \p got equals \p want to fp32 rounding (relative 1e-5 of the
+/// row's largest magnitude: the products' sums may be blocked differently),
+/// rows outside R_level of a [rows, d] result being +0.0 exactly when
+/// \p sets is given.
+::testing::AssertionResult closeRows(const std::vector<float> &got,
+                                     const std::vector<float> &want,
+                                     int64_t rows, int64_t d,
+                                     const RowSets *sets, int64_t level) {
+  for (int64_t i = 0; i < rows; ++i) {
+    const bool computed = !sets || sets->level(i) <= level;
+    float scale = 1e-30f;
+    for (int64_t c = 0; c < d; ++c)
+      scale = std::max(scale, std::fabs(want[i * d + c]));
+    for (int64_t c = 0; c < d; ++c) {
+      const float g = got[i * d + c], w = want[i * d + c];
+      const bool ok =
+          computed ? std::fabs(g - w) <= 1e-5f * scale : bitsOf(g) == 0u;
+      if (!ok)
+        return ::testing::AssertionFailure()
+               << "row " << i << ", column " << c << ": " << g << ", want "
+               << (computed ? w : 0.0f);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST_F(DenseRowsTest, MatmulRowsComputeTheListedRows) {
+  const int64_t m = 260, hops = 2;
+  const RowSets sets = matrixRowSets(m, hops, 23);
+  for (auto [k, n] : {std::pair<int64_t, int64_t>{64, 4}, {4, 64}, {33, 17}})
+    for (bool transposeB : {false, true})
+      for (int64_t level = 0; level <= hops; ++level) {
+        SCOPED_TRACE("k " + std::to_string(k) + ", n " + std::to_string(n) +
+                     (transposeB ? ", b transposed" : "") + ", level " +
+                     std::to_string(level));
+        const std::vector<float> a = randomValues(m * k, 9 + k);
+        const std::vector<float> b = randomValues(k * n, 10 + n);
+        std::vector<float> want(m * n, NAN), got(m * n, NAN);
+        ASSERT_EQ(gnnrt_cpu_matmul(a.data(), b.data(), m, n, k, 0, transposeB,
+                                   want.data()),
+                  GNNRT_OK);
+        ASSERT_EQ(
+            gnnrt_cpu_matmul_rows(fillRowsAbove(a, sets, level, k, NAN).data(),
+                                  b.data(), m, n, k, 0, transposeB, sets.data(),
+                                  hops, level, got.data()),
+            GNNRT_OK);
+        EXPECT_TRUE(closeRows(got, want, m, n, &sets, level));
+      }
+}
+
+TEST_F(DenseRowsTest, MatmulRowsSumOverTheListedRows) {
+  // c = a^T b over the rows of R_level: the others of a and b hold NaN.
+  const int64_t rows = 260, hops = 2;
+  const RowSets sets = matrixRowSets(rows, hops, 29);
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{64, 4}, {16, 7}})
+    for (int threads : {1, 2})
+      for (int64_t level = 0; level <= hops; ++level) {
+        SCOPED_TRACE("m " + std::to_string(m) + ", n " + std::to_string(n) +
+                     ", level " + std::to_string(level));
+        gnnrt_cpu_set_num_threads(threads);
+        const std::vector<float> a = randomValues(rows * m, 11 + m);
+        const std::vector<float> b = randomValues(rows * n, 12 + n);
+        std::vector<float> want(m * n, NAN), got(m * n, NAN);
+        ASSERT_EQ(gnnrt_cpu_matmul(fillRowsAbove(a, sets, level, m, 0).data(),
+                                   fillRowsAbove(b, sets, level, n, 0).data(),
+                                   m, n, rows, 1, 0, want.data()),
+                  GNNRT_OK);
+        ASSERT_EQ(gnnrt_cpu_matmul_rows(
+                      fillRowsAbove(a, sets, level, m, NAN).data(),
+                      fillRowsAbove(b, sets, level, n, NAN).data(), m, n, rows,
+                      1, 0, sets.data(), hops, level, got.data()),
+                  GNNRT_OK);
+        EXPECT_TRUE(closeRows(got, want, m, n, nullptr, level));
+      }
+}
+
+TEST_F(DenseRowsTest, MatmulRowsRejectBadArguments) {
+  const int64_t m = 20, n = 3, k = 4;
+  const RowSets sets = matrixRowSets(m, 1, 3);
+  std::vector<float> a(m * k, 1.0f), b(m * n, 1.0f), c(m * n);
+  auto call = [&](const int32_t *rowSets, int64_t level, int ta, int tb) {
+    return gnnrt_cpu_matmul_rows(a.data(), b.data(), ta ? k : m, n, ta ? m : k,
+                                 ta, tb, rowSets, 1, level, c.data());
+  };
+  EXPECT_EQ(call(nullptr, 0, 0, 0), GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(call(sets.data(), 2, 0, 0), GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call(sets.data(), 0, 1, 1), GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call(sets.data(), 1, 0, 0), GNNRT_OK);
+}
+
+} // namespace
