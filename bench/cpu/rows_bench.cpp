@@ -115,7 +115,7 @@ void run(const bench::GcnGraph &p, int threads) {
     const float *in = input.data();
     return [&, in, level, skip](uint64_t) {
       if (gnnrt_cpu_spmm_rows(g, GNNRT_AGGR_SUM, in, kWidth, p.weights.data(),
-                              sets.data(), kHops, level, skip,
+                              sets.data(), kHops, level, skip, 1,
                               yRows.data()) != GNNRT_OK)
         fail("gnnrt_cpu_spmm_rows failed");
     };

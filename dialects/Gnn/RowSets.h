@@ -17,6 +17,11 @@
 
 namespace mlir::gnn {
 
+/// A unit attribute of a restricted op whose result no op reads outside its
+/// set: its kernel need not zero the other rows (they hold whatever the
+/// buffer held). Set by gnn-restrict-rows; dropping it is always safe.
+inline constexpr llvm::StringLiteral kRestUnreadAttr = "gnn.rest_unread";
+
 /// The row sets an op computes over and the level of its set.
 struct RowRestriction {
   Value rowSets;

@@ -210,6 +210,55 @@ BlockArgument inputArgument(func::FuncOp func, StringRef name) {
   return {};
 }
 
+/// The level of the rows outside which \p user, restricted, reads \p v:
+/// kAll when it may read any row of it (unrestricted users among them).
+int64_t readLevel(const RowAnalysis &analysis, Operation *user, Value v) {
+  std::optional<RowRestriction> rows = getRowRestriction(user);
+  if (!rows)
+    return kAll;
+  if (auto o = dyn_cast<SpmmOp>(user)) {
+    if (v != o.getInput())
+      return kAll;
+    if (o.getSkip())
+      return *o.getSkip();
+    // Over the graph itself, R_level's rows read their in-neighbours,
+    // which R_level+1 holds by its definition.
+    return analysis.direction(o.getGraph()) == Direction::Forward
+               ? bump(rows->level)
+               : kAll;
+  }
+  if (auto o = dyn_cast<MatmulOp>(user)) {
+    // a^T b reads both at the set's rows; a b reads all of b.
+    bool rowIndexed = v == o.getLhs() || (o.getTransposeA() && v == o.getRhs());
+    return rowIndexed ? rows->level : kAll;
+  }
+  if (isa<ReduceOp, DropoutOp>(user))
+    return rows->level;
+  for (auto [operand, broadcast] : elementwiseReads(user))
+    if (operand == v && broadcast)
+      return kAll;
+  return rows->level;
+}
+
+/// Marks the restricted ops whose every user reads their result only
+/// within their own set (`gnn.rest_unread`): their kernels may then leave
+/// the other rows as they were rather than zero them, which is most of a
+/// tensor. Dropping the mark only costs that memset again.
+void markRestUnread(const RowAnalysis &analysis, ArrayRef<Operation *> ops) {
+  for (Operation *op : ops) {
+    std::optional<RowRestriction> rows = getRowRestriction(op);
+    if (!rows || op->getNumResults() != 1)
+      continue;
+    Value result = op->getResult(0);
+    bool unread = !result.use_empty() &&
+                  llvm::all_of(result.getUsers(), [&](Operation *user) {
+                    return readLevel(analysis, user, result) <= rows->level;
+                  });
+    if (unread)
+      op->setAttr(kRestUnreadAttr, UnitAttr::get(op->getContext()));
+  }
+}
+
 /// The restrictions decided for one op: the level of its set and, for an
 /// aggregation, the level outside which its input is zero (kAll: none).
 struct Restriction {
@@ -331,6 +380,10 @@ unsigned restrictFunction(func::FuncOp func) {
       setRowRestriction(r.op, sets, r.level);
     }
   }
+  SmallVector<Operation *> restricted;
+  for (const Restriction &r : restrictions)
+    restricted.push_back(r.op);
+  markRestUnread(rows, restricted);
   return restrictions.size();
 }
 

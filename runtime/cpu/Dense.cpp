@@ -217,7 +217,7 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
 int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
                           int64_t k, int transpose_a, int transpose_b,
                           const int32_t *row_sets, int64_t hops, int64_t level,
-                          float *c) {
+                          int zero_rest, float *c) {
   int64_t mn;
   if (int status = matmulArgs(a, b, m, n, k, c, mn))
     return status;
@@ -266,7 +266,8 @@ int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
     for (int64_t t = 0; t < count; ++t) // k = 0: the empty sum
       std::fill(c + int64_t(order[t]) * n, c + int64_t(order[t] + 1) * n, 0.0f);
   }
-  zeroOtherRows(sets.level, m, level, n, c);
+  if (zero_rest)
+    zeroOtherRows(sets.level, m, level, n, c);
   return GNNRT_OK;
 }
 

@@ -641,7 +641,8 @@ int gnnrt_cpu_fused_rows(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
                          int64_t cols, const float *const *inputs,
                          int32_t ninputs, float *const *outputs,
                          const int32_t *output_values, int32_t noutputs,
-                         const int32_t *row_sets, int64_t hops, int64_t level) {
+                         const int32_t *row_sets, int64_t hops, int64_t level,
+                         int zero_rest) {
   if (int status = fusedArgs(ops, nops, n, cols, inputs, ninputs, outputs,
                              output_values, noutputs))
     return status;
@@ -667,7 +668,7 @@ int gnnrt_cpu_fused_rows(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
                  }
                });
   // After every listed row: an output may be an input's buffer.
-  for (int32_t j = 0; j < noutputs; ++j)
+  for (int32_t j = 0; zero_rest && j < noutputs; ++j)
     zeroOtherRows(sets.level, rows, level, cols, outputs[j]);
   return GNNRT_OK;
 }

@@ -197,7 +197,7 @@ int gnnrt_cpu_receptive_rows(const gnnrt_graph *g, const uint8_t *mask,
 int gnnrt_cpu_spmm_rows(const gnnrt_graph *g, int aggr, const float *x,
                         int64_t d, const float *weights,
                         const int32_t *row_sets, int64_t hops, int64_t level,
-                        int64_t skip, float *y) {
+                        int64_t skip, int zero_rest, float *y) {
   if (int status = checkIn(g))
     return status;
   int64_t nd;
@@ -222,7 +222,8 @@ int gnnrt_cpu_spmm_rows(const gnnrt_graph *g, int aggr, const float *x,
                                       sets.level, skip, y, begin, end);
     });
   });
-  zeroOtherRows(sets.level, n, level, d, y);
+  if (zero_rest)
+    zeroOtherRows(sets.level, n, level, d, y);
   return GNNRT_OK;
 }
 
@@ -262,7 +263,7 @@ int gnnrt_cpu_csr_dropout_rows(const void *x, int64_t rows, int64_t cols,
 int gnnrt_cpu_csr_matmul_rows(const void *a, int64_t rows, int64_t cols,
                               int64_t nnz, int transpose_a, const float *b,
                               int64_t n, const int32_t *row_sets, int64_t hops,
-                              int64_t level, float *c) {
+                              int64_t level, int zero_rest, float *c) {
   int64_t cSize;
   if (int status = kernel::csrMatmulArgs(a, rows, cols, nnz, transpose_a, b, n,
                                          c, cSize))
@@ -315,7 +316,8 @@ int gnnrt_cpu_csr_matmul_rows(const void *a, int64_t rows, int64_t cols,
       listedProductRows<fixed()>(m, b, n, c, skipZeros, order, begin, end);
     });
   });
-  zeroOtherRows(sets.level, rows, level, n, c);
+  if (zero_rest)
+    zeroOtherRows(sets.level, rows, level, n, c);
   return GNNRT_OK;
 }
 

@@ -9,7 +9,10 @@
 // the rows where both factors can be non-zero (R_1 for the dense product,
 // R_2 for the CSR one). The hidden layer's ReLU, its product with w2 and
 // their gradients are read at R_1 only, so they compute R_1. Row sets:
-// 2 * 4 nodes + 2 hops + 1 = 11 integers.
+// 2 * 4 nodes + 2 hops + 1 = 11 integers. `gnn.rest_unread` marks the
+// restricted results that no op reads outside their own set (their kernels
+// need not zero the other rows): not the logits (the loss reads them
+// whole) nor the weight gradients (not node tensors).
 // CHECK-LABEL: func.func @M.step
 // CHECK-SAME: (%[[G:[^:]*]]: !gnn.graph<4x6> {gnn.input = "graph"}
 // CHECK-SAME: %[[MASK:[^:]*]]: tensor<4xi1> {gnn.input = "train_mask"}
@@ -17,17 +20,17 @@
 // the step reads anyway, so the input graph need not stay resident.
 // CHECK: %[[L:.*]] = gnn.add_self_loops %[[G]]
 // CHECK-NEXT: %[[R:.*]] = gnn.receptive_rows %[[L]], %[[MASK]] {hops = 2 : i64} : (!gnn.graph<4x10>, tensor<4xi1>) -> tensor<11xi32>
-// CHECK: %[[XD:.*]] = gnn.dropout %{{.*}}, %{{.*}} rows %[[R]] : tensor<11xi32> {level = 2 : i64,
-// CHECK: gnn.matmul %[[XD]], %{{.*}} rows %[[R]] {level = 2 : i64}
-// CHECK: %[[H:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {level = 1 : i64}
-// CHECK: %[[RELU:.*]] = gnn.activation relu %[[H]] rows %[[R]] : tensor<11xi32> {level = 1 : i64}
-// CHECK: %[[HW:.*]] = gnn.matmul %[[RELU]], %{{[^ ]*}} rows %[[R]] {level = 1 : i64} :
+// CHECK: %[[XD:.*]] = gnn.dropout %{{.*}}, %{{.*}} rows %[[R]] : tensor<11xi32> {gnn.rest_unread, level = 2 : i64,
+// CHECK: gnn.matmul %[[XD]], %{{.*}} rows %[[R]] {gnn.rest_unread, level = 2 : i64}
+// CHECK: %[[H:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64}
+// CHECK: %[[RELU:.*]] = gnn.activation relu %[[H]] rows %[[R]] : tensor<11xi32> {gnn.rest_unread, level = 1 : i64}
+// CHECK: %[[HW:.*]] = gnn.matmul %[[RELU]], %{{[^ ]*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64} :
 // CHECK: gnn.spmm sum %{{.*}}, %[[HW]], %{{.*}} rows %[[R]] {level = 0 : i64}
-// CHECK: %[[DHW:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {level = 1 : i64, skip = 0 : i64}
+// CHECK: %[[DHW:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64, skip = 0 : i64}
 // CHECK: gnn.matmul %[[RELU]], %[[DHW]] rows %[[R]] {level = 1 : i64, transpose_a} :
-// CHECK: %[[DR:.*]] = gnn.matmul %[[DHW]], %{{[^ ]*}} rows %[[R]] {level = 1 : i64, transpose_b} :
-// CHECK: gnn.activation_grad relu %[[H]], %[[DR]] rows %[[R]] : tensor<11xi32> {level = 1 : i64}
-// CHECK: gnn.spmm sum %{{.*}} rows %[[R]] {level = 2 : i64, skip = 1 : i64}
+// CHECK: %[[DR:.*]] = gnn.matmul %[[DHW]], %{{[^ ]*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64, transpose_b} :
+// CHECK: gnn.activation_grad relu %[[H]], %[[DR]] rows %[[R]] : tensor<11xi32> {gnn.rest_unread, level = 1 : i64}
+// CHECK: gnn.spmm sum %{{.*}} rows %[[R]] {gnn.rest_unread, level = 2 : i64, skip = 1 : i64}
 // CHECK: gnn.matmul %[[XD]], %{{.*}} rows %[[R]] {level = 2 : i64, transpose_a}
 func.func @M.step(%g: !gnn.graph<4x6> {gnn.input = "graph"},
                   %x: tensor<4x8xf32, #gnn.csr<nnz = 5>> {gnn.input = "features"},
@@ -63,12 +66,13 @@ func.func @M.step(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 
 // The logits are also returned, so every row of the forward pass is
 // needed: nothing there is restricted. The backward pass still is, since
-// the loss gradient is zero outside the mask whatever reads the logits.
+// the loss gradient is zero outside the mask whatever reads the logits;
+// its last aggregation is returned, so its other rows are zeroed.
 // CHECK-LABEL: func.func @logits_out
 // CHECK: gnn.receptive_rows {{.*}} {hops = 2 : i64}
 // CHECK: gnn.spmm sum %{{[^ ]*}}, %{{[^ ]*}} :
 // CHECK: gnn.spmm sum %{{[^ ]*}}, %{{[^ ]*}} :
-// CHECK: gnn.spmm sum %{{.*}} rows %{{.*}} {level = 1 : i64, skip = 0 : i64}
+// CHECK: gnn.spmm sum %{{.*}} rows %{{.*}} {gnn.rest_unread, level = 1 : i64, skip = 0 : i64}
 // CHECK: gnn.spmm sum %{{.*}} rows %{{.*}} {level = 2 : i64, skip = 1 : i64}
 func.func @logits_out(%g: !gnn.graph<4x6> {gnn.input = "graph"},
                       %x: tensor<4x3xf32>, %labels: tensor<4xi32>,
@@ -125,9 +129,9 @@ func.func @two_masks(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 // CHECK: %[[R:.*]] = gnn.receptive_rows
 // CHECK: gnn.dropout %{{[^ ]*}}, %{{[^ ]*}} {p
 // CHECK: %[[HB:.*]] = gnn.bias_add %{{[^ ]*}}, %{{[^ ]*}} :
-// CHECK: gnn.add %[[HB]], %{{[^ ]*}} rows %[[R]] : tensor<10xi32> {level = 1 : i64}
+// CHECK: gnn.add %[[HB]], %{{[^ ]*}} rows %[[R]] : tensor<10xi32> {gnn.rest_unread, level = 1 : i64}
 // CHECK: gnn.activation relu %[[HB]] :
-// CHECK: %[[DS:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {level = 1 : i64, skip = 0 : i64}
+// CHECK: %[[DS:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64, skip = 0 : i64}
 // CHECK: gnn.reduce sum %[[DS]] rows %[[R]] : tensor<10xi32> {dim = 0 : i64, level = 1 : i64}
 func.func @dense(%g: !gnn.graph<4x6> {gnn.input = "graph"},
                  %x: tensor<4x3xf32>, %labels: tensor<4xi32>,

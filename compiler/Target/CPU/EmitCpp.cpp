@@ -69,6 +69,12 @@ int64_t rowSetsHops(Value sets, Value rows) {
          2 * cast<RankedTensorType>(rows.getType()).getDimSize(0);
 }
 
+/// A row kernel's zero_rest argument: 0 when gnn-restrict-rows found that no
+/// op reads the rows of \p op's result outside its set.
+std::string zeroRest(Operation *op) {
+  return op->hasAttr(kRestUnreadAttr) ? "0" : "1";
+}
+
 /// The C type of one element as the runtime stores it.
 std::optional<StringRef> elementCType(Type type) {
   if (type.isF32())
@@ -537,7 +543,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                {name(o.getGraph()), ival(o.getAggr()), name(o.getInput()),
                 d(o.getInput(), 1), w ? name(w) : "nullptr", name(sets),
                 i64(hops), i64(*o.getLevel()),
-                i64(o.getSkip() ? int64_t(*o.getSkip()) : hops + 1), out()});
+                i64(o.getSkip() ? int64_t(*o.getSkip()) : hops + 1),
+                zeroRest(op), out()});
           return success();
         }
         std::string heads =
@@ -586,17 +593,17 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       // Dense.
       .Case([&](MatmulOp o) {
         Value result = o.getResult();
-        auto csrLhs = getCsrEncoding(o.getLhs().getType());
-        if (Value sets = o.getRowSets(); sets && csrLhs) {
-          auto csr = csrLhs;
+        auto csr = getCsrEncoding(o.getLhs().getType());
+        if (Value sets = o.getRowSets(); sets && csr) {
           call("gnnrt_cpu_csr_matmul_rows",
                {name(o.getLhs()), d(o.getLhs(), 0), d(o.getLhs(), 1),
                 i64(csr.getNnz()), o.getTransposeA() ? "1" : "0",
                 name(o.getRhs()), d(result, 1), name(sets),
-                i64(rowSetsHops(sets, o.getLhs())), i64(*o.getLevel()), out()});
+                i64(rowSetsHops(sets, o.getLhs())), i64(*o.getLevel()),
+                zeroRest(op), out()});
           return success();
         }
-        if (auto csr = getCsrEncoding(o.getLhs().getType())) {
+        if (csr) {
           call("gnnrt_cpu_csr_matmul",
                {name(o.getLhs()), d(o.getLhs(), 0), d(o.getLhs(), 1),
                 i64(csr.getNnz()), o.getTransposeA() ? "1" : "0",
@@ -609,7 +616,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                {name(o.getLhs()), name(o.getRhs()), d(result, 0), d(result, 1),
                 k, o.getTransposeA() ? "1" : "0", o.getTransposeB() ? "1" : "0",
                 name(sets), i64(rowSetsHops(sets, o.getLhs())),
-                i64(*o.getLevel()), out()});
+                i64(*o.getLevel()), zeroRest(op), out()});
           return success();
         }
         call("gnnrt_cpu_matmul",
@@ -948,10 +955,14 @@ LogicalResult FunctionEmitter::emitFusedCpu(ArrayRef<Operation *> group) {
                                    std::to_string(outputs.size())};
   // elementwiseRuns gave every op of the run the same rows.
   if (std::optional<RowRestriction> rows = getRowRestriction(group.front())) {
+    // The outputs' other rows are zeroed unless no op reads any of them.
+    bool unread = llvm::all_of(outputs, [](Value v) {
+      return v.getDefiningOp()->hasAttr(kRestUnreadAttr);
+    });
     args.append({name(rows->rowSets),
                  std::to_string(
                      rowSetsHops(rows->rowSets, group.front()->getResult(0))),
-                 std::to_string(rows->level)});
+                 std::to_string(rows->level), unread ? "0" : "1"});
     call("gnnrt_cpu_fused_rows", args);
   } else {
     call("gnnrt_cpu_fused", args);

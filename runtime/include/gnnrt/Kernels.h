@@ -337,7 +337,10 @@ int gnnrt_cpu_csr_matmul(const void *a, int64_t rows, int64_t cols, int64_t nnz,
    \p hops) over the N rows of their row-indexed operand: the graph's
    nodes, or a CSR matrix's rows. They check 0 <= level <= hops and that
    |R_level| is in [0, N] (else GNNRT_ERR_BAD_ARGUMENT) and trust the rest,
-   as they trust a graph. */
+   as they trust a graph. Those that take \p zero_rest set every row
+   outside R_level to +0.0 when it is nonzero, and leave those rows as they
+   were when it is 0: for a caller that reads none of them (most of a
+   tensor, so it saves a memset of most of it). */
 int gnnrt_cpu_receptive_rows(const gnnrt_graph *g, const uint8_t *mask,
                              int64_t hops, int32_t *out);
 
@@ -353,7 +356,7 @@ int gnnrt_cpu_receptive_rows(const gnnrt_graph *g, const uint8_t *mask,
 int gnnrt_cpu_spmm_rows(const gnnrt_graph *g, int aggr, const float *x,
                         int64_t d, const float *weights,
                         const int32_t *row_sets, int64_t hops, int64_t level,
-                        int64_t skip, float *y);
+                        int64_t skip, int zero_rest, float *y);
 
 /* gnn.dropout_rows of a CSR matrix: \p y gets \p x's pattern, as from
    gnnrt_cpu_csr_dropout, and its values at the slots of the rows in
@@ -374,7 +377,7 @@ int gnnrt_cpu_csr_dropout_rows(const void *x, int64_t rows, int64_t cols,
 int gnnrt_cpu_csr_matmul_rows(const void *a, int64_t rows, int64_t cols,
                               int64_t nnz, int transpose_a, const float *b,
                               int64_t n, const int32_t *row_sets, int64_t hops,
-                              int64_t level, float *c);
+                              int64_t level, int zero_rest, float *c);
 
 /*===----------------------------------------------------------------------===//
 // Dense primitives
@@ -393,14 +396,15 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
    it). Without transpose_a, the rows of c in R_level are computed, by the
    same blocked cblas_sgemm calls over those rows gathered, and the others
    are +0.0. With transpose_a (and not transpose_b), `c = a^T b` sums over
-   the rows of a and b in R_level only, gathered in the order of the sets:
-   the caller knows the others are zero, but the sum's order and blocking
-   differ from gnnrt_cpu_matmul's, so its bits may too. Needs scratch of
-   |R_level| rows of a and of b or c. */
+   the rows of a and b in R_level only, gathered in increasing id: the
+   caller knows the others are zero, but BLAS may block the shorter sum
+   differently from gnnrt_cpu_matmul's, so its bits may differ too
+   (zero_rest is then unused). Needs scratch of |R_level| rows of a and of
+   b or c. */
 int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
                           int64_t k, int transpose_a, int transpose_b,
                           const int32_t *row_sets, int64_t hops, int64_t level,
-                          float *c);
+                          int zero_rest, float *c);
 
 /* gnn.bias_add: `y[rows, cols] = x + bias[cols]` per row. In place
    allowed. */
@@ -528,7 +532,8 @@ int gnnrt_cpu_fused_rows(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
                          int64_t cols, const float *const *inputs,
                          int32_t ninputs, float *const *outputs,
                          const int32_t *output_values, int32_t noutputs,
-                         const int32_t *row_sets, int64_t hops, int64_t level);
+                         const int32_t *row_sets, int64_t hops, int64_t level,
+                         int zero_rest);
 
 /*===----------------------------------------------------------------------===//
 // train

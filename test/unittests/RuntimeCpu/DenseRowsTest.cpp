@@ -85,7 +85,7 @@ TEST_F(DenseRowsTest, FusedRowsHaveTheFusedBits) {
         float *out[] = {a.data(), b.data()};
         ASSERT_EQ(gnnrt_cpu_fused_rows(kChain, 4, n * d, d, rin, 3, out,
                                        kChainOutputs, 2, sets.data(), hops,
-                                       level),
+                                       level, 1),
                   GNNRT_OK);
         EXPECT_TRUE(rowsMatch(a, fullA, sets, level, d));
         EXPECT_TRUE(rowsMatch(b, fullB, sets, level, d));
@@ -112,7 +112,7 @@ TEST_F(DenseRowsTest, FusedRowsWriteOverTheirInput) {
   const float *same[] = {inPlace.data()};
   float *out[] = {inPlace.data()};
   ASSERT_EQ(gnnrt_cpu_fused_rows(chain, 1, n * d, d, same, 1, out, outputs, 1,
-                                 sets.data(), hops, level),
+                                 sets.data(), hops, level, 1),
             GNNRT_OK);
   EXPECT_TRUE(rowsMatch(inPlace, full, sets, level, d));
 }
@@ -125,13 +125,13 @@ TEST_F(DenseRowsTest, FusedRowsRejectBadArguments) {
   float *out[] = {z.data(), z.data()};
   auto call = [&](const int32_t *rowSets, int64_t hops, int64_t level) {
     return gnnrt_cpu_fused_rows(kChain, 4, n * d, d, in, 3, out, kChainOutputs,
-                                2, rowSets, hops, level);
+                                2, rowSets, hops, level, 1);
   };
   EXPECT_EQ(call(nullptr, 2, 0), GNNRT_ERR_NULL_POINTER);
   EXPECT_EQ(call(sets.data(), 2, 3), GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(call(sets.data(), -1, 0), GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(gnnrt_cpu_fused_rows(kChain, 4, n * d, 3, in, 3, out, kChainOutputs,
-                                 2, sets.data(), 2, 0),
+                                 2, sets.data(), 2, 0, 1),
             GNNRT_ERR_BAD_SIZE); // n not a multiple of cols
   RowSets tooMany = sets;
   tooMany.buffer[1] = n + 1;
@@ -232,7 +232,7 @@ TEST_F(DenseRowsTest, MatmulRowsComputeTheListedRows) {
         ASSERT_EQ(
             gnnrt_cpu_matmul_rows(fillRowsAbove(a, sets, level, k, NAN).data(),
                                   b.data(), m, n, k, 0, transposeB, sets.data(),
-                                  hops, level, got.data()),
+                                  hops, level, 1, got.data()),
             GNNRT_OK);
         EXPECT_TRUE(closeRows(got, want, m, n, &sets, level));
       }
@@ -258,7 +258,7 @@ TEST_F(DenseRowsTest, MatmulRowsSumOverTheListedRows) {
         ASSERT_EQ(gnnrt_cpu_matmul_rows(
                       fillRowsAbove(a, sets, level, m, NAN).data(),
                       fillRowsAbove(b, sets, level, n, NAN).data(), m, n, rows,
-                      1, 0, sets.data(), hops, level, got.data()),
+                      1, 0, sets.data(), hops, level, 1, got.data()),
                   GNNRT_OK);
         EXPECT_TRUE(closeRows(got, want, m, n, nullptr, level));
       }
@@ -270,12 +270,68 @@ TEST_F(DenseRowsTest, MatmulRowsRejectBadArguments) {
   std::vector<float> a(m * k, 1.0f), b(m * n, 1.0f), c(m * n);
   auto call = [&](const int32_t *rowSets, int64_t level, int ta, int tb) {
     return gnnrt_cpu_matmul_rows(a.data(), b.data(), ta ? k : m, n, ta ? m : k,
-                                 ta, tb, rowSets, 1, level, c.data());
+                                 ta, tb, rowSets, 1, level, 1, c.data());
   };
   EXPECT_EQ(call(nullptr, 0, 0, 0), GNNRT_ERR_NULL_POINTER);
   EXPECT_EQ(call(sets.data(), 2, 0, 0), GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(call(sets.data(), 0, 1, 1), GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(call(sets.data(), 1, 0, 0), GNNRT_OK);
+}
+
+//===----------------------------------------------------------------------===//
+// zero_rest = 0
+//===----------------------------------------------------------------------===//
+
+TEST_F(DenseRowsTest, WithoutZeroRestTheOtherRowsAreLeftAlone) {
+  // Each kernel with zero_rest = 0 computes the listed rows as with 1 and
+  // leaves every other row holding what it held (here -7).
+  const int64_t n = 120, d = 8, hops = 2, level = 1;
+  const CsrGraph csr = toCsr(gnnc::ref::randomGraph(n, 4, 5));
+  const gnnrt_graph g = csr.view();
+  const RowSets sets = receptiveRows(g, randomMask(n, 5, 6), hops);
+  const std::vector<float> x = randomValues(n * d, 7);
+  const std::vector<float> w = randomValues(d * 3, 8);
+  auto check = [&](int64_t width, auto call) {
+    std::vector<float> zeroed(n * width, NAN), kept(n * width, -7.0f);
+    ASSERT_EQ(call(1, zeroed.data()), GNNRT_OK);
+    ASSERT_EQ(call(0, kept.data()), GNNRT_OK);
+    EXPECT_TRUE(rowsMatch(zeroed, zeroed, sets, level, width));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = 0; c < width; ++c) {
+        const float k = kept[i * width + c], z = zeroed[i * width + c];
+        if (sets.level(i) <= level)
+          EXPECT_EQ(bitsOf(k), bitsOf(z)) << "row " << i;
+        else
+          EXPECT_EQ(k, -7.0f) << "row " << i;
+      }
+  };
+  {
+    SCOPED_TRACE("spmm_rows");
+    check(d, [&](int zeroRest, float *y) {
+      return gnnrt_cpu_spmm_rows(&g, GNNRT_AGGR_SUM, x.data(), d, nullptr,
+                                 sets.data(), hops, level, hops + 1, zeroRest,
+                                 y);
+    });
+  }
+  {
+    SCOPED_TRACE("matmul_rows");
+    check(3, [&](int zeroRest, float *y) {
+      return gnnrt_cpu_matmul_rows(x.data(), w.data(), n, 3, d, 0, 0,
+                                   sets.data(), hops, level, zeroRest, y);
+    });
+  }
+  {
+    SCOPED_TRACE("fused_rows");
+    const gnnrt_fused_op relu[] = {
+        {GNNRT_FUSED_ACTIVATION, GNNRT_ACT_RELU, 0, -1, 0.01, 0, 0, 0}};
+    const int32_t outputs[] = {1};
+    const float *in[] = {x.data()};
+    check(d, [&](int zeroRest, float *y) {
+      float *out[] = {y};
+      return gnnrt_cpu_fused_rows(relu, 1, n * d, d, in, 1, out, outputs, 1,
+                                  sets.data(), hops, level, zeroRest);
+    });
+  }
 }
 
 } // namespace

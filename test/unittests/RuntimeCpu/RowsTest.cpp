@@ -253,7 +253,7 @@ std::vector<float> spmmRows(const gnnrt_graph &g, int aggr,
                             int64_t skip) {
   std::vector<float> y(x.size(), NAN);
   EXPECT_EQ(gnnrt_cpu_spmm_rows(&g, aggr, x.data(), d, w, sets.data(),
-                                sets.hops, level, skip, y.data()),
+                                sets.hops, level, skip, 1, y.data()),
             GNNRT_OK);
   return y;
 }
@@ -359,7 +359,7 @@ TEST_F(RowsTest, SpmmRowsRejectBadArguments) {
   auto call = [&](int aggr, const float *weights, const int32_t *rowSets,
                   int64_t hops, int64_t level) {
     return gnnrt_cpu_spmm_rows(&g, aggr, x.data(), d, weights, rowSets, hops,
-                               level, 3, y.data());
+                               level, 3, 1, y.data());
   };
   ASSERT_EQ(call(GNNRT_AGGR_SUM, w.data(), sets.data(), 2, 2), GNNRT_OK);
   std::fill(y.begin(), y.end(), NAN);
@@ -377,10 +377,10 @@ TEST_F(RowsTest, SpmmRowsRejectBadArguments) {
   EXPECT_EQ(call(GNNRT_AGGR_SUM, nullptr, sets.data(), 2, 3),
             GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(gnnrt_cpu_spmm_rows(&g, GNNRT_AGGR_SUM, nullptr, d, nullptr,
-                                sets.data(), 2, 1, 3, y.data()),
+                                sets.data(), 2, 1, 3, 1, y.data()),
             GNNRT_ERR_NULL_POINTER);
   EXPECT_EQ(gnnrt_cpu_spmm_rows(&g, GNNRT_AGGR_SUM, x.data(), -1, nullptr,
-                                sets.data(), 2, 1, 3, y.data()),
+                                sets.data(), 2, 1, 3, 1, y.data()),
             GNNRT_ERR_BAD_SIZE);
   // A count beyond the nodes: a buffer made for another graph.
   sets.buffer[1] = 9;
@@ -587,7 +587,7 @@ std::vector<float> csrMatmulRows(const Matrix &a, bool transpose,
                        NAN);
   EXPECT_EQ(gnnrt_cpu_csr_matmul_rows(a.data(), a.rows, a.cols, a.nnz,
                                       transpose, b.data(), n, sets.data(),
-                                      sets.hops, level, c.data()),
+                                      sets.hops, level, 1, c.data()),
             GNNRT_OK);
   return c;
 }
@@ -629,6 +629,25 @@ TEST_F(RowsTest, CsrMatmulRowsHaveTheCsrMatmulBits) {
           EXPECT_TRUE(rowsMatch(csrMatmulRows(*a, false, b, n, t.sets, level),
                                 csrMatmul(*a, false, b, n), t.sets, level, n));
         }
+}
+
+// With zero_rest = 0 the rows outside the set keep what they held.
+TEST_F(RowsTest, CsrMatmulRowsWithoutZeroRestLeaveTheOtherRows) {
+  const MatmulCase &t = matmulCase();
+  const int64_t n = 16, level = 1;
+  const std::vector<float> b = randomDense(t.plain.cols * n, 51);
+  const std::vector<float> full = csrMatmul(t.plain, false, b, n);
+  std::vector<float> c(static_cast<size_t>(MatmulCase::kRows * n), -7.0f);
+  ASSERT_EQ(gnnrt_cpu_csr_matmul_rows(t.plain.data(), t.plain.rows,
+                                      t.plain.cols, t.plain.nnz, 0, b.data(), n,
+                                      t.sets.data(), MatmulCase::kHops, level,
+                                      0, c.data()),
+            GNNRT_OK);
+  for (int64_t i = 0; i < MatmulCase::kRows; ++i)
+    for (int64_t k = 0; k < n; ++k) {
+      const float want = t.sets.level(i) <= level ? full[i * n + k] : -7.0f;
+      ASSERT_EQ(bitsOf(c[i * n + k]), bitsOf(want)) << "row " << i;
+    }
 }
 
 // A^T b sums over the rows of R_level only: the kernel gets b with nonzero
@@ -703,20 +722,20 @@ TEST_F(RowsTest, CsrMatmulRowsRejectBadArguments) {
   std::vector<float> c(8 * n, NAN);
   auto call = [&](const int32_t *rowSets, int64_t hops, int64_t level) {
     return gnnrt_cpu_csr_matmul_rows(a.data(), 8, 10, a.nnz, 0, b.data(), n,
-                                     rowSets, hops, level, c.data());
+                                     rowSets, hops, level, 1, c.data());
   };
   EXPECT_EQ(call(nullptr, 2, 1), GNNRT_ERR_NULL_POINTER);
   EXPECT_EQ(call(sets.data(), -1, 0), GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(call(sets.data(), 2, 3), GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(call(sets.data(), 2, -1), GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(gnnrt_cpu_csr_matmul_rows(a.data(), 8, 10, a.nnz, 0, nullptr, n,
-                                      sets.data(), 2, 1, c.data()),
+                                      sets.data(), 2, 1, 1, c.data()),
             GNNRT_ERR_NULL_POINTER);
   EXPECT_EQ(gnnrt_cpu_csr_matmul_rows(a.data(), 8, 10, a.nnz, 0, b.data(), -1,
-                                      sets.data(), 2, 1, c.data()),
+                                      sets.data(), 2, 1, 1, c.data()),
             GNNRT_ERR_BAD_SIZE);
   EXPECT_EQ(gnnrt_cpu_csr_matmul_rows(a.data(), 8, 10, a.nnz - 1, 0, b.data(),
-                                      n, sets.data(), 2, 1, c.data()),
+                                      n, sets.data(), 2, 1, 1, c.data()),
             GNNRT_ERR_BAD_ARGUMENT);
   sets.buffer[0] = -1;
   EXPECT_EQ(call(sets.data(), 2, 0), GNNRT_ERR_BAD_ARGUMENT);
