@@ -26,6 +26,21 @@ namespace gnnc::bench {
   std::exit(1);
 }
 
+/// The dataset directory a micro-benchmark reads: its one argument, else
+/// $GNNC_DATA_PATH/facebook, else ../shared/data/facebook. A second
+/// argument or an option prints the usage and exits with status 2.
+inline std::string datasetDir(int argc, char **argv, const char *tool) {
+  if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+    std::fprintf(stderr, "usage: %s [DATASET_DIR]\n", tool);
+    std::exit(2);
+  }
+  if (argc == 2)
+    return argv[1];
+  if (const char *path = std::getenv("GNNC_DATA_PATH"))
+    return std::string(path) + "/facebook";
+  return "../shared/data/facebook";
+}
+
 /// A + I with its symmetric normalisation weights, and the training mask
 /// (1 at the training nodes). Owns the arrays the views point into; any
 /// failure ends the program with \p tool's name.

@@ -63,18 +63,7 @@ void run(const bench::GcnGraph &g, int64_t width, int threads) {
 } // namespace
 
 int main(int argc, char **argv) {
-  std::string dir;
-  if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-    std::fprintf(stderr, "usage: gnnc-spmm-bench [DATASET_DIR]\n");
-    return 2;
-  }
-  if (argc == 2)
-    dir = argv[1];
-  else if (const char *path = std::getenv("GNNC_DATA_PATH"))
-    dir = std::string(path) + "/facebook";
-  else
-    dir = "../shared/data/facebook";
-
+  const std::string dir = bench::datasetDir(argc, argv, "gnnc-spmm-bench");
   const bench::GcnGraph graph(dir, "gnnc-spmm-bench");
   for (int threads : {1, 2})
     for (int64_t width : {64, 16, 4})

@@ -728,11 +728,13 @@ private:
 Error OpRunner::run() {
   if (Error e = dispatch())
     return e;
-  // An element-wise op given row sets: the rows outside its set are 0.
-  // (The other ops that take them apply them in their own handlers.)
+  // A row-wise op (element-wise, bias, dropout) given row sets: the rows
+  // outside its set are 0. (SpMM, products and sums read their operands
+  // differently with them, in their own handlers.)
   if (!mlir::isa<mlir::gnn::BiasAddOp, mlir::gnn::RowMulOp, mlir::gnn::AddOp,
                  mlir::gnn::SubOp, mlir::gnn::MulOp, mlir::gnn::ScaleOp,
-                 mlir::gnn::ActivationOp, mlir::gnn::ActivationGradOp>(op))
+                 mlir::gnn::ActivationOp, mlir::gnn::ActivationGradOp,
+                 mlir::gnn::DropoutOp>(op))
     return Error::success();
   std::optional<mlir::gnn::RowRestriction> rows =
       mlir::gnn::getRowRestriction(op);
@@ -1351,12 +1353,6 @@ Error OpRunner::exec(mlir::gnn::DropoutOp op) {
     return fail();
   Tensor y = *x;
   dropout(y, *key, op.getStream(), p);
-  if (op.getRowSets()) {
-    const int64_t *levels = rowLevels(op.getRowSets(), y.shape[0]);
-    if (!levels)
-      return fail();
-    zeroOutside(y, levels, static_cast<int64_t>(*op.getLevel()));
-  }
   return bind(op.getResult(), std::move(y));
 }
 

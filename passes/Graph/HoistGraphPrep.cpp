@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
+#include "passes/Graph/InputArguments.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -29,15 +31,6 @@ using namespace mlir;
 using namespace mlir::gnn;
 
 namespace {
-
-/// The function's argument bound to the dataset's graph, if any.
-BlockArgument graphArgument(func::FuncOp func) {
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto role = func.getArgAttrOfType<StringAttr>(i, "gnn.input");
-        role && role.getValue() == "graph")
-      return func.getArgument(i);
-  return {};
-}
 
 /// Builds @M.prepare for the functions of one train block and rewrites
 /// them to take its results.
@@ -87,7 +80,7 @@ LogicalResult BlockHoister::run(ArrayRef<func::FuncOp> funcs) {
   };
   SmallVector<Plan> plans;
   for (func::FuncOp func : funcs) {
-    BlockArgument graph = graphArgument(func);
+    BlockArgument graph = inputArgument(func, "graph");
     if (!graph || !func.getBody().hasOneBlock())
       continue;
     Plan plan{func, {}, {}};
@@ -109,7 +102,7 @@ LogicalResult BlockHoister::run(ArrayRef<func::FuncOp> funcs) {
     return success();
 
   // @M.prepare(graph), placed before the block's first function.
-  BlockArgument firstGraph = graphArgument(plans.front().func);
+  BlockArgument firstGraph = inputArgument(plans.front().func, "graph");
   OpBuilder builder(plans.front().func);
   auto type = builder.getFunctionType({firstGraph.getType()}, {});
   prepare = builder.create<func::FuncOp>(plans.front().func.getLoc(),
@@ -123,7 +116,7 @@ LogicalResult BlockHoister::run(ArrayRef<func::FuncOp> funcs) {
 
   llvm::SetVector<Value> outputs; // prepare values that become results
   for (Plan &plan : plans) {
-    BlockArgument graph = graphArgument(plan.func);
+    BlockArgument graph = inputArgument(plan.func, "graph");
     if (graph.getType() != prepareGraph.getType())
       return plan.func.emitError("gnn-hoist-graph-prep: the functions of '")
              << base << "' take graphs of different types";

@@ -22,6 +22,7 @@
 
 #include "dialects/Gnn/Elementwise.h"
 #include "dialects/Gnn/RowSets.h"
+#include "passes/Graph/InputArguments.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -201,15 +202,6 @@ void RowAnalysis::run() {
     backward(&op);
 }
 
-/// The function's argument with `gnn.input = name`, if any.
-BlockArgument inputArgument(func::FuncOp func, StringRef name) {
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto role = func.getArgAttrOfType<StringAttr>(i, "gnn.input");
-        role && role.getValue() == name)
-      return func.getArgument(i);
-  return {};
-}
-
 /// The level of the rows outside which \p user, restricted, reads \p v:
 /// kAll when it may read any row of it (unrestricted users among them).
 int64_t readLevel(const RowAnalysis &analysis, Operation *user, Value v) {
@@ -369,20 +361,13 @@ unsigned restrictFunction(func::FuncOp func) {
   Value sets =
       builder.create<ReceptiveRowsOp>(func.getLoc(), setsType, setsGraph, mask,
                                       builder.getI64IntegerAttr(hops));
-  for (const Restriction &r : restrictions) {
-    IntegerAttr level = builder.getI64IntegerAttr(r.level);
-    if (auto o = dyn_cast<SpmmOp>(r.op)) {
-      o.getRowSetsMutable().assign(sets);
-      o.setLevelAttr(level);
-      if (r.skip != kAll)
-        o.setSkipAttr(builder.getI64IntegerAttr(r.skip));
-    } else {
-      setRowRestriction(r.op, sets, r.level);
-    }
-  }
   SmallVector<Operation *> restricted;
-  for (const Restriction &r : restrictions)
+  for (const Restriction &r : restrictions) {
+    setRowRestriction(r.op, sets, r.level);
+    if (r.skip != kAll)
+      cast<SpmmOp>(r.op).setSkipAttr(builder.getI64IntegerAttr(r.skip));
     restricted.push_back(r.op);
+  }
   markRestUnread(rows, restricted);
   return restrictions.size();
 }

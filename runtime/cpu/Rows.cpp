@@ -34,6 +34,18 @@ using namespace gnnrt::cpu;
 
 namespace {
 
+/// What a CSR kernel at a set's rows checks after its own arguments: the
+/// matrix's offsets (O(1)) and the row sets over its rows; \p m gets the
+/// matrix.
+int csrRowSetArgs(const void *x, int64_t rows, int64_t cols, int64_t nnz,
+                  const int32_t *rowSets, int64_t hops, int64_t level,
+                  gnnrt_csr_matrix &m, RowSets &sets) {
+  m = constView(x, rows, cols, nnz);
+  if (int status = checkOffsets(m))
+    return status;
+  return rowSetArgs(rowSets, rows, hops, level, sets);
+}
+
 /// The slots of the CSR rows `order[0, count)`.
 int64_t slotsOfRows(const int32_t *indptr, const int32_t *order,
                     int64_t count) {
@@ -234,14 +246,12 @@ int gnnrt_cpu_csr_dropout_rows(const void *x, int64_t rows, int64_t cols,
                                int64_t level, void *y) {
   if (int status = kernel::csrDropoutArgs(x, rows, cols, nnz, p, y))
     return status;
-  const gnnrt_csr_matrix a = constView(x, rows, cols, nnz);
-  const gnnrt_csr_matrix out = gnnrt_csr_matrix_view(y, rows, cols, nnz);
-  if (int status = checkOffsets(a))
-    return status;
+  gnnrt_csr_matrix a;
   RowSets sets;
-  if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
+  if (int status =
+          csrRowSetArgs(x, rows, cols, nnz, row_sets, hops, level, a, sets))
     return status;
-
+  const gnnrt_csr_matrix out = gnnrt_csr_matrix_view(y, rows, cols, nnz);
   copyPattern(a, out);
 
   const int32_t *indptr = a.indptr, *order = sets.order;
@@ -268,11 +278,10 @@ int gnnrt_cpu_csr_matmul_rows(const void *a, int64_t rows, int64_t cols,
   if (int status = kernel::csrMatmulArgs(a, rows, cols, nnz, transpose_a, b, n,
                                          c, cSize))
     return status;
-  const gnnrt_csr_matrix m = constView(a, rows, cols, nnz);
-  if (int status = checkOffsets(m))
-    return status;
+  gnnrt_csr_matrix m;
   RowSets sets;
-  if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
+  if (int status =
+          csrRowSetArgs(a, rows, cols, nnz, row_sets, hops, level, m, sets))
     return status;
   if (cSize == 0)
     return GNNRT_OK;

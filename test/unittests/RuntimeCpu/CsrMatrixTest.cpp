@@ -13,6 +13,7 @@
 #include "gnnrt/Kernels.h"
 #include "gnnrt/Philox.h"
 
+#include "CsrBuffer.h"
 #include "FloatBits.h"
 
 #include <gtest/gtest.h>
@@ -31,13 +32,8 @@ namespace {
 using gnnrt::cpu::bitsOf;
 using gnnrt::cpu::fromBits;
 using gnnrt::cpu::test::nextRandom;
-
-/// Uniform in [-1, 1), a multiple of 2^-20.
-float uniform(uint64_t &state) {
-  return static_cast<float>(static_cast<int64_t>(nextRandom(state) >> 43) -
-                            (int64_t(1) << 20)) *
-         0x1p-20f;
-}
+using gnnrt::cpu::test::randomDense;
+using gnnrt::cpu::test::uniform;
 
 /// A value dropout could get wrong: signed zeros (an explicit +0.0 slot
 /// too), NaNs with payloads (quiet and signalling), infinities, subnormals.
@@ -104,39 +100,7 @@ Csr randomCsr(int64_t rows, int64_t cols, double density, uint64_t seed,
   return m;
 }
 
-/// A 64-byte aligned buffer of gnnrt_csr_matrix_bytes, filled with a
-/// pattern no kernel writes (0xA5 bytes: a NaN as a float).
-class Buffer {
-public:
-  Buffer(int64_t rows, int64_t cols, int64_t nnz)
-      : rows(rows), cols(cols), nnz(nnz),
-        lines(
-            static_cast<size_t>(gnnrt_csr_matrix_bytes(rows, cols, nnz) / 64)) {
-    std::memset(data(), 0xA5, bytes());
-  }
-
-  void *data() { return lines.data(); }
-  const void *data() const { return lines.data(); }
-  size_t bytes() const { return lines.size() * 64; }
-  gnnrt_csr_matrix view() {
-    return gnnrt_csr_matrix_view(data(), rows, cols, nnz);
-  }
-  bool untouched() const {
-    const unsigned char *p = static_cast<const unsigned char *>(data());
-    for (size_t i = 0; i < bytes(); ++i)
-      if (p[i] != 0xA5)
-        return false;
-    return true;
-  }
-
-  int64_t rows, cols, nnz;
-
-private:
-  struct alignas(64) Line {
-    unsigned char b[64];
-  };
-  std::vector<Line> lines;
-};
+using Buffer = gnnrt::cpu::test::CsrBuffer;
 
 /// \p m built into a buffer; the build must succeed.
 Buffer build(const Csr &m) {
@@ -476,14 +440,6 @@ TEST_F(CsrDropout, RejectsBadArguments) {
 //===----------------------------------------------------------------------===//
 // gnnrt_cpu_csr_matmul
 //===----------------------------------------------------------------------===//
-
-std::vector<float> randomDense(int64_t count, uint64_t seed) {
-  uint64_t state = seed;
-  std::vector<float> v(static_cast<size_t>(count));
-  for (float &e : v)
-    e = uniform(state);
-  return v;
-}
 
 /// The product with \p m, or with its transpose when \p transpose, summed
 /// in the order the ABI documents, in fp32: CSR slot order for `A b`, CSC

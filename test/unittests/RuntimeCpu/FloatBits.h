@@ -25,6 +25,22 @@ inline uint64_t nextRandom(uint64_t &state) {
   return z ^ (z >> 31);
 }
 
+/// Uniform in [-1, 1), a multiple of 2^-20 (exact in any sum of a few).
+inline float uniform(uint64_t &state) {
+  return static_cast<float>(static_cast<int64_t>(nextRandom(state) >> 43) -
+                            (int64_t(1) << 20)) *
+         0x1p-20f;
+}
+
+/// \p count uniform floats from \p seed.
+inline std::vector<float> randomDense(int64_t count, uint64_t seed) {
+  uint64_t state = seed;
+  std::vector<float> v(static_cast<size_t>(count));
+  for (float &e : v)
+    e = uniform(state);
+  return v;
+}
+
 /// \p n floats in [-2, 2] from \p seed, one in four a special one: -0.0,
 /// a quiet NaN with a payload, an infinity of either sign, or a subnormal.
 /// For the kernels that must keep every bit (fused chains, in place).

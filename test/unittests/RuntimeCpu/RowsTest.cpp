@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CpuTestUtil.h"
+#include "CsrBuffer.h"
 #include "FloatBits.h"
 #include "RowSetsUtil.h"
 
@@ -396,24 +397,11 @@ TEST_F(RowsTest, SpmmRowsRejectBadArguments) {
 // CSR matrices
 //===----------------------------------------------------------------------===//
 
-/// Uniform in [-1, 1), a multiple of 2^-20.
-float uniform(uint64_t &state) {
-  return static_cast<float>(static_cast<int64_t>(nextRandom(state) >> 43) -
-                            (int64_t(1) << 20)) *
-         0x1p-20f;
-}
-
-/// A 64-byte aligned gnnrt_csr_matrix_bytes buffer of 0xA5 bytes (a NaN as
-/// a float), built from a random \p rows x \p cols matrix with about \p
-/// density of its elements stored, or left unbuilt for an output.
-class Matrix {
-public:
-  Matrix(int64_t rows, int64_t cols, int64_t nnz)
-      : rows(rows), cols(cols), nnz(nnz),
-        lines(
-            static_cast<size_t>(gnnrt_csr_matrix_bytes(rows, cols, nnz) / 64)) {
-    std::memset(data(), 0xA5, bytes());
-  }
+/// A CSR matrix buffer (CsrBuffer.h), built from a random \p rows x \p cols
+/// matrix with about \p density of its elements stored, or left unbuilt
+/// for an output.
+struct Matrix : CsrBuffer {
+  using CsrBuffer::CsrBuffer;
 
   static Matrix random(int64_t rows, int64_t cols, double density,
                        uint64_t seed) {
@@ -437,21 +425,6 @@ public:
               GNNRT_OK);
     return m;
   }
-
-  void *data() { return lines.data(); }
-  const void *data() const { return lines.data(); }
-  size_t bytes() const { return lines.size() * 64; }
-  gnnrt_csr_matrix view() const {
-    return gnnrt_csr_matrix_view(const_cast<void *>(data()), rows, cols, nnz);
-  }
-
-  int64_t rows, cols, nnz;
-
-private:
-  struct alignas(64) Line {
-    unsigned char b[64];
-  };
-  std::vector<Line> lines;
 };
 
 Matrix csrDropout(const Matrix &x, double p, uint64_t seed) {
@@ -592,14 +565,6 @@ std::vector<float> csrMatmulRows(const Matrix &a, bool transpose,
   return c;
 }
 
-std::vector<float> randomDense(int64_t count, uint64_t seed) {
-  uint64_t state = seed;
-  std::vector<float> v(static_cast<size_t>(count));
-  for (float &e : v)
-    e = uniform(state);
-  return v;
-}
-
 /// A feature matrix as the products see it: plain, and after a dropout at
 /// p = 0.5 (half its stored values +0.0, which widths from 32 skip).
 struct MatmulCase {
@@ -614,9 +579,9 @@ const MatmulCase &matmulCase() {
   return c;
 }
 
-TEST_F(RowsTest, CsrMatmulRowsHaveTheCsrMatmulBits) {
-  const MatmulCase &t = matmulCase();
-  ASSERT_LT(t.sets.counts()[2], MatmulCase::kRows);
+/// `fn(a, n, level)` for both matrices of \p t, widths 64, 16 and 9 and
+/// every level, with 1 and 2 threads (set before the call).
+template <typename Fn> void forEachProduct(const MatmulCase &t, Fn fn) {
   for (int threads : {1, 2})
     for (const Matrix *a : {&t.plain, &t.dropped})
       for (int64_t n : {64, 16, 9})
@@ -625,10 +590,18 @@ TEST_F(RowsTest, CsrMatmulRowsHaveTheCsrMatmulBits) {
                        (a == &t.plain ? ", plain" : ", dropped") + ", n " +
                        std::to_string(n) + ", level " + std::to_string(level));
           gnnrt_cpu_set_num_threads(threads);
-          const std::vector<float> b = randomDense(a->cols * n, 50 + n);
-          EXPECT_TRUE(rowsMatch(csrMatmulRows(*a, false, b, n, t.sets, level),
-                                csrMatmul(*a, false, b, n), t.sets, level, n));
+          fn(*a, n, level);
         }
+}
+
+TEST_F(RowsTest, CsrMatmulRowsHaveTheCsrMatmulBits) {
+  const MatmulCase &t = matmulCase();
+  ASSERT_LT(t.sets.counts()[2], MatmulCase::kRows);
+  forEachProduct(t, [&](const Matrix &a, int64_t n, int64_t level) {
+    const std::vector<float> b = randomDense(a.cols * n, 50 + n);
+    EXPECT_TRUE(rowsMatch(csrMatmulRows(a, false, b, n, t.sets, level),
+                          csrMatmul(a, false, b, n), t.sets, level, n));
+  });
 }
 
 // With zero_rest = 0 the rows outside the set keep what they held.
@@ -655,25 +628,16 @@ TEST_F(RowsTest, CsrMatmulRowsWithoutZeroRestLeaveTheOtherRows) {
 // those rows zeroed.
 TEST_F(RowsTest, TransposedCsrMatmulRowsLeaveOutRowsOutsideTheSet) {
   const MatmulCase &t = matmulCase();
-  for (int threads : {1, 2})
-    for (const Matrix *a : {&t.plain, &t.dropped})
-      for (int64_t n : {64, 16, 9})
-        for (int64_t level = 0; level <= MatmulCase::kHops; ++level) {
-          SCOPED_TRACE("threads " + std::to_string(threads) +
-                       (a == &t.plain ? ", plain" : ", dropped") + ", n " +
-                       std::to_string(n) + ", level " + std::to_string(level));
-          gnnrt_cpu_set_num_threads(threads);
-          const std::vector<float> b = randomDense(a->rows * n, 60 + n);
-          const std::vector<float> zeroed = zeroRowsAbove(b, t.sets, level, n);
-          const std::vector<float> want = csrMatmul(*a, true, zeroed, n);
-          const std::vector<float> got =
-              csrMatmulRows(*a, true, b, n, t.sets, level);
-          EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0);
-          const std::vector<float> gotZeroed =
-              csrMatmulRows(*a, true, zeroed, n, t.sets, level);
-          EXPECT_EQ(std::memcmp(gotZeroed.data(), want.data(), got.size() * 4),
-                    0);
-        }
+  forEachProduct(t, [&](const Matrix &a, int64_t n, int64_t level) {
+    const std::vector<float> b = randomDense(a.rows * n, 60 + n);
+    const std::vector<float> zeroed = zeroRowsAbove(b, t.sets, level, n);
+    const std::vector<float> want = csrMatmul(a, true, zeroed, n);
+    const std::vector<float> got = csrMatmulRows(a, true, b, n, t.sets, level);
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0);
+    const std::vector<float> gotZeroed =
+        csrMatmulRows(a, true, zeroed, n, t.sets, level);
+    EXPECT_EQ(std::memcmp(gotZeroed.data(), want.data(), got.size() * 4), 0);
+  });
 }
 
 // Zero values may be skipped only where b is finite: an infinity in a row
