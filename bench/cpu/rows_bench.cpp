@@ -8,7 +8,8 @@
 // rows of R_1 (the second layer's forward) and of R_2 leaving out the
 // sources outside R_1 (a backward whose input is zero there), with one and
 // two threads. It prints the median and minimum milliseconds per call, and
-// checks that the restricted rows have the whole kernel's bits. Not a
+// checks that the restricted rows have the whole kernel's bits; then the
+// dense products restricted to those rows (gnnrt_cpu_matmul_rows). Not a
 // test: run it by hand,
 //
 //   ninja -C build gnnc-rows-bench && build/bin/gnnc-rows-bench [DATASET_DIR]
@@ -132,6 +133,40 @@ void run(const bench::GcnGraph &p, int threads) {
          sameRows(yRows, y, levels, n, 2) ? "  bits equal" : "  BITS DIFFER");
   report("spmm_rows, R_2", threads,
          bench::timeCalls(spmmRows(xBackward, 2, kHops + 1)));
+
+  // The dense products the pass restricts in a two-layer GCN with 64
+  // hidden features and 4 classes (Facebook's): the second layer's `h W`
+  // and `g W^T` at R_1, its weight gradient `h^T g` summed over R_1, and a
+  // 64 x 64 product at R_2 (a deeper model's).
+  const std::vector<float> w(64 * 64, 0.25f);
+  std::vector<float> narrow(static_cast<size_t>(n * 4), 0.5f);
+  auto matmulRows = [&](const float *a, int64_t m, int64_t cols, int64_t k,
+                        int transposeA, int transposeB, int64_t level,
+                        float *c) {
+    return [=, &sets](uint64_t) {
+      if (gnnrt_cpu_matmul_rows(a, w.data(), m, cols, k, transposeA, transposeB,
+                                sets.data(), kHops, level, 1, c) != GNNRT_OK)
+        fail("gnnrt_cpu_matmul_rows failed");
+    };
+  };
+  report("matmul_rows h W [64x4], R_1", threads,
+         bench::timeCalls(
+             matmulRows(x.data(), n, 4, kWidth, 0, 0, 1, narrow.data())));
+  report("matmul_rows g W^T [4x64], R_1", threads,
+         bench::timeCalls(
+             matmulRows(narrow.data(), n, kWidth, 4, 0, 1, 1, yRows.data())));
+  report("matmul_rows h W [64x64], R_2", threads,
+         bench::timeCalls(
+             matmulRows(x.data(), n, kWidth, kWidth, 0, 0, 2, yRows.data())));
+  std::vector<float> gradient(64 * 4);
+  auto weightGradient = [&](uint64_t) {
+    if (gnnrt_cpu_matmul_rows(x.data(), narrow.data(), kWidth, 4, n, 1, 0,
+                              sets.data(), kHops, 1, 1,
+                              gradient.data()) != GNNRT_OK)
+      fail("gnnrt_cpu_matmul_rows failed");
+  };
+  report("matmul_rows h^T g [64x4], R_1", threads,
+         bench::timeCalls(weightGradient));
 }
 
 } // namespace

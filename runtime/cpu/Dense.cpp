@@ -12,6 +12,7 @@
 #include "RowSets.h"
 
 #include <cblas.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -141,9 +142,11 @@ void gatherRows(const float *x, int64_t width, const int32_t *order,
                 static_cast<size_t>(width) * sizeof(float));
 }
 
-/// `c = op(a) op(b)` (gnnrt_cpu_matmul, arguments checked, m, n, k >= 1).
+/// `c = op(a) op(b)`, or `c += op(a) op(b)` when \p accumulate
+/// (gnnrt_cpu_matmul, arguments checked, m, n, k >= 1).
 void blockedGemm(const float *a, const float *b, int64_t m, int64_t n,
-                 int64_t k, bool transpose_a, bool transpose_b, float *c) {
+                 int64_t k, bool transpose_a, bool transpose_b, float *c,
+                 bool accumulate = false) {
   blasOnOneThread();
   const int64_t block = gemmRowBlock(m, n, k);
   const int64_t blocks = (m + block - 1) / block;
@@ -151,6 +154,7 @@ void blockedGemm(const float *a, const float *b, int64_t m, int64_t n,
   const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
   const int lda = static_cast<int>(transpose_a ? m : k);
   const int ldb = static_cast<int>(transpose_b ? k : n);
+  const float beta = accumulate ? 1.0f : 0.0f;
   [[maybe_unused]] const bool par = blocks > 1 && worthThreads(m * n, k);
 #pragma omp parallel for schedule(dynamic, 1) if (par)
   for (int64_t blk = 0; blk < blocks; ++blk) {
@@ -159,8 +163,22 @@ void blockedGemm(const float *a, const float *b, int64_t m, int64_t n,
     const float *aFirst = a + (transpose_a ? first : first * k);
     cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(rows),
                 static_cast<int>(n), static_cast<int>(k), 1.0f, aFirst, lda, b,
-                ldb, 0.0f, c + first * n, static_cast<int>(n));
+                ldb, beta, c + first * n, static_cast<int>(n));
   }
+}
+
+/// The most scratch gnnrt_cpu_matmul_rows gathers into per thread. It
+/// works through a set a tile of rows at a time, so its memory outside the
+/// planned arena is bounded by the operands' widths, like BLAS's own
+/// packing buffers, never by the graph: a set of 2 M rows would otherwise
+/// gather gigabytes beside the arena the plan promised to stay within.
+constexpr int64_t kRowTileBytes = int64_t(256) << 10;
+
+/// Rows of \p width floats in one tile: at least one.
+int64_t rowTile(int64_t width) {
+  return std::max<int64_t>(1, kRowTileBytes /
+                                  (std::max<int64_t>(width, 1) *
+                                   static_cast<int64_t>(sizeof(float))));
 }
 
 /// Column sums of `x[rows, cols]` into y (a mean divides by rows), in
@@ -233,35 +251,61 @@ int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
   const int64_t count = sets.count[level];
   const int32_t *order = sets.order;
   if (transpose_a) {
-    // c = a'^T b' over the listed rows, gathered.
+    // c = a'^T b' over the listed rows, a tile of the contraction at a time
+    // (the rows in increasing id, as gnnrt_cpu_matmul meets them), each
+    // tile's product added to the sum of the tiles before it.
     if (count == 0) {
       std::memset(c, 0, static_cast<size_t>(mn) * sizeof(float));
       return GNNRT_OK;
     }
-    // The rows in increasing id, as gnnrt_cpu_matmul meets them: where
-    // BLAS sums the whole contraction in one chain, leaving out the rows
-    // the caller knows are zero then changes no bit.
-    auto ids = scratch<int32_t>(count);
-    auto ga = scratch<float>(count * m), gb = scratch<float>(count * n);
+    const int64_t tile = std::min(count, rowTile(m + n));
+    auto ids = scratch<int32_t>(tile);
+    auto ga = scratch<float>(tile * m), gb = scratch<float>(tile * n);
     GNNRT_CHECK(ids && ga && gb, GNNRT_ERR_OUT_OF_MEMORY);
-    for (int64_t i = 0, t = 0; i < k; ++i)
+    int64_t filled = 0;
+    bool first = true;
+    for (int64_t i = 0; i < k; ++i) {
       if (sets.level[i] <= level)
-        ids[t++] = static_cast<int32_t>(i);
-    gatherRows(a, m, ids.get(), count, ga.get());
-    gatherRows(b, n, ids.get(), count, gb.get());
-    blockedGemm(ga.get(), gb.get(), m, n, count, true, false, c);
+        ids[filled++] = static_cast<int32_t>(i);
+      if (filled == tile || (filled > 0 && i + 1 == k)) {
+        gatherRows(a, m, ids.get(), filled, ga.get());
+        gatherRows(b, n, ids.get(), filled, gb.get());
+        blockedGemm(ga.get(), gb.get(), m, n, filled, true, false, c, !first);
+        filled = 0;
+        first = false;
+      }
+    }
     return GNNRT_OK;
   }
   if (count > 0 && k > 0) {
-    // The listed rows of a, gathered, times b; their rows of c scattered.
-    auto ga = scratch<float>(count * k), gc = scratch<float>(count * n);
-    GNNRT_CHECK(ga && gc, GNNRT_ERR_OUT_OF_MEMORY);
-    gatherRows(a, k, order, count, ga.get());
-    blockedGemm(ga.get(), b, count, n, k, false, transpose_b != 0, gc.get());
-#pragma omp parallel for schedule(static) if (worthThreads(count, n))
-    for (int64_t t = 0; t < count; ++t)
-      std::memcpy(c + int64_t(order[t]) * n, gc.get() + t * n,
-                  static_cast<size_t>(n) * sizeof(float));
+    // The listed rows of a, gathered a tile at a time, times b; the tile's
+    // rows of c scattered. Tiles are gnnrt_cpu_matmul's row blocks of the
+    // gathered rows, unless those would pass kRowTileBytes.
+    const int64_t tile = std::min(gemmRowBlock(count, n, k), rowTile(k + n));
+    const int64_t tiles = (count + tile - 1) / tile;
+    [[maybe_unused]] const bool par = tiles > 1 && worthThreads(count * n, k);
+    const int64_t threads = par ? omp_get_max_threads() : 1;
+    const int64_t perThread = tile * (k + n);
+    auto buffers = scratch<float>(threads * perThread);
+    GNNRT_CHECK(buffers, GNNRT_ERR_OUT_OF_MEMORY);
+    blasOnOneThread();
+    const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
+    const int ldb = static_cast<int>(transpose_b ? k : n);
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+    for (int64_t t = 0; t < tiles; ++t) {
+      float *ga = buffers.get() + (par ? omp_get_thread_num() : 0) * perThread;
+      float *gc = ga + tile * k;
+      const int64_t first = t * tile, rows = std::min(tile, count - first);
+      for (int64_t r = 0; r < rows; ++r)
+        std::memcpy(ga + r * k, a + int64_t(order[first + r]) * k,
+                    static_cast<size_t>(k) * sizeof(float));
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, tb, static_cast<int>(rows),
+                  static_cast<int>(n), static_cast<int>(k), 1.0f, ga,
+                  static_cast<int>(k), b, ldb, 0.0f, gc, static_cast<int>(n));
+      for (int64_t r = 0; r < rows; ++r)
+        std::memcpy(c + int64_t(order[first + r]) * n, gc + r * n,
+                    static_cast<size_t>(n) * sizeof(float));
+    }
   } else {
     for (int64_t t = 0; t < count; ++t) // k = 0: the empty sum
       std::fill(c + int64_t(order[t]) * n, c + int64_t(order[t] + 1) * n, 0.0f);

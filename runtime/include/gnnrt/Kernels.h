@@ -396,11 +396,13 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
    it). Without transpose_a, the rows of c in R_level are computed, by the
    same blocked cblas_sgemm calls over those rows gathered, and the others
    are +0.0. With transpose_a (and not transpose_b), `c = a^T b` sums over
-   the rows of a and b in R_level only, gathered in increasing id: the
-   caller knows the others are zero, but BLAS may block the shorter sum
-   differently from gnnrt_cpu_matmul's, so its bits may differ too
-   (zero_rest is then unused). Needs scratch of |R_level| rows of a and of
-   b or c. */
+   the rows of a and b in R_level only, gathered in increasing id a tile
+   at a time and the tiles' products added up: the caller knows the others
+   are zero, but the shorter, tiled sum may round differently from
+   gnnrt_cpu_matmul's (zero_rest is then unused). Rows are gathered a tile
+   at a time into at most 256 KiB of scratch per thread (at least one row
+   of the operands), whatever |R_level| is: memory outside the planned
+   arena stays bounded by the operands' widths, not the graph. */
 int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
                           int64_t k, int transpose_a, int transpose_b,
                           const int32_t *row_sets, int64_t hops, int64_t level,

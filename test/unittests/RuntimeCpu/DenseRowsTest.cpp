@@ -216,13 +216,19 @@ TEST_F(DenseRowsTest, ReduceRowsRejectBadArguments) {
 
 TEST_F(DenseRowsTest, MatmulRowsComputeTheListedRows) {
   const int64_t m = 260, hops = 2;
-  const RowSets sets = matrixRowSets(m, hops, 23);
-  for (auto [k, n] : {std::pair<int64_t, int64_t>{64, 4}, {4, 64}, {33, 17}})
+  // A mask of 20% of the rows: sets of 40 to 180 rows.
+  const RowSets sets = matrixRowSets(m, hops, 23, 20);
+  // k = 1000: the rows are gathered 16 at a time (gnnrt_cpu_matmul's
+  // smallest row block; a 256 KiB tile would hold 63), so a set's rows take
+  // several tiles, dealt out to the threads.
+  for (auto [k, n] :
+       {std::pair<int64_t, int64_t>{64, 4}, {4, 64}, {33, 17}, {1000, 40}})
     for (bool transposeB : {false, true})
       for (int64_t level = 0; level <= hops; ++level) {
         SCOPED_TRACE("k " + std::to_string(k) + ", n " + std::to_string(n) +
                      (transposeB ? ", b transposed" : "") + ", level " +
                      std::to_string(level));
+        gnnrt_cpu_set_num_threads(1 + level % 2);
         const std::vector<float> a = randomValues(m * k, 9 + k);
         const std::vector<float> b = randomValues(k * n, 10 + n);
         std::vector<float> want(m * n, NAN), got(m * n, NAN);
@@ -241,8 +247,11 @@ TEST_F(DenseRowsTest, MatmulRowsComputeTheListedRows) {
 TEST_F(DenseRowsTest, MatmulRowsSumOverTheListedRows) {
   // c = a^T b over the rows of R_level: the others of a and b hold NaN.
   const int64_t rows = 260, hops = 2;
-  const RowSets sets = matrixRowSets(rows, hops, 29);
-  for (auto [m, n] : {std::pair<int64_t, int64_t>{64, 4}, {16, 7}})
+  // A mask of 20% of the rows: sets of 40 to 180 rows.
+  const RowSets sets = matrixRowSets(rows, hops, 29, 20);
+  // m = 4000: a 256 KiB tile of the contraction holds 16 rows, so the sum
+  // adds up several tiles' products.
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{64, 4}, {16, 7}, {4000, 40}})
     for (int threads : {1, 2})
       for (int64_t level = 0; level <= hops; ++level) {
         SCOPED_TRACE("m " + std::to_string(m) + ", n " + std::to_string(n) +

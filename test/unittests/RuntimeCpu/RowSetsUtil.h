@@ -75,10 +75,12 @@ inline ::testing::AssertionResult rowsMatch(const std::vector<float> &got,
   return ::testing::AssertionSuccess();
 }
 
-/// Row sets over the rows of a matrix, from a random graph on them.
-inline RowSets matrixRowSets(int64_t rows, int64_t hops, uint64_t seed) {
+/// Row sets over the rows of a matrix, from a random graph on them and a
+/// mask of about \p percent of them.
+inline RowSets matrixRowSets(int64_t rows, int64_t hops, uint64_t seed,
+                             int percent = 2) {
   const CsrGraph csr = toCsr(ref::randomGraph(rows, 4, seed));
-  return receptiveRows(csr.view(), randomMask(rows, 2, seed + 1), hops);
+  return receptiveRows(csr.view(), randomMask(rows, percent, seed + 1), hops);
 }
 
 } // namespace gnnrt::cpu::test
