@@ -273,6 +273,8 @@ DictionaryAttr ModelGen::buildConfig() {
                         : StringRef(train.data.name));
   if (train.data.normalizeFeatures)
     cfg.append("normalize_features", b.getBoolAttr(true));
+  if (train.data.trainNodes >= 0)
+    integer("train_nodes", train.data.trainNodes);
   if (train.data.kind == DataSource::Kind::Synthetic) {
     // What the runtime needs to generate the same graph again.
     NamedAttrList spec;

@@ -139,6 +139,10 @@ struct DataSource {
   /// normalize_features = true: the runtime divides each feature row by its
   /// sum before training (PyG's NormalizeFeatures).
   bool normalizeFeatures = false;
+  /// Nodes in the training mask (meta.json's num_train, or what synthetic()
+  /// labels); -1 when unknown. The cost model estimates from it how many
+  /// rows a step restricted to the loss's rows computes.
+  int64_t trainNodes = -1;
   double avgDegree = 0; ///< Synthetic only.
   int64_t seed = 0;     ///< Synthetic only.
   Location loc;

@@ -88,6 +88,7 @@ void gnnc::resolveDataset(DataSource &data, Location loc,
     data.classes = meta.numClasses;
     data.hasFeatures = meta.hasFeatures;
     data.featureNnz = meta.hasFeatures ? meta.featureNnz : -1;
+    data.trainNodes = meta.numTrain;
     data.resolved = true;
     return;
   }

@@ -382,6 +382,7 @@ DataSource SemaImpl::checkData(const ast::Expr &expr) {
   }
   data.edges = static_cast<int64_t>(edges);
   data.featureNnz = gnnrt::syntheticFeatureNnz(data.nodes, data.features);
+  data.trainNodes = gnnrt::syntheticTrainCount(data.nodes, data.classes);
   data.resolved = true;
   return data;
 }

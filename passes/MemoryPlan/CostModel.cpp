@@ -11,6 +11,7 @@
 #include "passes/MemoryPlan/CostModel.h"
 
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Gnn/RowSets.h"
 #include "dialects/Mem/MemOps.h"
 #include "dialects/Train/TrainOps.h"
 #include "passes/MemoryPlan/Liveness.h"
@@ -682,7 +683,75 @@ std::optional<OpCost> estimateLayer(Operation *op, const Pricer &p) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+OpCost estimateWhole(Operation *op, const Pricer &p);
+
+/// The training nodes of \p mask, when it is the training mask of a
+/// function whose `train.config` knows their number (`train_nodes`, from
+/// meta.json or synthetic()'s rule); std::nullopt otherwise.
+std::optional<int64_t> trainNodesOf(Value mask) {
+  auto arg = dyn_cast<BlockArgument>(mask);
+  if (!arg)
+    return std::nullopt;
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  if (!func)
+    return std::nullopt;
+  auto role =
+      func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "gnn.input");
+  auto config = func->getAttrOfType<DictionaryAttr>("train.config");
+  if (!role || role.getValue() != "train_mask" || !config)
+    return std::nullopt;
+  auto count = config.getAs<IntegerAttr>("train_nodes");
+  if (!count || count.getInt() < 0)
+    return std::nullopt;
+  return count.getInt();
+}
+
+} // namespace
+
+std::optional<double> mlir::gnn::estimateSetRows(Operation *rowSets,
+                                                 int64_t level) {
+  auto sets = dyn_cast_or_null<ReceptiveRowsOp>(rowSets);
+  if (!sets || level < 0 || level > static_cast<int64_t>(sets.getHops()))
+    return std::nullopt;
+  GraphSize g = graphSize(sets.getGraph());
+  std::optional<int64_t> seeds = trainNodesOf(sets.getMask());
+  if (!seeds || g.nodes <= 0)
+    return std::nullopt;
+  const double n = static_cast<double>(g.nodes);
+  const double degree = static_cast<double>(g.edges) / n;
+  double rows = std::min(n, static_cast<double>(*seeds));
+  for (int64_t k = 0; k < level; ++k)
+    rows = n * (1.0 - std::pow(1.0 - rows / n, degree));
+  return rows;
+}
+
+namespace {
+
+/// estimateWhole, scaled to the rows a restricted op computes (see
+/// CostModel.h). A kernel that clears the rows outside its set (no
+/// gnn.rest_unread) writes those too.
 OpCost estimate(Operation *op, const Pricer &p) {
+  OpCost whole = estimateWhole(op, p);
+  std::optional<RowRestriction> restriction = getRowRestriction(op);
+  if (!restriction || whole.rate == CostRate::Mixed ||
+      whole.rate == CostRate::None)
+    return whole;
+  auto sets = restriction->rowSets.getDefiningOp<ReceptiveRowsOp>();
+  std::optional<double> rows = estimateSetRows(sets, restriction->level);
+  if (!rows)
+    return whole;
+  const double nodes = static_cast<double>(graphSize(sets.getGraph()).nodes);
+  const double fraction = *rows / nodes;
+  double cleared = 0;
+  Value result = op->getResult(0);
+  if (!op->hasAttr(kRestUnreadAttr) &&
+      dim(result, 0) == graphSize(sets.getGraph()).nodes)
+    cleared = (1.0 - fraction) * bytesOf(result);
+  return p.kernel(fraction * whole.flops, fraction * whole.bytes + cleared,
+                  whole.rate);
+}
+
+OpCost estimateWhole(Operation *op, const Pricer &p) {
   const MachineProfile &profile = p.profile;
   OpCost none;
   auto elt = [](Value v) { return elementBytesOf(v.getType()); };
@@ -730,6 +799,15 @@ OpCost estimate(Operation *op, const Pricer &p) {
 
   return llvm::TypeSwitch<Operation *, OpCost>(op)
       // Aggregation over the graph.
+      .Case([&](ReceptiveRowsOp o) {
+        // A breadth-first search: the CSR's index arrays at most once, the
+        // mask, and the sets' 2N + hops + 1 integers written.
+        GraphSize g = graphSize(o.getGraph());
+        return p.kernel(0,
+                        gnnrt::graphIndexBytes(g.nodes, g.edges, 1) +
+                            bytesOf(o.getMask()) + bytesOf(o.getResult()),
+                        CostRate::Sparse);
+      })
       .Case([&](SpmmOp o) {
         Value w = o.getWeights();
         int64_t heads = 0;

@@ -26,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -159,7 +160,22 @@ double kernelSeconds(double flops, double bytes, CostRate rate,
 /// convertSeconds; `mem.recompute` and the layer ops (before gnn-decompose)
 /// the sum of the kernels they run; any other op with tensors is priced as
 /// a streaming kernel over its operands and results.
+///
+/// An op that gnn-restrict-rows restricted to the rows of R_level is priced
+/// at the fraction |R_level| / N of its whole cost (estimateSetRows), plus
+/// the writes that clear the other rows when its kernel clears them (no
+/// gnn.rest_unread).
 OpCost estimateOpCost(Operation *op, const MachineProfile &profile);
+
+/// |R_level| of the sets \p rowSets (a gnn.receptive_rows of the step's
+/// training mask) makes, estimated before any data exists: |R_0| is the
+/// training set's size (`train.config`'s `train_nodes`), and each hop
+/// |R_k+1| = N (1 - (1 - |R_k| / N)^(E / N)), as if each node's E / N
+/// in-edges (self loops included) had independent sources. Real graphs
+/// cluster, so their neighbourhoods overlap and the estimate runs high
+/// (Facebook: 1,262 for |R_1| = 1,230 and 13,660 for |R_2| = 10,346).
+/// std::nullopt when \p rowSets is not such an op or the size is unknown.
+std::optional<double> estimateSetRows(Operation *rowSets, int64_t level);
 
 enum class TransferTier { Host, Disk };
 /// Exposed seconds of moving \p bytes to \p tier (toDevice = false) or back

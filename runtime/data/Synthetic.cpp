@@ -113,6 +113,20 @@ static int64_t featuresPerRow(int64_t features) {
   return std::min<int64_t>(64, (features + 9) / 10);
 }
 
+/// Training nodes taken from class \p cls, of ceil((n - cls) / c) nodes
+/// (the class sizes planClassesAndWeights makes).
+static int64_t trainQuota(int64_t n, int64_t c, int64_t cls) {
+  const int64_t size = cls < n ? (n - cls + c - 1) / c : 0;
+  return std::min<int64_t>(20, (size + 9) / 10);
+}
+
+int64_t gnnrt::syntheticTrainCount(int64_t nodes, int64_t classes) {
+  int64_t count = 0;
+  for (int64_t cls = 0; cls < classes; ++cls)
+    count += trainQuota(nodes, classes, cls);
+  return count;
+}
+
 int64_t gnnrt::syntheticFeatureNnz(int64_t nodes, int64_t features) {
   return nodes * featuresPerRow(features);
 }
@@ -299,17 +313,12 @@ void Generator::makeSplit(Dataset &d) const {
     perm[i] = static_cast<int32_t>(i);
   Rng rng(spec.seed, kSplitStream);
   shuffle(perm, rng);
-  // Class sizes as planClassesAndWeights made them.
-  auto quota = [&](int64_t cls) {
-    int64_t size = cls < n ? (n - cls + c - 1) / c : 0;
-    return std::min<int64_t>(20, (size + 9) / 10);
-  };
   std::vector<int64_t> taken(static_cast<size_t>(c), 0);
   std::vector<int32_t> rest;
   rest.reserve(static_cast<size_t>(n));
   for (int32_t v : perm) {
     int32_t cls = labels[v];
-    if (taken[cls] < quota(cls)) {
+    if (taken[cls] < trainQuota(n, c, cls)) {
       ++taken[cls];
       d.trainIdx.push_back(v);
     } else {

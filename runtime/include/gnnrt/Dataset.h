@@ -181,6 +181,12 @@ int64_t syntheticEdgeCount(int64_t nodes, double avgDegree);
 /// features before any data exists.
 int64_t syntheticFeatureNnz(int64_t nodes, int64_t features);
 
+/// The number of training nodes synthetic() labels: from each class of
+/// ceil((nodes - class) / classes) nodes, a tenth (rounded up), at most 20
+/// (Planetoid's 20 per class on large graphs). A function of the sizes
+/// alone, so the compiler's cost model knows it before any data exists.
+int64_t syntheticTrainCount(int64_t nodes, int64_t classes);
+
 /// Generates `synthetic(nodes, avg_degree, features, classes, seed)`:
 ///
 /// * Graph: exactly E = syntheticEdgeCount() directed edges, no self loops,

@@ -204,6 +204,80 @@ TEST_F(CostModelTest, OtherKernels) {
     EXPECT_EQ(cost(name).rate, CostRate::Sparse) << name;
 }
 
+// A step restricted to the rows of a 10-node training mask on a graph of
+// 1000 nodes and 8000 edges (8 per node, self loops included): R_1 is
+// estimated at 1000 (1 - 0.99^8) = 77.255 rows, R_2 at 1000 (1 - (1 -
+// 0.077255)^8) = 473.9.
+const char *kRestricted = R"mlir(
+func.func @step(%g: !gnn.graph<1000x8000>, %x: tensor<1000x16xf32>,
+                %mask: tensor<1000xi1> {gnn.input = "train_mask"},
+                %b: tensor<16x16xf32>)
+    -> (tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<16x16xf32>, tensor<1000x16xf32>)
+    attributes {train.config = {train_nodes = 10 : i64}} {
+  %r = gnn.receptive_rows %g, %mask {hops = 2 : i64} : (!gnn.graph<1000x8000>, tensor<1000xi1>) -> tensor<2003xi32>
+  %s = gnn.spmm sum %g, %x : (!gnn.graph<1000x8000>, tensor<1000x16xf32>) -> tensor<1000x16xf32>
+  %s1 = gnn.spmm sum %g, %x rows %r {level = 1 : i64} : (!gnn.graph<1000x8000>, tensor<1000x16xf32>, tensor<2003xi32>) -> tensor<1000x16xf32>
+  %s2 = gnn.spmm sum %g, %x rows %r {gnn.rest_unread, level = 2 : i64} : (!gnn.graph<1000x8000>, tensor<1000x16xf32>, tensor<2003xi32>) -> tensor<1000x16xf32>
+  %m = gnn.matmul %x, %b : (tensor<1000x16xf32>, tensor<16x16xf32>) -> tensor<1000x16xf32>
+  %m0 = gnn.matmul %x, %b rows %r {gnn.rest_unread, level = 0 : i64} : (tensor<1000x16xf32>, tensor<16x16xf32>, tensor<2003xi32>) -> tensor<1000x16xf32>
+  %mt = gnn.matmul %x, %s1 rows %r {level = 1 : i64, transpose_a} : (tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<2003xi32>) -> tensor<16x16xf32>
+  return %s1, %s2, %m0, %mt, %s : tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<16x16xf32>, tensor<1000x16xf32>
+}
+)mlir";
+
+TEST_F(CostModelTest, RestrictedOpsCostTheirRows) {
+  parse(kRestricted);
+  Operation *sets = op("r");
+  ASSERT_TRUE(sets);
+  const double r1 = 1000 * (1 - std::pow(0.99, 8.0));
+  const double r2 = 1000 * (1 - std::pow(1 - r1 / 1000, 8.0));
+  EXPECT_EQ(estimateSetRows(sets, 0), 10.0);
+  ASSERT_TRUE(estimateSetRows(sets, 1));
+  EXPECT_DOUBLE_EQ(*estimateSetRows(sets, 1), r1);
+  EXPECT_DOUBLE_EQ(*estimateSetRows(sets, 2), r2);
+  EXPECT_FALSE(estimateSetRows(sets, 3)) << "beyond the sets' hops";
+  EXPECT_FALSE(estimateSetRows(op("s"), 1)) << "not a receptive_rows";
+
+  // The whole op's FLOPs and bytes times |R_level| / N, plus the writes
+  // that clear the other rows unless no one reads them (gnn.rest_unread).
+  const OpCost whole = cost("s"), s1 = cost("s1"), s2 = cost("s2");
+  const double resultBytes = 4.0 * 1000 * 16;
+  EXPECT_DOUBLE_EQ(s1.flops, whole.flops * r1 / 1000);
+  EXPECT_DOUBLE_EQ(s1.bytes,
+                   whole.bytes * r1 / 1000 + (1 - r1 / 1000) * resultBytes);
+  EXPECT_EQ(s1.rate, CostRate::Sparse);
+  EXPECT_DOUBLE_EQ(s1.seconds, 1e-6 + s1.bytes / 1e8);
+  EXPECT_DOUBLE_EQ(s2.bytes, whole.bytes * r2 / 1000);
+  EXPECT_LT(s1.seconds, whole.seconds);
+
+  const OpCost m = cost("m"), m0 = cost("m0"), mt = cost("mt");
+  EXPECT_DOUBLE_EQ(m0.flops, m.flops * 10 / 1000);
+  EXPECT_DOUBLE_EQ(m0.bytes, m.bytes * 10 / 1000);
+  EXPECT_EQ(m0.rate, CostRate::Gemm);
+  // x^T s1 over R_1: the contraction shrinks; nothing to clear in a
+  // [16, 16] result.
+  EXPECT_DOUBLE_EQ(mt.flops, 2.0 * 16 * 16 * 1000 * r1 / 1000);
+
+  // The sets themselves: a search over the CSR, the mask, the result.
+  const OpCost search = cost("r");
+  EXPECT_EQ(search.rate, CostRate::Sparse);
+  EXPECT_EQ(search.bytes, 4.0 * (1000 + 1 + 8000) + 1000 + 4.0 * 2003);
+}
+
+TEST_F(CostModelTest, RestrictedOpsAreWholeWithoutATrainingSetSize) {
+  // Hand-written IR without `train_nodes`, or a mask that is not the
+  // training mask: the size is unknown, and the op is priced whole.
+  std::string source = kRestricted;
+  source.replace(source.find("train_nodes"), 11, "other_count");
+  parse(source);
+  EXPECT_FALSE(estimateSetRows(op("r"), 1));
+  EXPECT_EQ(cost("s1").bytes, cost("s").bytes);
+  std::string other = kRestricted;
+  other.replace(other.find("\"train_mask\""), 12, "\"val_mask\"");
+  parse(other);
+  EXPECT_FALSE(estimateSetRows(op("r"), 1));
+}
+
 TEST_F(CostModelTest, ViewsKeysAndScalarsAreFree) {
   parse(kKernels);
   for (const char *name : {"key", "t", "i"}) {

@@ -88,6 +88,9 @@ TEST_P(SyntheticShapeTest, GraphInvariants) {
   ASSERT_EQ(d.numNodes(), s.nodes);
   ASSERT_EQ(d.numEdges(), e);
   EXPECT_EQ(syntheticEdgeCount(s.nodes, s.avgDegree), e);
+  // What the cost model takes the training set's size to be.
+  EXPECT_EQ(syntheticTrainCount(s.nodes, s.classes),
+            static_cast<int64_t>(d.trainIdx.size()));
   std::set<std::pair<int32_t, int32_t>> pairs;
   for (int64_t i = 0; i < e; ++i) {
     int32_t u = d.graph.src[i], v = d.graph.dst[i];
@@ -234,6 +237,8 @@ TEST(SyntheticTest, SplitFollowsTheDocumentedRule) {
   EXPECT_EQ(small.trainIdx.size(), 16u);
   EXPECT_EQ(small.valIdx.size(), 21u);
   EXPECT_EQ(small.testIdx.size(), 42u);
+  EXPECT_EQ(syntheticTrainCount(20000, 8), 160);
+  EXPECT_EQ(syntheticTrainCount(100, 8), 16);
 }
 
 TEST(SyntheticTest, RejectsWhatTheFrontEndRejects) {
