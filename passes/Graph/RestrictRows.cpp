@@ -346,6 +346,9 @@ unsigned restrictFunction(func::FuncOp func) {
   // itself would be one more graph resident on the device when only its
   // version with self loops is used (Facebook: 5.6 MB). A graph with self
   // loops has the same sets.
+  // When no restricted SpMM reads one (GAT: its attention is not
+  // restricted, only the last layer's linear part), another op's graph
+  // with self loops serves, if it exists before the first restricted op.
   Value setsGraph = graph;
   for (const Restriction &r : restrictions)
     if (auto o = dyn_cast<SpmmOp>(r.op);
@@ -353,6 +356,21 @@ unsigned restrictFunction(func::FuncOp func) {
       setsGraph = o.getGraph();
       break;
     }
+  if (setsGraph == graph) {
+    Operation *first = restrictions.front().op;
+    for (const Restriction &r : restrictions)
+      if (r.op->isBeforeInBlock(first))
+        first = r.op;
+    for (Operation &op : body.without_terminator()) {
+      if (&op == first)
+        break;
+      auto loops = dyn_cast<AddSelfLoopsOp>(op);
+      if (loops && rows.direction(loops.getResult()) == Direction::Forward) {
+        setsGraph = loops.getResult();
+        break;
+      }
+    }
+  }
   OpBuilder builder(&body, body.begin());
   if (Operation *def = setsGraph.getDefiningOp())
     builder.setInsertionPointAfter(def);

@@ -153,3 +153,29 @@ func.func @dense(%g: !gnn.graph<4x6> {gnn.input = "graph"},
   %db = gnn.reduce sum %ds {dim = 0 : i64} : tensor<4x3xf32> -> tensor<3xf32>
   return %loss, %db, %kept : tensor<f32>, tensor<3xf32>, tensor<4x3xf32>
 }
+
+// -----
+
+// GAT's shape: its attention aggregates by max here, which is not
+// restricted, so only the output layer's product computes R_0 alone. No
+// restricted SpMM reads a graph, and the sets come from the graph with self
+// loops that the step reads anyway, not from the input graph: that would
+// keep the input graph on the device for the whole step. Zero hops:
+// 2 * 4 + 0 + 1 = 9 integers.
+// CHECK-LABEL: func.func @no_restricted_spmm
+// CHECK: %[[L:.*]] = gnn.add_self_loops
+// CHECK-NEXT: %[[R:.*]] = gnn.receptive_rows %[[L]], %{{.*}} {hops = 0 : i64} : (!gnn.graph<4x10>, tensor<4xi1>) -> tensor<9xi32>
+// CHECK: gnn.spmm max %[[L]], %{{[^ ]*}} :
+// CHECK: gnn.matmul %{{[^ ]*}}, %{{[^ ]*}} rows %[[R]] {level = 0 : i64}
+func.func @no_restricted_spmm(%g: !gnn.graph<4x6> {gnn.input = "graph"},
+                              %x: tensor<4x3xf32>, %labels: tensor<4xi32>,
+                              %mask: tensor<4xi1>, %w: tensor<3x2xf32>)
+    -> (tensor<f32>, tensor<4x2xf32>) {
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %l = gnn.add_self_loops %g : !gnn.graph<4x6> -> !gnn.graph<4x10>
+  %h = gnn.spmm max %l, %x : (!gnn.graph<4x10>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %z = gnn.matmul %h, %w : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %loss = train.cross_entropy %z, %labels, %mask : (tensor<4x2xf32>, tensor<4xi32>, tensor<4xi1>) -> tensor<f32>
+  %dz = train.cross_entropy_grad %z, %labels, %mask, %one : (tensor<4x2xf32>, tensor<4xi32>, tensor<4xi1>, tensor<f32>) -> tensor<4x2xf32>
+  return %loss, %dz : tensor<f32>, tensor<4x2xf32>
+}
