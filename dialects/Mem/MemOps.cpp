@@ -229,9 +229,38 @@ static LogicalResult verifyNoUseAfter(Operation *op, Value value,
   return diag;
 }
 
+/// The checks of a transfer's `rows %sets {level}`: both or neither; rows
+/// of a matrix; sets over its rows (2N + hops + 1 integers) with the level
+/// within their hops.
+static LogicalResult verifyTransferRows(Operation *op, Value rowSets,
+                                        std::optional<uint64_t> level,
+                                        RankedTensorType tensor) {
+  if (!rowSets && !level)
+    return success();
+  if (!rowSets || !level)
+    return op->emitOpError("needs both row sets and a level, or neither");
+  if (tensor.getRank() != 2 || !tensor.hasStaticShape())
+    return op->emitOpError("row sets need a static matrix, got ") << tensor;
+  int64_t size = cast<RankedTensorType>(rowSets.getType()).getDimSize(0);
+  int64_t hops = size - 2 * tensor.getDimSize(0) - 1;
+  if (ShapedType::isDynamic(size) || hops < 0)
+    return op->emitOpError("row sets of ")
+           << size << " integers are not over " << tensor.getDimSize(0)
+           << " rows (2N + hops + 1)";
+  if (static_cast<int64_t>(*level) > hops)
+    return op->emitOpError("level ")
+           << *level << " is beyond the row sets' " << hops << " hops";
+  return success();
+}
+
 LogicalResult OffloadOp::verify() {
   if (getTier() == Tier::device)
     return emitOpError("can only offload to host or disk");
+  if (getRowSets() && getTier() != Tier::host)
+    return emitOpError("offloads rows to the host tier only");
+  if (failed(verifyTransferRows(*this, getRowSets(), getLevel(),
+                                getInput().getType())))
+    return failure();
   OffloadedType handle = getResult().getType();
   if (handle.getTier() != getTier())
     return emitOpError("result tier '")
@@ -249,7 +278,13 @@ LogicalResult PrefetchOp::verify() {
   if (getResult().getType() != expected)
     return emitOpError("result type must be the offloaded type ")
            << expected << ", got " << getResult().getType();
-  return success();
+  // The copy's layout: the rows the offload kept, or all of them.
+  if (auto offload = getHandle().getDefiningOp<OffloadOp>()) {
+    if (offload.getRowSets() != getRowSets() ||
+        offload.getLevel() != getLevel())
+      return emitOpError("must bring back the rows its mem.offload copied");
+  }
+  return verifyTransferRows(*this, getRowSets(), getLevel(), expected);
 }
 
 LogicalResult RecomputeOp::verify() {

@@ -44,18 +44,37 @@ def Mem_OffloadOp : Mem_Op<"offload", [Mem_PlanEffects]> {
     The tier is spelled in the op and in the handle's type: the op says what
     is done, the type what a later `mem.prefetch` or `mem.free` receives.
 
+    With `rows %sets {level = k}` (host tier only) the copy holds only the
+    rows of `R_k` of the nested row sets `%sets` (`gnn.receptive_rows` over
+    the input's `N` rows: `2N + hops + 1` integers): `input` was computed
+    at those rows alone and no op reads its other rows
+    (`gnn.rest_unread`), so they need not travel. The host block holds
+    `|R_k|` rows, and the transfer moves that many.
+
     Example:
     ```mlir
     %h = mem.offload %x to host {stream = 1} : tensor<2708x16xf32> -> !mem.offloaded<host, tensor<2708x16xf32>>
+    %r = mem.offload %y rows %sets to host {level = 1 : i64} : tensor<2708x16xf32>, tensor<5419xi32> -> !mem.offloaded<host, tensor<2708x16xf32>>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input, Mem_TierAttr:$tier,
-                       Mem_Stream:$stream);
+  let arguments = (ins AnyRankedTensor:$input,
+                       Optional<1DTensorOf<[I32]>>:$row_sets,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$level,
+                       Mem_TierAttr:$tier, Mem_Stream:$stream);
   let results = (outs Mem_OffloadedType:$result);
   let assemblyFormat = [{
-    $input `to` custom<Tier>($tier) attr-dict `:` type($input) `->`
-    qualified(type($result))
+    $input (`rows` $row_sets^)? `to` custom<Tier>($tier) attr-dict `:`
+    type($input) (`,` type($row_sets)^)? `->` qualified(type($result))
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input,
+                   "::mlir::mem::Tier":$tier), [{
+      build($_builder, $_state, result, input, /*row_sets=*/::mlir::Value(),
+            /*level=*/::mlir::IntegerAttr(),
+            ::mlir::mem::TierAttr::get($_builder.getContext(), tier),
+            /*stream=*/nullptr);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -72,16 +91,31 @@ def Mem_PrefetchOp : Mem_Op<"prefetch", [Mem_PlanEffects]> {
     prefetched more than once; `mem.free` of the handle releases the host or
     disk copy.
 
+    With `rows %sets {level = k}` it brings back a copy that `mem.offload`
+    made with the same rows: the rows of `R_k` land where they were, and
+    the others hold whatever the buffer held (no op reads them).
+
     Example:
     ```mlir
     %y = mem.prefetch %h {stream = 1} : !mem.offloaded<host, tensor<2708x16xf32>> -> tensor<2708x16xf32>
+    %z = mem.prefetch %r rows %sets {level = 1 : i64} : !mem.offloaded<host, tensor<2708x16xf32>>, tensor<5419xi32> -> tensor<2708x16xf32>
     ```
   }];
-  let arguments = (ins Mem_OffloadedType:$handle, Mem_Stream:$stream);
+  let arguments = (ins Mem_OffloadedType:$handle,
+                       Optional<1DTensorOf<[I32]>>:$row_sets,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$level,
+                       Mem_Stream:$stream);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $handle attr-dict `:` qualified(type($handle)) `->` type($result)
+    $handle (`rows` $row_sets^)? attr-dict `:` qualified(type($handle))
+    (`,` type($row_sets)^)? `->` type($result)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$handle), [{
+      build($_builder, $_state, result, handle, /*row_sets=*/::mlir::Value(),
+            /*level=*/::mlir::IntegerAttr(), /*stream=*/nullptr);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -725,6 +725,13 @@ std::optional<double> mlir::gnn::estimateSetRows(Operation *rowSets,
   return rows;
 }
 
+double mlir::gnn::transferredRowShare(Value rowSets, int64_t level,
+                                      int64_t rows) {
+  std::optional<double> listed =
+      rows > 0 ? estimateSetRows(rowSets.getDefiningOp(), level) : std::nullopt;
+  return listed ? std::min(1.0, *listed / static_cast<double>(rows)) : 1.0;
+}
+
 namespace {
 
 /// estimateWhole, scaled to the rows a restricted op computes (see
@@ -981,6 +988,9 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       .Case([&](mem::OffloadOp o) {
         bool disk = o.getTier() == mem::Tier::disk;
         double bytes = bytesOf(o.getInput());
+        if (Value sets = o.getRowSets())
+          bytes *= transferredRowShare(
+              sets, static_cast<int64_t>(*o.getLevel()), rows(o.getInput()));
         OpCost cost;
         cost.bytes = bytes;
         cost.rate = disk ? CostRate::DiskWrite : CostRate::HostLink;
@@ -993,6 +1003,9 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
         auto handle = cast<mem::OffloadedType>(o.getHandle().getType());
         bool disk = handle.getTier() == mem::Tier::disk;
         double bytes = bytesOf(o.getResult());
+        if (Value sets = o.getRowSets())
+          bytes *= transferredRowShare(
+              sets, static_cast<int64_t>(*o.getLevel()), rows(o.getResult()));
         OpCost cost;
         cost.bytes = bytes;
         cost.rate = disk ? CostRate::DiskRead : CostRate::HostLink;

@@ -31,6 +31,7 @@
 
 namespace mlir {
 class Operation;
+class Value;
 } // namespace mlir
 namespace gnnrt {
 struct CalibrationResult;
@@ -176,6 +177,11 @@ OpCost estimateOpCost(Operation *op, const MachineProfile &profile);
 /// (Facebook: 1,262 for |R_1| = 1,230 and 13,660 for |R_2| = 10,346).
 /// std::nullopt when \p rowSets is not such an op or the size is unknown.
 std::optional<double> estimateSetRows(Operation *rowSets, int64_t level);
+
+/// The share of a tensor of \p rows rows that a transfer restricted to
+/// R_level of \p rowSets moves (`mem.offload ... rows`): estimateSetRows
+/// over \p rows, or 1 when the estimate is unknown.
+double transferredRowShare(Value rowSets, int64_t level, int64_t rows);
 
 enum class TransferTier { Host, Disk };
 /// Exposed seconds of moving \p bytes to \p tier (toDevice = false) or back

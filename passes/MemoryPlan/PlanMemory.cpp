@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Gnn/RowSets.h"
 #include "dialects/Mem/MemOps.h"
 #include "passes/MemoryPlan/CostModel.h"
 #include "passes/MemoryPlan/ExpandRecompute.h"
@@ -43,6 +44,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
 #include <optional>
 
 namespace mlir::gnn {
@@ -227,6 +229,20 @@ struct RecomputeRecipe {
   /// Their operands produced outside them, in first-use order.
   SmallVector<Value> inputs;
 };
+
+/// The rows a host copy of \p value must hold, when not all: \p value is
+/// a dense matrix that its op computed at the rows of one set alone, and
+/// no op reads its other rows (gnn.rest_unread), so `mem.offload ... rows`
+/// copies only that set.
+std::optional<RowRestriction> transferRows(Value value) {
+  Operation *def = value.getDefiningOp();
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!def || !def->hasAttr(kRestUnreadAttr) || def->getNumResults() != 1 ||
+      !type || type.getRank() != 2 || !type.hasStaticShape() ||
+      getCsrEncoding(type))
+    return std::nullopt;
+  return getRowRestriction(def);
+}
 
 struct CandidateInfo {
   Value value;
@@ -657,6 +673,11 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
   for (size_t c = 0; c < numSaved; ++c) {
     CandidateInfo &info = candidates[c];
     plan::Candidate &cand = problem.candidates[c];
+    // Row sets stay: the copies of the values restricted to them read them
+    // at offload and at prefetch, points this problem does not model (and
+    // they are small: 2N + hops + 1 integers).
+    if (isa_and_nonnull<ReceptiveRowsOp>(info.value.getDefiningOp()))
+      continue;
     makeRecipes(static_cast<int>(c));
     int64_t released = boundary(info.lastForward + 1);
     int64_t restored = boundary(info.firstBackward);
@@ -665,8 +686,19 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
           std::tuple{Fate::Disk, Tier::Disk, TransferTier::Disk}}) {
       plan::Option o;
       o.fate = fate;
-      o.seconds = transferSeconds(info.bytes, transfer, false, profile) +
-                  transferSeconds(info.bytes, transfer, true, profile);
+      // A host copy of a value computed at one set's rows moves those rows
+      // only; it is still given the whole tensor's room, an upper bound,
+      // since the set's size is only estimated here.
+      int64_t moved = info.bytes;
+      if (std::optional<RowRestriction> rows = transferRows(info.value);
+          rows && tier == Tier::Host)
+        moved = static_cast<int64_t>(std::ceil(
+            static_cast<double>(info.bytes) *
+            transferredRowShare(
+                rows->rowSets, rows->level,
+                cast<RankedTensorType>(info.value.getType()).getDimSize(0))));
+      o.seconds = transferSeconds(moved, transfer, false, profile) +
+                  transferSeconds(moved, transfer, true, profile);
       o.usage.push_back({Tier::Device, point(info.def), released, info.bytes});
       // Host memory is an arena of 64-byte slots, like the device; a spill
       // file holds the tensor's bytes and nothing more.
@@ -735,6 +767,11 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       mem::Tier tier = o.fate == Fate::Host ? mem::Tier::host : mem::Tier::disk;
       auto op = b.create<mem::OffloadOp>(
           loc, mem::OffloadedType::get(ctx, tier, type), value, tier);
+      if (std::optional<RowRestriction> rows = transferRows(info.value);
+          rows && tier == mem::Tier::host) {
+        op.getRowSetsMutable().assign(toTarget.lookup(rows->rowSets));
+        op.setLevel(static_cast<uint64_t>(rows->level));
+      }
       op->setAttr("mem.handle", b.getI64IntegerAttr(handles++));
       position[op] = 2 * (info.lastForward + 1);
       handle = op;
@@ -759,6 +796,11 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
     Value restored;
     if (o.fate == Fate::Host || o.fate == Fate::Disk) {
       auto prefetch = b.create<mem::PrefetchOp>(loc, value.getType(), handle);
+      if (auto offload = handle.getDefiningOp<mem::OffloadOp>();
+          offload && offload.getRowSets()) {
+        prefetch.getRowSetsMutable().assign(offload.getRowSets());
+        prefetch.setLevelAttr(offload.getLevelAttr());
+      }
       position[prefetch] = at;
       auto free = b.create<mem::FreeOp>(loc, handle);
       position[free] = at;

@@ -567,6 +567,116 @@ int OffloadTiers::offloadToHost(int32_t handle, const void *src,
   return GNNRT_OK;
 }
 
+/// The rows of R_level in a gnnrt_cpu_receptive_rows buffer (\p rowSets,
+/// \p hops) over the \p rows rows of a matrix of \p rowBytes-byte rows,
+/// checked besides the handle: sizes that multiply, a level within the
+/// hops, and row ids in range (read, not trusted: a wrong buffer would
+/// copy out of bounds).
+static int readRows(const char *operation, int32_t handle, int64_t rows,
+                    int64_t rowBytes, const int32_t *rowSets, int64_t hops,
+                    int64_t level, const int32_t *&order, int64_t &count,
+                    std::string &error) {
+  std::string what = std::string(operation) + ": " + handleName(handle);
+  if (rows < 0 || rowBytes < 0 ||
+      (rowBytes > 0 && rows > std::numeric_limits<int64_t>::max() / rowBytes)) {
+    error = what + ": " + std::to_string(rows) + " rows of " +
+            std::to_string(rowBytes) + " bytes is not a valid size";
+    return GNNRT_ERR_BAD_SIZE;
+  }
+  if (!rowSets) {
+    error = what + ": the row sets are null";
+    return GNNRT_ERR_NULL_POINTER;
+  }
+  if (hops < 0 || hops > std::numeric_limits<int32_t>::max() - 1 || level < 0 ||
+      level > hops) {
+    error = what + ": level " + std::to_string(level) + " of " +
+            std::to_string(hops) + " hops";
+    return GNNRT_ERR_BAD_ARGUMENT;
+  }
+  count = rowSets[level];
+  order = rowSets + hops + 1 + rows;
+  if (count < 0 || count > rows) {
+    error = what + ": a set of " + std::to_string(count) + " rows of " +
+            std::to_string(rows);
+    return GNNRT_ERR_BAD_ARGUMENT;
+  }
+  for (int64_t t = 0; t < count; ++t)
+    if (order[t] < 0 || order[t] >= rows) {
+      error = what + ": row " + std::to_string(order[t]) + " is not among " +
+              std::to_string(rows);
+      return GNNRT_ERR_BAD_ARGUMENT;
+    }
+  return GNNRT_OK;
+}
+
+int OffloadTiers::offloadRowsToHost(int32_t handle, const void *src,
+                                    int64_t rows, int64_t rowBytes,
+                                    const int32_t *rowSets, int64_t hops,
+                                    int64_t level) {
+  Impl &d = *impl;
+  std::string error;
+  const int32_t *order = nullptr;
+  int64_t count = 0;
+  if (int status =
+          readRows("offload rows to host memory", handle, rows, rowBytes,
+                   rowSets, hops, level, order, count, error))
+    return d.fail(status, error);
+  int status = GNNRT_OK;
+  Entry *entry = d.offloadEntry(handle, src, rows * rowBytes,
+                                "offload rows to host memory", status);
+  if (!entry)
+    return status;
+  auto size = static_cast<uint64_t>(count * rowBytes);
+  void *block = d.hostBlock(size, handleName(handle), status);
+  if (!block)
+    return status;
+  const char *from = static_cast<const char *>(src);
+  char *to = static_cast<char *>(block);
+  for (int64_t t = 0; t < count; ++t)
+    std::memcpy(to + t * rowBytes, from + int64_t(order[t]) * rowBytes,
+                static_cast<size_t>(rowBytes));
+  entry->tier = Tier::Host;
+  entry->host = block;
+  entry->bytes = size;
+  d.toHost += size;
+  return GNNRT_OK;
+}
+
+int OffloadTiers::prefetchRows(int32_t handle, void *dst, int64_t rows,
+                               int64_t rowBytes, const int32_t *rowSets,
+                               int64_t hops, int64_t level) {
+  Impl &d = *impl;
+  std::string error;
+  const int32_t *order = nullptr;
+  int64_t count = 0;
+  if (int status = readRows("prefetch rows", handle, rows, rowBytes, rowSets,
+                            hops, level, order, count, error))
+    return d.fail(status, error);
+  int status = GNNRT_OK;
+  Entry *entry = d.liveEntry(handle, "prefetch rows", status);
+  if (!entry)
+    return status;
+  auto size = static_cast<uint64_t>(count * rowBytes);
+  if (entry->tier != Tier::Host || entry->bytes != size)
+    return d.fail(GNNRT_ERR_BAD_SIZE,
+                  "prefetch rows: " + handleName(handle) + " holds " +
+                      std::to_string(entry->bytes) + " bytes in " +
+                      tierName(entry->tier) + ", not " + std::to_string(count) +
+                      " rows of " + std::to_string(rowBytes) +
+                      " bytes in host memory");
+  if (!dst && size > 0)
+    return d.fail(GNNRT_ERR_NULL_POINTER,
+                  "prefetch rows: " + handleName(handle) +
+                      ": the destination is null");
+  const char *from = static_cast<const char *>(entry->host);
+  char *to = static_cast<char *>(dst);
+  for (int64_t t = 0; t < count; ++t)
+    std::memcpy(to + int64_t(order[t]) * rowBytes, from + t * rowBytes,
+                static_cast<size_t>(rowBytes));
+  d.fromHost += size;
+  return GNNRT_OK;
+}
+
 void *OffloadTiers::allocateHome(int64_t bytes) {
   Impl &d = *impl;
   if (bytes < 0) {
@@ -820,6 +930,24 @@ int gnnrt_offload_to_disk(gnnrt_offload *t, int32_t handle, const void *src,
 int gnnrt_prefetch(gnnrt_offload *t, int32_t handle, void *dst, int64_t bytes) {
   return guarded(
       t, [&](OffloadTiers &o) { return o.prefetch(handle, dst, bytes); });
+}
+
+int gnnrt_offload_rows_to_host(gnnrt_offload *t, int32_t handle,
+                               const void *src, int64_t rows, int64_t row_bytes,
+                               const int32_t *row_sets, int64_t hops,
+                               int64_t level) {
+  return guarded(t, [&](OffloadTiers &o) {
+    return o.offloadRowsToHost(handle, src, rows, row_bytes, row_sets, hops,
+                               level);
+  });
+}
+
+int gnnrt_prefetch_rows(gnnrt_offload *t, int32_t handle, void *dst,
+                        int64_t rows, int64_t row_bytes,
+                        const int32_t *row_sets, int64_t hops, int64_t level) {
+  return guarded(t, [&](OffloadTiers &o) {
+    return o.prefetchRows(handle, dst, rows, row_bytes, row_sets, hops, level);
+  });
 }
 
 int gnnrt_offload_free(gnnrt_offload *t, int32_t handle) {

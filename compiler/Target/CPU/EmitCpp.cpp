@@ -110,6 +110,12 @@ int64_t numElements(Value v) {
 /// (Liveness.h), which also sized the arena slot it lives in.
 std::string bufferBytes(Value v) { return std::to_string(*storageBytes(v)); }
 
+/// The bytes of one row of the dense matrix \p v.
+std::string rowBytes(Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  return std::to_string(*storageBytes(v) / type.getDimSize(0));
+}
+
 /// The most ops one gnnrt_cpu_fused call takes: GNNRT_FUSED_MAX_OPS of
 /// gnnrt/Kernels.h (the runtime rejects a longer table).
 constexpr size_t kMaxFusedOps = 32;
@@ -453,18 +459,30 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       return op->emitError("no mem.handle: the CPU target needs offloads "
                            "numbered by gnn-plan-memory");
     Value x = offload.getInput();
-    call(offload.getTier() == mem::Tier::disk ? "gnnrt_offload_to_disk"
-                                              : "gnnrt_offload_to_host",
-         {"tiers", i64(handle.getInt()), name(x), bufferBytes(x)});
+    if (Value sets = offload.getRowSets()) {
+      call("gnnrt_offload_rows_to_host",
+           {"tiers", i64(handle.getInt()), name(x), d(x, 0), rowBytes(x),
+            name(sets), i64(rowSetsHops(sets, x)), i64(*offload.getLevel())});
+    } else {
+      call(offload.getTier() == mem::Tier::disk ? "gnnrt_offload_to_disk"
+                                                : "gnnrt_offload_to_host",
+           {"tiers", i64(handle.getInt()), name(x), bufferBytes(x)});
+    }
     names[offload.getResult()] = i64(handle.getInt());
     return success();
   }
   if (auto prefetch = dyn_cast<mem::PrefetchOp>(op)) {
     if (failed(defineAll(op)))
       return failure();
-    call("gnnrt_prefetch",
-         {"tiers", name(prefetch.getHandle()), names[prefetch.getResult()],
-          bufferBytes(prefetch)});
+    Value y = prefetch.getResult();
+    if (Value sets = prefetch.getRowSets()) {
+      call("gnnrt_prefetch_rows",
+           {"tiers", name(prefetch.getHandle()), names[y], d(y, 0), rowBytes(y),
+            name(sets), i64(rowSetsHops(sets, y)), i64(*prefetch.getLevel())});
+      return success();
+    }
+    call("gnnrt_prefetch", {"tiers", name(prefetch.getHandle()), names[y],
+                            bufferBytes(prefetch)});
     return success();
   }
   if (auto free = dyn_cast<mem::FreeOp>(op)) {

@@ -86,6 +86,24 @@ int gnnrt_offload_to_disk(gnnrt_offload *t, int32_t handle, const void *src,
    must equal the offloaded size. The handle stays live. */
 int gnnrt_prefetch(gnnrt_offload *t, int32_t handle, void *dst, int64_t bytes);
 
+/* gnnrt_offload_to_host of some rows only: \p src is a matrix of \p rows
+   rows of \p row_bytes bytes, and \p row_sets a gnnrt_cpu_receptive_rows
+   buffer over its rows with \p hops hops. The host block holds the rows of
+   R_level, in the sets' order (|R_level| * row_bytes bytes, counted as
+   such). For a tensor computed at those rows alone whose other rows no op
+   reads (`mem.offload ... rows`). */
+int gnnrt_offload_rows_to_host(gnnrt_offload *t, int32_t handle,
+                               const void *src, int64_t rows, int64_t row_bytes,
+                               const int32_t *row_sets, int64_t hops,
+                               int64_t level);
+
+/* Brings back a copy that gnnrt_offload_rows_to_host made, given the same
+   sizes and sets: the rows of R_level land where they were in \p dst, and
+   its other rows are left as they are. The handle stays live. */
+int gnnrt_prefetch_rows(gnnrt_offload *t, int32_t handle, void *dst,
+                        int64_t rows, int64_t row_bytes,
+                        const int32_t *row_sets, int64_t hops, int64_t level);
+
 /* Ends \p handle's life: releases its host block, or cancels its pending
    writes and deletes its spill file. The handle is free afterwards even
    when this returns GNNRT_ERR_IO (a write failure nobody was told of yet,
@@ -198,6 +216,11 @@ public:
   int offloadToHost(int32_t handle, const void *src, int64_t bytes);
   int offloadToDisk(int32_t handle, const void *src, int64_t bytes);
   int prefetch(int32_t handle, void *dst, int64_t bytes);
+  int offloadRowsToHost(int32_t handle, const void *src, int64_t rows,
+                        int64_t rowBytes, const int32_t *rowSets, int64_t hops,
+                        int64_t level);
+  int prefetchRows(int32_t handle, void *dst, int64_t rows, int64_t rowBytes,
+                   const int32_t *rowSets, int64_t hops, int64_t level);
   int release(int32_t handle);
   int sync();
   const std::string &lastError() const;

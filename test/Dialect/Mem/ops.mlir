@@ -22,6 +22,18 @@ func.func @offload_prefetch(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor
   return %x1, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
 
+// A copy of the rows of one set only: R_1 of sets with 2 hops over 4 rows
+// (2 * 4 + 2 + 1 = 11 integers).
+// CHECK-LABEL: func.func @offload_rows
+func.func @offload_rows(%x: tensor<4x8xf32>, %r: tensor<11xi32>) -> tensor<4x8xf32> {
+  // CHECK: %[[H:.*]] = mem.offload %{{.*}} rows %{{.*}} to host {level = 1 : i64} : tensor<4x8xf32>, tensor<11xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  %h = mem.offload %x rows %r to host {level = 1 : i64} : tensor<4x8xf32>, tensor<11xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  // CHECK: mem.prefetch %[[H]] rows %{{.*}} {level = 1 : i64} : !mem.offloaded<host, tensor<4x8xf32>>, tensor<11xi32> -> tensor<4x8xf32>
+  %y = mem.prefetch %h rows %r {level = 1 : i64} : !mem.offloaded<host, tensor<4x8xf32>>, tensor<11xi32> -> tensor<4x8xf32>
+  mem.free %h : !mem.offloaded<host, tensor<4x8xf32>>
+  return %y : tensor<4x8xf32>
+}
+
 // CHECK-LABEL: func.func @recompute
 // CHECK-SAME: (%[[A:.*]]: tensor<8x4xf32>, %[[W:.*]]: tensor<4x4xf32>)
 func.func @recompute(%a: tensor<8x4xf32>, %w: tensor<4x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {

@@ -200,7 +200,15 @@ void expectWithinPlan(const CaseRun &run, uint64_t budget) {
   EXPECT_LE(r.arenaPeakBytes, budget);
   // Static offsets: what the plan predicts is what the arena reaches.
   EXPECT_EQ(r.arenaPeakBytes, r.plannedPeakBytes);
-  EXPECT_EQ(r.hostPeakBytes, r.plannedHostBytes);
+  // A host copy of a tensor computed at one row set's rows holds those
+  // rows only (`mem.offload ... rows`); the plan reserves the whole
+  // tensor, since the set's size is only estimated at compile time. So
+  // the host peak is at most the planned one, and equal when no copy is
+  // of rows.
+  if (run.generated.find("gnnrt_offload_rows_to_host") == std::string::npos)
+    EXPECT_EQ(r.hostPeakBytes, r.plannedHostBytes);
+  else
+    EXPECT_LE(r.hostPeakBytes, r.plannedHostBytes);
   EXPECT_EQ(r.diskPeakBytes, r.plannedDiskBytes);
 }
 
@@ -251,7 +259,7 @@ TEST_P(PlanProperty, MeasuredPeakWithinBudgetAndExactLosses) {
   // What the plans did, printed so a reader can see the cases are not all
   // keep-everything: plans that cost time (some tensor not kept), that
   // offload, and that store in bf16.
-  int changed = 0, offloaded = 0, narrowedRuns = 0;
+  int changed = 0, offloaded = 0, rowOffloaded = 0, narrowedRuns = 0;
   for (uint64_t budget : budgets) {
     SCOPED_TRACE("budget " + std::to_string(budget) + " bytes (smallest " +
                  std::to_string(smallest) + ", keep-all " +
@@ -263,7 +271,10 @@ TEST_P(PlanProperty, MeasuredPeakWithinBudgetAndExactLosses) {
     bool narrowed = count(run->generated, "gnnrt_cpu_f32_to_") > 0;
     changed += run->report.predictedStepSeconds >
                run->report.keepAllStepSeconds;
-    offloaded += count(run->generated, "gnnrt_offload_to_") > 0;
+    offloaded += count(run->generated, "gnnrt_offload_to_") +
+                     count(run->generated, "gnnrt_offload_rows_to_") >
+                 0;
+    rowOffloaded += count(run->generated, "gnnrt_offload_rows_to_") > 0;
     narrowedRuns += narrowed;
     if (!narrowed) {
       // Recompute and offload never change a value.
@@ -295,11 +306,11 @@ TEST_P(PlanProperty, MeasuredPeakWithinBudgetAndExactLosses) {
   }
 
   std::printf("case %d: smallest %llu, keep-all %llu bytes; of %d budgets "
-              "%d changed a fate, %d offloaded, %d stored bf16; "
-              "checkpoint_layers %s\n",
+              "%d changed a fate, %d offloaded (%d some rows only), %d "
+              "stored bf16; checkpoint_layers %s\n",
               GetParam(), static_cast<unsigned long long>(smallest),
               static_cast<unsigned long long>(keepPeak), kBudgetsPerModel,
-              changed, offloaded, narrowedRuns,
+              changed, offloaded, rowOffloaded, narrowedRuns,
               checkpointRecomputes ? "recomputes" : "keeps everything");
 
   if (!c.disk)

@@ -188,6 +188,71 @@ TEST(OffloadHost, RoundTripIsByteExact) {
   EXPECT_EQ(tiers->bytesToDisk(), 0u);
 }
 
+/// A gnnrt_cpu_receptive_rows buffer over 6 rows with 1 hop: R_0 = {4},
+/// R_1 = {1, 4} (counts, levels, then the rows sorted by level and id).
+std::vector<int32_t> sixRowSets() {
+  return {1, 2, /*levels*/ 2, 1, 2, 2, 0, 2, /*order*/ 4, 1, 0, 2, 3, 5};
+}
+
+TEST(OffloadHost, RowsTravelAloneAndComeBackInPlace) {
+  auto tiers = makeTiers(hostConfig(1 * MiB));
+  ASSERT_TRUE(tiers);
+  const std::vector<int32_t> sets = sixRowSets();
+  // Six rows of 12 bytes, each filled with its number.
+  std::vector<unsigned char> x(6 * 12);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<unsigned char>(i / 12 + 1);
+  ASSERT_EQ(gnnrt_offload_rows_to_host(tiers->c(), 0, x.data(), 6, 12,
+                                       sets.data(), 1, 1),
+            GNNRT_OK)
+      << tiers->lastError();
+  // Two rows went, and the host tier holds two rows.
+  EXPECT_EQ(tiers->bytesToHost(), 24u);
+  EXPECT_EQ(tiers->hostHighWater(), aligned(24));
+  std::vector<unsigned char> y(x.size(), 0xee);
+  ASSERT_EQ(
+      gnnrt_prefetch_rows(tiers->c(), 0, y.data(), 6, 12, sets.data(), 1, 1),
+      GNNRT_OK)
+      << tiers->lastError();
+  EXPECT_EQ(tiers->bytesFromHost(), 24u);
+  for (size_t i = 0; i < y.size(); ++i) {
+    const size_t row = i / 12;
+    EXPECT_EQ(y[i], row == 1 || row == 4 ? x[i] : 0xee) << "byte " << i;
+  }
+  // A whole prefetch of a copy of rows is a size mismatch, not garbage.
+  EXPECT_EQ(tiers->prefetch(0, y.data(), 72), GNNRT_ERR_BAD_SIZE);
+  // So is bringing it back at another level.
+  EXPECT_EQ(
+      gnnrt_prefetch_rows(tiers->c(), 0, y.data(), 6, 12, sets.data(), 1, 0),
+      GNNRT_ERR_BAD_SIZE);
+  EXPECT_NE(tiers->lastError().find("prefetch rows: handle 0 holds 24 bytes"),
+            std::string::npos)
+      << tiers->lastError();
+  ASSERT_EQ(tiers->release(0), GNNRT_OK);
+}
+
+TEST(OffloadHost, BadRowCallsAreRefused) {
+  auto tiers = makeTiers(hostConfig(1 * MiB));
+  ASSERT_TRUE(tiers);
+  std::vector<int32_t> sets = sixRowSets();
+  std::vector<unsigned char> x(6 * 12, 1);
+  auto offload = [&](const int32_t *rowSets, int64_t rows, int64_t hops,
+                     int64_t level) {
+    return gnnrt_offload_rows_to_host(tiers->c(), 0, x.data(), rows, 12,
+                                      rowSets, hops, level);
+  };
+  EXPECT_EQ(offload(nullptr, 6, 1, 0), GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(offload(sets.data(), 6, 1, 2), GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(offload(sets.data(), -1, 1, 0), GNNRT_ERR_BAD_SIZE);
+  sets[6 + 2] = 9; // a row id past the matrix, in R_0's order
+  EXPECT_EQ(offload(sets.data(), 6, 1, 0), GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_NE(tiers->lastError().find("row 9 is not among 6"), std::string::npos)
+      << tiers->lastError();
+  // Nothing was taken: the handle is still free.
+  sets = sixRowSets();
+  EXPECT_EQ(offload(sets.data(), 6, 1, 0), GNNRT_OK);
+}
+
 TEST(OffloadHost, HighWaterIsTheLargestLiveSum) {
   auto tiers = makeTiers(hostConfig(1 * MiB));
   ASSERT_TRUE(tiers);
