@@ -22,6 +22,12 @@ namespace mlir::gnn {
 /// buffer held). Set by gnn-restrict-rows; dropping it is always safe.
 inline constexpr llvm::StringLiteral kRestUnreadAttr = "gnn.rest_unread";
 
+/// An argument attribute (i64 k) of a function that reads the argument, a
+/// dense node matrix, at the rows of R_k of its row sets only: the other
+/// rows need not be on the device. Set by gnn-restrict-rows on the
+/// features; dropping it is always safe.
+inline constexpr llvm::StringLiteral kRowsReadAttr = "gnn.rows_read";
+
 /// The row sets an op computes over and the level of its set.
 struct RowRestriction {
   Value rowSets;

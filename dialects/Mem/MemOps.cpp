@@ -369,7 +369,8 @@ LogicalResult LoadHomeOp::verify() {
       !isHostHome(func, arg.getArgNumber(), /*result=*/false))
     return emitOpError("operand must be an argument of the enclosing "
                        "function marked mem.home = \"host\"");
-  return success();
+  return verifyTransferRows(*this, getRowSets(), getLevel(),
+                            cast<RankedTensorType>(getHome().getType()));
 }
 
 LogicalResult StoreHomeOp::verify() {

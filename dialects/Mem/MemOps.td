@@ -252,15 +252,36 @@ def Mem_LoadHomeOp : Mem_Op<"load_home", [Mem_PlanEffects,
     device cannot hold it in between; the argument itself is never read by
     anything else.
 
+    With `rows %sets {level = k}` only the rows of `R_k` of the nested row
+    sets `%sets` are copied, to the same rows of the device buffer; its
+    other rows hold whatever the buffer held. For an argument that the
+    function reads at those rows only (`gnn.rows_read = k`, set by
+    `gnn-restrict-rows`): a step that computes at the loss's rows reads
+    its features there alone.
+
     Example:
     ```mlir
     func.func @step(%w: tensor<1433x16xf32> {mem.home = "host"}, ...) {
       %w0 = mem.load_home %w : tensor<1433x16xf32>
+      %x0 = mem.load_home %x rows %sets {level = 2 : i64} : tensor<2708x16xf32>, tensor<5419xi32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$home, Mem_Stream:$stream);
+  let arguments = (ins AnyRankedTensor:$home,
+                       Optional<1DTensorOf<[I32]>>:$row_sets,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$level,
+                       Mem_Stream:$stream);
   let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = "$home attr-dict `:` type($home)";
+  let assemblyFormat = [{
+    $home (`rows` $row_sets^)? attr-dict `:` type($home)
+    (`,` type($row_sets)^)?
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$home), [{
+      build($_builder, $_state, home.getType(), home,
+            /*row_sets=*/::mlir::Value(), /*level=*/::mlir::IntegerAttr(),
+            /*stream=*/nullptr);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

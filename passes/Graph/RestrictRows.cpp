@@ -251,6 +251,28 @@ void markRestUnread(const RowAnalysis &analysis, ArrayRef<Operation *> ops) {
   }
 }
 
+/// Marks a dense feature matrix that the function reads only at the rows
+/// of one set, R_k, with `gnn.rows_read = k`: a host home of it then needs
+/// only those rows on the device (gnn-plan-memory's `mem.load_home ...
+/// rows`). Its users are the restricted ops; any other reads every row.
+void markRowsRead(const RowAnalysis &analysis, BlockArgument features,
+                  int64_t hops) {
+  if (!features || features.use_empty())
+    return;
+  auto type = dyn_cast<RankedTensorType>(features.getType());
+  if (!type || type.getRank() != 2 || getCsrEncoding(type))
+    return;
+  int64_t level = 0;
+  for (Operation *user : features.getUsers())
+    level = std::max(level, readLevel(analysis, user, features));
+  if (level > hops)
+    return;
+  auto func = cast<func::FuncOp>(features.getOwner()->getParentOp());
+  func.setArgAttr(
+      features.getArgNumber(), kRowsReadAttr,
+      IntegerAttr::get(IntegerType::get(func.getContext(), 64), level));
+}
+
 /// The restrictions decided for one op: the level of its set and, for an
 /// aggregation, the level outside which its input is zero (kAll: none).
 struct Restriction {
@@ -387,6 +409,7 @@ unsigned restrictFunction(func::FuncOp func) {
     restricted.push_back(r.op);
   }
   markRestUnread(rows, restricted);
+  markRowsRead(rows, inputArgument(func, "features"), hops);
   return restrictions.size();
 }
 

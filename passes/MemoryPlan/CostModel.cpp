@@ -1016,6 +1016,11 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       })
       .Case<mem::LoadHomeOp, mem::StoreHomeOp>([&](auto o) {
         double bytes = bytesOf(o.getResult());
+        if (auto load = dyn_cast<mem::LoadHomeOp>(o.getOperation()))
+          if (Value sets = load.getRowSets())
+            bytes *= transferredRowShare(sets,
+                                         static_cast<int64_t>(*load.getLevel()),
+                                         rows(load.getResult()));
         OpCost cost;
         cost.bytes = bytes;
         cost.rate = CostRate::HostLink;

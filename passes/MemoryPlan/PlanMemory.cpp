@@ -244,6 +244,30 @@ std::optional<RowRestriction> transferRows(Value value) {
   return getRowRestriction(def);
 }
 
+/// The rows a host home's copy to the device must bring, when not all:
+/// \p arg is a dense matrix that its function reads at the rows of R_k
+/// only (gnn.rows_read = k, from gnn-restrict-rows), and the function's row
+/// sets, defined before any op reads \p arg, reach k hops.
+std::optional<RowRestriction> homeRows(BlockArgument arg) {
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  auto type = dyn_cast<RankedTensorType>(arg.getType());
+  if (!func || !type || type.getRank() != 2 || !type.hasStaticShape() ||
+      getCsrEncoding(type))
+    return std::nullopt;
+  auto level =
+      func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), kRowsReadAttr);
+  if (!level || level.getInt() < 0)
+    return std::nullopt;
+  for (Operation &op : func.getBody().front()) {
+    if (llvm::is_contained(op.getOperands(), Value(arg)))
+      return std::nullopt; // read before any row sets exist
+    if (auto sets = dyn_cast<ReceptiveRowsOp>(op))
+      if (static_cast<int64_t>(sets.getHops()) >= level.getInt())
+        return RowRestriction{sets.getResult(), level.getInt()};
+  }
+  return std::nullopt;
+}
+
 struct CandidateInfo {
   Value value;
   int64_t def = 0, lastForward = 0, firstBackward = 0, lastUse = 0;
@@ -570,7 +594,18 @@ void StepPlanner::residentOptions(int c) {
   plan::Option keep;
   keep.usage.push_back({Tier::Device, 0, end, info.keepBytes});
   cand.options.push_back(std::move(keep));
-  double in = transferSeconds(info.bytes, TransferTier::Host, true, profile);
+  // An input the step reads at one set's rows only is copied in as those
+  // rows (its home and its device copy still take the whole tensor).
+  int64_t inBytes = info.bytes;
+  if (auto arg = dyn_cast<BlockArgument>(info.value);
+      arg && info.resultIndex < 0)
+    if (std::optional<RowRestriction> rows = homeRows(arg))
+      inBytes = static_cast<int64_t>(
+          std::ceil(static_cast<double>(info.bytes) *
+                    transferredRowShare(
+                        rows->rowSets, rows->level,
+                        cast<RankedTensorType>(arg.getType()).getDimSize(0))));
+  double in = transferSeconds(inBytes, TransferTier::Host, true, profile);
   double out = transferSeconds(info.bytes, TransferTier::Host, false, profile);
   for (HomeStaging staging : {StageOnce, StagePerUse}) {
     if (staging == StagePerUse && info.uses.size() < 2)
@@ -847,15 +882,27 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       continue;
     auto arg = cast<BlockArgument>(toTarget.lookup(info.value));
     target.setArgAttr(arg.getArgNumber(), "mem.home", b.getStringAttr("host"));
+    // The rows the copy in brings (residentOptions priced them so).
+    std::optional<RowRestriction> rows;
+    if (info.resultIndex < 0)
+      rows = homeRows(cast<BlockArgument>(info.value));
+    auto loadHome = [&]() {
+      auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
+      if (rows) {
+        load.getRowSetsMutable().assign(toTarget.lookup(rows->rowSets));
+        load.setLevel(static_cast<uint64_t>(rows->level));
+      }
+      return load;
+    };
     if (o.detail == StageOnce) {
       b.setInsertionPoint(ops[info.uses.front()]);
-      auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
+      auto load = loadHome();
       arg.replaceAllUsesExcept(load, load);
     } else {
       for (int64_t u : info.uses) {
         Operation *user = ops[u];
         b.setInsertionPoint(user);
-        auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
+        auto load = loadHome();
         user->replaceUsesOfWith(arg, load);
       }
     }

@@ -572,11 +572,10 @@ int OffloadTiers::offloadToHost(int32_t handle, const void *src,
 /// checked besides the handle: sizes that multiply, a level within the
 /// hops, and row ids in range (read, not trusted: a wrong buffer would
 /// copy out of bounds).
-static int readRows(const char *operation, int32_t handle, int64_t rows,
-                    int64_t rowBytes, const int32_t *rowSets, int64_t hops,
-                    int64_t level, const int32_t *&order, int64_t &count,
-                    std::string &error) {
-  std::string what = std::string(operation) + ": " + handleName(handle);
+/// \p what names the call in messages.
+static int readRows(const std::string &what, int64_t rows, int64_t rowBytes,
+                    const int32_t *rowSets, int64_t hops, int64_t level,
+                    const int32_t *&order, int64_t &count, std::string &error) {
   if (rows < 0 || rowBytes < 0 ||
       (rowBytes > 0 && rows > std::numeric_limits<int64_t>::max() / rowBytes)) {
     error = what + ": " + std::to_string(rows) + " rows of " +
@@ -618,8 +617,8 @@ int OffloadTiers::offloadRowsToHost(int32_t handle, const void *src,
   const int32_t *order = nullptr;
   int64_t count = 0;
   if (int status =
-          readRows("offload rows to host memory", handle, rows, rowBytes,
-                   rowSets, hops, level, order, count, error))
+          readRows("offload rows to host memory: " + handleName(handle), rows,
+                   rowBytes, rowSets, hops, level, order, count, error))
     return d.fail(status, error);
   int status = GNNRT_OK;
   Entry *entry = d.offloadEntry(handle, src, rows * rowBytes,
@@ -649,8 +648,9 @@ int OffloadTiers::prefetchRows(int32_t handle, void *dst, int64_t rows,
   std::string error;
   const int32_t *order = nullptr;
   int64_t count = 0;
-  if (int status = readRows("prefetch rows", handle, rows, rowBytes, rowSets,
-                            hops, level, order, count, error))
+  if (int status =
+          readRows("prefetch rows: " + handleName(handle), rows, rowBytes,
+                   rowSets, hops, level, order, count, error))
     return d.fail(status, error);
   int status = GNNRT_OK;
   Entry *entry = d.liveEntry(handle, "prefetch rows", status);
@@ -710,6 +710,29 @@ int OffloadTiers::Impl::homeCopy(const char *what, void *dst, const void *src,
 
 int OffloadTiers::homeLoad(void *dst, const void *src, int64_t bytes) {
   return impl->homeCopy("home load", dst, src, bytes, impl->fromHost);
+}
+
+int OffloadTiers::homeLoadRows(void *dst, const void *src, int64_t rows,
+                               int64_t rowBytes, const int32_t *rowSets,
+                               int64_t hops, int64_t level) {
+  Impl &d = *impl;
+  std::string error;
+  const int32_t *order = nullptr;
+  int64_t count = 0;
+  if (int status = readRows("home load rows", rows, rowBytes, rowSets, hops,
+                            level, order, count, error))
+    return d.fail(status, error);
+  if (int status =
+          d.checkHomeCopy("home load rows", dst, src, count * rowBytes))
+    return status;
+  const char *from = static_cast<const char *>(src);
+  char *to = static_cast<char *>(dst);
+  for (int64_t t = 0; t < count; ++t) {
+    const int64_t at = int64_t(order[t]) * rowBytes;
+    std::memcpy(to + at, from + at, static_cast<size_t>(rowBytes));
+  }
+  d.fromHost += static_cast<uint64_t>(count * rowBytes);
+  return GNNRT_OK;
 }
 
 int OffloadTiers::homeStore(void *dst, const void *src, int64_t bytes) {
@@ -947,6 +970,14 @@ int gnnrt_prefetch_rows(gnnrt_offload *t, int32_t handle, void *dst,
                         const int32_t *row_sets, int64_t hops, int64_t level) {
   return guarded(t, [&](OffloadTiers &o) {
     return o.prefetchRows(handle, dst, rows, row_bytes, row_sets, hops, level);
+  });
+}
+
+int gnnrt_home_load_rows(gnnrt_offload *t, void *dst, const void *src,
+                         int64_t rows, int64_t row_bytes,
+                         const int32_t *row_sets, int64_t hops, int64_t level) {
+  return guarded(t, [&](OffloadTiers &o) {
+    return o.homeLoadRows(dst, src, rows, row_bytes, row_sets, hops, level);
   });
 }
 

@@ -179,3 +179,27 @@ func.func @no_restricted_spmm(%g: !gnn.graph<4x6> {gnn.input = "graph"},
   %dz = train.cross_entropy_grad %z, %labels, %mask, %one : (tensor<4x2xf32>, tensor<4xi32>, tensor<4xi1>, tensor<f32>) -> tensor<4x2xf32>
   return %loss, %dz : tensor<f32>, tensor<4x2xf32>
 }
+
+// -----
+
+// Dense features read only by restricted ops, at R_1 at most (the dropout
+// and the product compute R_1 for the aggregation into R_0): the argument
+// gets `gnn.rows_read = 1`, so a host home of it need only bring those
+// rows to the device (gnn-plan-memory). One hop: 2 * 4 + 1 + 1 = 10.
+// CHECK-LABEL: func.func @features_rows
+// CHECK-SAME: %{{[^:]*}}: tensor<4x3xf32> {gnn.input = "features", gnn.rows_read = 1 : i64}
+// CHECK: gnn.dropout %{{[^ ]*}}, %{{[^ ]*}} rows %{{[^ ]*}} : tensor<10xi32> {gnn.rest_unread, level = 1 : i64
+func.func @features_rows(%g: !gnn.graph<4x6> {gnn.input = "graph"},
+                         %x: tensor<4x3xf32> {gnn.input = "features"},
+                         %labels: tensor<4xi32>, %mask: tensor<4xi1>,
+                         %seed: i64, %step: i64, %w: tensor<3x2xf32>)
+    -> (tensor<f32>, tensor<4x2xf32>) {
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %key = gnn.rng_key %seed, %step
+  %xd = gnn.dropout %x, %key {p = 5.000000e-01 : f64, stream = 0 : i64} : tensor<4x3xf32>
+  %h = gnn.matmul %xd, %w : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+  %z = gnn.spmm sum %g, %h : (!gnn.graph<4x6>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %loss = train.cross_entropy %z, %labels, %mask : (tensor<4x2xf32>, tensor<4xi32>, tensor<4xi1>) -> tensor<f32>
+  %dz = train.cross_entropy_grad %z, %labels, %mask, %one : (tensor<4x2xf32>, tensor<4xi32>, tensor<4xi1>, tensor<f32>) -> tensor<4x2xf32>
+  return %loss, %dz : tensor<f32>, tensor<4x2xf32>
+}

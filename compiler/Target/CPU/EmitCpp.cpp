@@ -498,6 +498,14 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     if (failed(defineAll(op)))
       return failure();
     Value result = op->getResult(0);
+    if (auto load = dyn_cast<mem::LoadHomeOp>(op))
+      if (Value sets = load.getRowSets()) {
+        call("gnnrt_home_load_rows",
+             {"tiers", names[result], name(load.getHome()), d(result, 0),
+              rowBytes(result), name(sets), i64(rowSetsHops(sets, result)),
+              i64(*load.getLevel())});
+        return success();
+      }
     call(
         isa<mem::LoadHomeOp>(op) ? "gnnrt_home_load" : "gnnrt_home_store",
         {"tiers", names[result], name(op->getOperand(0)), bufferBytes(result)});

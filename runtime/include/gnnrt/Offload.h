@@ -125,6 +125,16 @@ void *gnnrt_offload_alloc_home(gnnrt_offload *t, int64_t bytes);
 int gnnrt_home_load(gnnrt_offload *t, void *dst, const void *src,
                     int64_t bytes);
 
+/* gnnrt_home_load of the rows of R_level only: \p src (a host home) and
+   \p dst are matrices of \p rows rows of \p row_bytes bytes, and
+   \p row_sets a gnnrt_cpu_receptive_rows buffer over their rows with
+   \p hops hops. Each listed row is copied to the same row of \p dst; the
+   other rows of \p dst are left as they are. For an input the function
+   reads at those rows only (`mem.load_home ... rows`). */
+int gnnrt_home_load_rows(gnnrt_offload *t, void *dst, const void *src,
+                         int64_t rows, int64_t row_bytes,
+                         const int32_t *row_sets, int64_t hops, int64_t level);
+
 /* Copies \p bytes from the device buffer \p src to a host home (\p dst),
    counted as bytes to the host tier. */
 int gnnrt_home_store(gnnrt_offload *t, void *dst, const void *src,
@@ -228,6 +238,8 @@ public:
   void *allocateHome(int64_t bytes);
   int homeLoad(void *dst, const void *src, int64_t bytes);
   int homeStore(void *dst, const void *src, int64_t bytes);
+  int homeLoadRows(void *dst, const void *src, int64_t rows, int64_t rowBytes,
+                   const int32_t *rowSets, int64_t hops, int64_t level);
 
   /// Handles may range over [0, kMaxHandles): the compiler numbers its
   /// offloaded tensors densely, and a larger number is a corrupt call.

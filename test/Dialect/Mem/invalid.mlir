@@ -321,3 +321,11 @@ func.func @prefetch_other_rows(%x: tensor<4x8xf32>, %r: tensor<11xi32>) -> tenso
   %y = mem.prefetch %h : !mem.offloaded<host, tensor<4x8xf32>> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @load_home_rows_beyond_hops(%x: tensor<4x8xf32> {mem.home = "host"}, %r: tensor<11xi32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{level 3 is beyond the row sets' 2 hops}}
+  %y = mem.load_home %x rows %r {level = 3 : i64} : tensor<4x8xf32>, tensor<11xi32>
+  return %y : tensor<4x8xf32>
+}

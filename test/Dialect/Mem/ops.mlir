@@ -34,6 +34,14 @@ func.func @offload_rows(%x: tensor<4x8xf32>, %r: tensor<11xi32>) -> tensor<4x8xf
   return %y : tensor<4x8xf32>
 }
 
+// A host home copied in at the rows of R_2 only.
+// CHECK-LABEL: func.func @load_home_rows
+func.func @load_home_rows(%x: tensor<4x8xf32> {mem.home = "host"}, %r: tensor<11xi32>) -> tensor<4x8xf32> {
+  // CHECK: mem.load_home %{{.*}} rows %{{.*}} {level = 2 : i64} : tensor<4x8xf32>, tensor<11xi32>
+  %y = mem.load_home %x rows %r {level = 2 : i64} : tensor<4x8xf32>, tensor<11xi32>
+  return %y : tensor<4x8xf32>
+}
+
 // CHECK-LABEL: func.func @recompute
 // CHECK-SAME: (%[[A:.*]]: tensor<8x4xf32>, %[[W:.*]]: tensor<4x4xf32>)
 func.func @recompute(%a: tensor<8x4xf32>, %w: tensor<4x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {

@@ -231,6 +231,33 @@ TEST(OffloadHost, RowsTravelAloneAndComeBackInPlace) {
   ASSERT_EQ(tiers->release(0), GNNRT_OK);
 }
 
+TEST(OffloadHome, LoadRowsCopiesTheListedRowsInPlace) {
+  auto tiers = makeTiers(hostConfig(1 * MiB));
+  ASSERT_TRUE(tiers);
+  const std::vector<int32_t> sets = sixRowSets();
+  std::vector<unsigned char> home(6 * 12);
+  for (size_t i = 0; i < home.size(); ++i)
+    home[i] = static_cast<unsigned char>(i);
+  std::vector<unsigned char> device(home.size(), 0xee);
+  ASSERT_EQ(gnnrt_home_load_rows(tiers->c(), device.data(), home.data(), 6, 12,
+                                 sets.data(), 1, 1),
+            GNNRT_OK)
+      << tiers->lastError();
+  for (size_t i = 0; i < device.size(); ++i) {
+    const size_t row = i / 12;
+    EXPECT_EQ(device[i], row == 1 || row == 4 ? home[i] : 0xee) << "byte " << i;
+  }
+  EXPECT_EQ(tiers->bytesFromHost(), 24u);
+  EXPECT_EQ(gnnrt_home_load_rows(tiers->c(), device.data(), home.data(), 6, 12,
+                                 nullptr, 1, 1),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_home_load_rows(tiers->c(), nullptr, home.data(), 6, 12,
+                                 sets.data(), 1, 1),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_NE(tiers->lastError().find("home load rows"), std::string::npos)
+      << tiers->lastError();
+}
+
 TEST(OffloadHost, BadRowCallsAreRefused) {
   auto tiers = makeTiers(hostConfig(1 * MiB));
   ASSERT_TRUE(tiers);
