@@ -268,6 +268,16 @@ std::optional<RowRestriction> homeRows(BlockArgument arg) {
   return std::nullopt;
 }
 
+/// The bytes a copy of \p rows of the matrix \p value (\p bytes in all)
+/// moves, estimated: their share of its rows (transferredRowShare).
+int64_t rowBytesMoved(int64_t bytes, const RowRestriction &rows, Value value) {
+  return static_cast<int64_t>(
+      std::ceil(static_cast<double>(bytes) *
+                transferredRowShare(
+                    rows.rowSets, rows.level,
+                    cast<RankedTensorType>(value.getType()).getDimSize(0))));
+}
+
 struct CandidateInfo {
   Value value;
   int64_t def = 0, lastForward = 0, firstBackward = 0, lastUse = 0;
@@ -600,11 +610,7 @@ void StepPlanner::residentOptions(int c) {
   if (auto arg = dyn_cast<BlockArgument>(info.value);
       arg && info.resultIndex < 0)
     if (std::optional<RowRestriction> rows = homeRows(arg))
-      inBytes = static_cast<int64_t>(
-          std::ceil(static_cast<double>(info.bytes) *
-                    transferredRowShare(
-                        rows->rowSets, rows->level,
-                        cast<RankedTensorType>(arg.getType()).getDimSize(0))));
+      inBytes = rowBytesMoved(info.bytes, *rows, arg);
   double in = transferSeconds(inBytes, TransferTier::Host, true, profile);
   double out = transferSeconds(info.bytes, TransferTier::Host, false, profile);
   for (HomeStaging staging : {StageOnce, StagePerUse}) {
@@ -727,11 +733,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
       int64_t moved = info.bytes;
       if (std::optional<RowRestriction> rows = transferRows(info.value);
           rows && tier == Tier::Host)
-        moved = static_cast<int64_t>(std::ceil(
-            static_cast<double>(info.bytes) *
-            transferredRowShare(
-                rows->rowSets, rows->level,
-                cast<RankedTensorType>(info.value.getType()).getDimSize(0))));
+        moved = rowBytesMoved(info.bytes, *rows, info.value);
       o.seconds = transferSeconds(moved, transfer, false, profile) +
                   transferSeconds(moved, transfer, true, profile);
       o.usage.push_back({Tier::Device, point(info.def), released, info.bytes});

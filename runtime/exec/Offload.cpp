@@ -90,6 +90,12 @@ struct Entry {
   std::string failure;
 };
 
+/// The rows a row copy moves: order[0, count).
+struct RowList {
+  const int32_t *order = nullptr;
+  int64_t count = 0;
+};
+
 /// One chunk to write: `length` bytes of `data` (a staging slot) at
 /// `offset` in the handle's file.
 struct Job {
@@ -156,6 +162,14 @@ struct OffloadTiers::Impl {
   /// ("handle 3").
   void *hostBlock(uint64_t size, const std::string &what, int &status);
   /// The checks of homeLoad and homeStore; \p operation names the call.
+  /// The rows of R_level in a gnnrt_cpu_receptive_rows buffer (\p rowSets,
+  /// \p hops) over the \p rows rows of a matrix of \p rowBytes-byte rows,
+  /// into \p list, checked: sizes that multiply, a level within the hops,
+  /// and row ids in range (read, not trusted: a wrong buffer would copy out
+  /// of bounds). On failure the error names \p what.
+  int readRows(const std::string &what, int64_t rows, int64_t rowBytes,
+               const int32_t *rowSets, int64_t hops, int64_t level,
+               RowList &list);
   int checkHomeCopy(const char *operation, const void *dst, const void *src,
                     int64_t bytes);
   /// A checked copy between a home and the device, counted in \p counter
@@ -567,44 +581,32 @@ int OffloadTiers::offloadToHost(int32_t handle, const void *src,
   return GNNRT_OK;
 }
 
-/// The rows of R_level in a gnnrt_cpu_receptive_rows buffer (\p rowSets,
-/// \p hops) over the \p rows rows of a matrix of \p rowBytes-byte rows,
-/// checked besides the handle: sizes that multiply, a level within the
-/// hops, and row ids in range (read, not trusted: a wrong buffer would
-/// copy out of bounds).
-/// \p what names the call in messages.
-static int readRows(const std::string &what, int64_t rows, int64_t rowBytes,
-                    const int32_t *rowSets, int64_t hops, int64_t level,
-                    const int32_t *&order, int64_t &count, std::string &error) {
+int OffloadTiers::Impl::readRows(const std::string &what, int64_t rows,
+                                 int64_t rowBytes, const int32_t *rowSets,
+                                 int64_t hops, int64_t level, RowList &list) {
   if (rows < 0 || rowBytes < 0 ||
-      (rowBytes > 0 && rows > std::numeric_limits<int64_t>::max() / rowBytes)) {
-    error = what + ": " + std::to_string(rows) + " rows of " +
-            std::to_string(rowBytes) + " bytes is not a valid size";
-    return GNNRT_ERR_BAD_SIZE;
-  }
-  if (!rowSets) {
-    error = what + ": the row sets are null";
-    return GNNRT_ERR_NULL_POINTER;
-  }
+      (rowBytes > 0 && rows > std::numeric_limits<int64_t>::max() / rowBytes))
+    return fail(GNNRT_ERR_BAD_SIZE, what + ": " + std::to_string(rows) +
+                                        " rows of " + std::to_string(rowBytes) +
+                                        " bytes is not a valid size");
+  if (!rowSets)
+    return fail(GNNRT_ERR_NULL_POINTER, what + ": the row sets are null");
   if (hops < 0 || hops > std::numeric_limits<int32_t>::max() - 1 || level < 0 ||
-      level > hops) {
-    error = what + ": level " + std::to_string(level) + " of " +
-            std::to_string(hops) + " hops";
-    return GNNRT_ERR_BAD_ARGUMENT;
-  }
-  count = rowSets[level];
-  order = rowSets + hops + 1 + rows;
-  if (count < 0 || count > rows) {
-    error = what + ": a set of " + std::to_string(count) + " rows of " +
-            std::to_string(rows);
-    return GNNRT_ERR_BAD_ARGUMENT;
-  }
-  for (int64_t t = 0; t < count; ++t)
-    if (order[t] < 0 || order[t] >= rows) {
-      error = what + ": row " + std::to_string(order[t]) + " is not among " +
-              std::to_string(rows);
-      return GNNRT_ERR_BAD_ARGUMENT;
-    }
+      level > hops)
+    return fail(GNNRT_ERR_BAD_ARGUMENT, what + ": level " +
+                                            std::to_string(level) + " of " +
+                                            std::to_string(hops) + " hops");
+  list.count = rowSets[level];
+  list.order = rowSets + hops + 1 + rows;
+  if (list.count < 0 || list.count > rows)
+    return fail(GNNRT_ERR_BAD_ARGUMENT, what + ": a set of " +
+                                            std::to_string(list.count) +
+                                            " rows of " + std::to_string(rows));
+  for (int64_t t = 0; t < list.count; ++t)
+    if (list.order[t] < 0 || list.order[t] >= rows)
+      return fail(GNNRT_ERR_BAD_ARGUMENT,
+                  what + ": row " + std::to_string(list.order[t]) +
+                      " is not among " + std::to_string(rows));
   return GNNRT_OK;
 }
 
@@ -613,13 +615,13 @@ int OffloadTiers::offloadRowsToHost(int32_t handle, const void *src,
                                     const int32_t *rowSets, int64_t hops,
                                     int64_t level) {
   Impl &d = *impl;
-  std::string error;
-  const int32_t *order = nullptr;
-  int64_t count = 0;
+  RowList list;
   if (int status =
-          readRows("offload rows to host memory: " + handleName(handle), rows,
-                   rowBytes, rowSets, hops, level, order, count, error))
-    return d.fail(status, error);
+          d.readRows("offload rows to host memory: " + handleName(handle), rows,
+                     rowBytes, rowSets, hops, level, list))
+    return status;
+  const int32_t *order = list.order;
+  const int64_t count = list.count;
   int status = GNNRT_OK;
   Entry *entry = d.offloadEntry(handle, src, rows * rowBytes,
                                 "offload rows to host memory", status);
@@ -645,13 +647,12 @@ int OffloadTiers::prefetchRows(int32_t handle, void *dst, int64_t rows,
                                int64_t rowBytes, const int32_t *rowSets,
                                int64_t hops, int64_t level) {
   Impl &d = *impl;
-  std::string error;
-  const int32_t *order = nullptr;
-  int64_t count = 0;
-  if (int status =
-          readRows("prefetch rows: " + handleName(handle), rows, rowBytes,
-                   rowSets, hops, level, order, count, error))
-    return d.fail(status, error);
+  RowList list;
+  if (int status = d.readRows("prefetch rows: " + handleName(handle), rows,
+                              rowBytes, rowSets, hops, level, list))
+    return status;
+  const int32_t *order = list.order;
+  const int64_t count = list.count;
   int status = GNNRT_OK;
   Entry *entry = d.liveEntry(handle, "prefetch rows", status);
   if (!entry)
@@ -716,12 +717,12 @@ int OffloadTiers::homeLoadRows(void *dst, const void *src, int64_t rows,
                                int64_t rowBytes, const int32_t *rowSets,
                                int64_t hops, int64_t level) {
   Impl &d = *impl;
-  std::string error;
-  const int32_t *order = nullptr;
-  int64_t count = 0;
-  if (int status = readRows("home load rows", rows, rowBytes, rowSets, hops,
-                            level, order, count, error))
-    return d.fail(status, error);
+  RowList list;
+  if (int status = d.readRows("home load rows", rows, rowBytes, rowSets, hops,
+                              level, list))
+    return status;
+  const int32_t *order = list.order;
+  const int64_t count = list.count;
   if (int status =
           d.checkHomeCopy("home load rows", dst, src, count * rowBytes))
     return status;

@@ -194,14 +194,19 @@ std::vector<int32_t> sixRowSets() {
   return {1, 2, /*levels*/ 2, 1, 2, 2, 0, 2, /*order*/ 4, 1, 0, 2, 3, 5};
 }
 
+/// Six rows of 12 bytes, no two bytes alike.
+std::vector<unsigned char> sixRows() {
+  std::vector<unsigned char> x(6 * 12);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<unsigned char>(i + 1);
+  return x;
+}
+
 TEST(OffloadHost, RowsTravelAloneAndComeBackInPlace) {
   auto tiers = makeTiers(hostConfig(1 * MiB));
   ASSERT_TRUE(tiers);
   const std::vector<int32_t> sets = sixRowSets();
-  // Six rows of 12 bytes, each filled with its number.
-  std::vector<unsigned char> x(6 * 12);
-  for (size_t i = 0; i < x.size(); ++i)
-    x[i] = static_cast<unsigned char>(i / 12 + 1);
+  const std::vector<unsigned char> x = sixRows();
   ASSERT_EQ(gnnrt_offload_rows_to_host(tiers->c(), 0, x.data(), 6, 12,
                                        sets.data(), 1, 1),
             GNNRT_OK)
@@ -235,9 +240,7 @@ TEST(OffloadHome, LoadRowsCopiesTheListedRowsInPlace) {
   auto tiers = makeTiers(hostConfig(1 * MiB));
   ASSERT_TRUE(tiers);
   const std::vector<int32_t> sets = sixRowSets();
-  std::vector<unsigned char> home(6 * 12);
-  for (size_t i = 0; i < home.size(); ++i)
-    home[i] = static_cast<unsigned char>(i);
+  const std::vector<unsigned char> home = sixRows();
   std::vector<unsigned char> device(home.size(), 0xee);
   ASSERT_EQ(gnnrt_home_load_rows(tiers->c(), device.data(), home.data(), 6, 12,
                                  sets.data(), 1, 1),
