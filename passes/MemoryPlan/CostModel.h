@@ -172,9 +172,10 @@ OpCost estimateOpCost(Operation *op, const MachineProfile &profile);
 /// training mask) makes, estimated before any data exists: |R_0| is the
 /// training set's size (`train.config`'s `train_nodes`), and each hop
 /// |R_k+1| = N (1 - (1 - |R_k| / N)^(E / N)), as if each node's E / N
-/// in-edges (self loops included) had independent sources. Real graphs
-/// cluster, so their neighbourhoods overlap and the estimate runs high
-/// (Facebook: 1,262 for |R_1| = 1,230 and 13,660 for |R_2| = 10,346).
+/// in-edges (self loops included) had independent sources. It misses both
+/// ways, since degrees vary: high where neighbourhoods overlap (Facebook:
+/// 13,660 for |R_2| = 10,346), low where hubs bring many neighbours (the
+/// 2M-node synthetic graph: 34,266 for |R_3| = 167,285).
 /// std::nullopt when \p rowSets is not such an op or the size is unknown.
 std::optional<double> estimateSetRows(Operation *rowSets, int64_t level);
 
