@@ -462,30 +462,6 @@ void AddOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<AddZero>(context);
 }
 
-LogicalResult AddOp::verify() {
-  return checkRowWise(*this, getRowSets(), getLevelAttr());
-}
-
-LogicalResult SubOp::verify() {
-  return checkRowWise(*this, getRowSets(), getLevelAttr());
-}
-
-LogicalResult MulOp::verify() {
-  return checkRowWise(*this, getRowSets(), getLevelAttr());
-}
-
-LogicalResult ScaleOp::verify() {
-  return checkRowWise(*this, getRowSets(), getLevelAttr());
-}
-
-LogicalResult ActivationOp::verify() {
-  return checkRowWise(*this, getRowSets(), getLevelAttr());
-}
-
-LogicalResult ActivationGradOp::verify() {
-  return checkRowWise(*this, getRowSets(), getLevelAttr());
-}
-
 OpFoldResult ScaleOp::fold(FoldAdaptor) {
   // With row sets, a factor of 1 still zeroes the rows outside the set.
   if (getFactor().convertToDouble() == 1.0 && !getRowSets())

@@ -37,6 +37,14 @@ def Gnn_RowLevelAttr : ConfinedAttr<I64Attr, [IntNonNegative]>;
 defvar Gnn_RowArgs = (ins Optional<Gnn_RowSets>:$row_sets,
                           OptionalAttr<Gnn_RowLevelAttr>:$level);
 // In the assembly formats: (`rows` $row_sets^ `:` type($row_sets))?
+// The verifier of a row-wise op whose one check beyond ODS's own is its
+// restriction (checkRowWise in GnnOps.cpp): with `let hasVerifier = 1`,
+// `let extraClassDefinition = Gnn_RowWiseVerifier;`.
+defvar Gnn_RowWiseVerifier = [{
+  ::mlir::LogicalResult $cppClass::verify() {
+    return checkRowWise(*this, getRowSets(), getLevelAttr());
+  }
+}];
 
 //===----------------------------------------------------------------------===//
 // Graph ops
@@ -644,6 +652,7 @@ class Gnn_BinaryOp<string mnemonic, string what>
     }]>
   ];
   let hasVerifier = 1;
+  let extraClassDefinition = Gnn_RowWiseVerifier;
 }
 
 def Gnn_AddOp : Gnn_BinaryOp<"add", "sum"> {
@@ -696,6 +705,7 @@ def Gnn_ScaleOp : Gnn_Op<"scale", [AllTypesMatch<["input", "result"]>]> {
     }]>
   ];
   let hasVerifier = 1;
+  let extraClassDefinition = Gnn_RowWiseVerifier;
   let hasFolder = 1;
   let hasCanonicalizer = 1;
 }
@@ -726,6 +736,7 @@ def Gnn_ActivationOp : Gnn_Op<"activation", [AllTypesMatch<["input", "result"]>]
     }]>
   ];
   let hasVerifier = 1;
+  let extraClassDefinition = Gnn_RowWiseVerifier;
 }
 
 def Gnn_ActivationGradOp : Gnn_Op<"activation_grad",
@@ -755,6 +766,7 @@ def Gnn_ActivationGradOp : Gnn_Op<"activation_grad",
     }]>
   ];
   let hasVerifier = 1;
+  let extraClassDefinition = Gnn_RowWiseVerifier;
 }
 
 def Gnn_RngKeyOp : Gnn_Op<"rng_key"> {
