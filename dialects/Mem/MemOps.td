@@ -29,6 +29,10 @@ class Mem_Op<string mnemonic, list<Trait> traits = []>
 def Mem_Stream : DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>,
                                    "1">;
 def Mem_FloatTensor : RankedTensorOf<[AnyFloat]>;
+// A transfer of some rows only: the nested row sets of gnn.receptive_rows
+// (2N + hops + 1 integers) and the level of the set copied.
+defvar Mem_RowArgs = (ins Optional<1DTensorOf<[I32]>>:$row_sets,
+                          OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$level);
 
 def Mem_OffloadOp : Mem_Op<"offload", [Mem_PlanEffects]> {
   let summary = "start copying a device tensor to host memory or disk";
@@ -57,10 +61,8 @@ def Mem_OffloadOp : Mem_Op<"offload", [Mem_PlanEffects]> {
     %r = mem.offload %y rows %sets to host {level = 1 : i64} : tensor<2708x16xf32>, tensor<5419xi32> -> !mem.offloaded<host, tensor<2708x16xf32>>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input,
-                       Optional<1DTensorOf<[I32]>>:$row_sets,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$level,
-                       Mem_TierAttr:$tier, Mem_Stream:$stream);
+  let arguments = !con((ins AnyRankedTensor:$input), Mem_RowArgs,
+                       (ins Mem_TierAttr:$tier, Mem_Stream:$stream));
   let results = (outs Mem_OffloadedType:$result);
   let assemblyFormat = [{
     $input (`rows` $row_sets^)? `to` custom<Tier>($tier) attr-dict `:`
@@ -101,10 +103,8 @@ def Mem_PrefetchOp : Mem_Op<"prefetch", [Mem_PlanEffects]> {
     %z = mem.prefetch %r rows %sets {level = 1 : i64} : !mem.offloaded<host, tensor<2708x16xf32>>, tensor<5419xi32> -> tensor<2708x16xf32>
     ```
   }];
-  let arguments = (ins Mem_OffloadedType:$handle,
-                       Optional<1DTensorOf<[I32]>>:$row_sets,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$level,
-                       Mem_Stream:$stream);
+  let arguments = !con((ins Mem_OffloadedType:$handle), Mem_RowArgs,
+                       (ins Mem_Stream:$stream));
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $handle (`rows` $row_sets^)? attr-dict `:` qualified(type($handle))
@@ -266,10 +266,8 @@ def Mem_LoadHomeOp : Mem_Op<"load_home", [Mem_PlanEffects,
       %x0 = mem.load_home %x rows %sets {level = 2 : i64} : tensor<2708x16xf32>, tensor<5419xi32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$home,
-                       Optional<1DTensorOf<[I32]>>:$row_sets,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$level,
-                       Mem_Stream:$stream);
+  let arguments = !con((ins AnyRankedTensor:$home), Mem_RowArgs,
+                       (ins Mem_Stream:$stream));
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $home (`rows` $row_sets^)? attr-dict `:` type($home)

@@ -508,6 +508,10 @@ GraphSize graphSize(Value graph) {
   return {staticOr0(type.getNodes()), staticOr0(type.getEdges())};
 }
 
+/// The bytes a transfer of \p value moves: all of them, or with \p rowSets
+/// (`mem.offload ... rows` and its kin) the estimated share of R_level.
+double copiedBytes(Value value, Value rowSets, std::optional<uint64_t> level);
+
 /// Builds OpCosts of single kernels against one profile.
 class Pricer {
 public:
@@ -734,6 +738,14 @@ double mlir::gnn::transferredRowShare(Value rowSets, int64_t level,
 
 namespace {
 
+double copiedBytes(Value value, Value rowSets, std::optional<uint64_t> level) {
+  double bytes = bytesOf(value);
+  if (rowSets)
+    bytes *= transferredRowShare(rowSets, static_cast<int64_t>(*level),
+                                 dim(value, 0));
+  return bytes;
+}
+
 /// estimateWhole, scaled to the rows a restricted op computes (see
 /// CostModel.h). A kernel that clears the rows outside its set (no
 /// gnn.rest_unread) writes those too.
@@ -747,12 +759,11 @@ OpCost estimate(Operation *op, const Pricer &p) {
   std::optional<double> rows = estimateSetRows(sets, restriction->level);
   if (!rows)
     return whole;
-  const double nodes = static_cast<double>(graphSize(sets.getGraph()).nodes);
-  const double fraction = *rows / nodes;
+  const int64_t nodes = graphSize(sets.getGraph()).nodes;
+  const double fraction = *rows / static_cast<double>(nodes);
   double cleared = 0;
   Value result = op->getResult(0);
-  if (!op->hasAttr(kRestUnreadAttr) &&
-      dim(result, 0) == graphSize(sets.getGraph()).nodes)
+  if (!op->hasAttr(kRestUnreadAttr) && dim(result, 0) == nodes)
     cleared = (1.0 - fraction) * bytesOf(result);
   return p.kernel(fraction * whole.flops, fraction * whole.bytes + cleared,
                   whole.rate);
@@ -987,10 +998,7 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       // mem: the planner's decisions.
       .Case([&](mem::OffloadOp o) {
         bool disk = o.getTier() == mem::Tier::disk;
-        double bytes = bytesOf(o.getInput());
-        if (Value sets = o.getRowSets())
-          bytes *= transferredRowShare(
-              sets, static_cast<int64_t>(*o.getLevel()), rows(o.getInput()));
+        double bytes = copiedBytes(o.getInput(), o.getRowSets(), o.getLevel());
         OpCost cost;
         cost.bytes = bytes;
         cost.rate = disk ? CostRate::DiskWrite : CostRate::HostLink;
@@ -1002,10 +1010,7 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       .Case([&](mem::PrefetchOp o) {
         auto handle = cast<mem::OffloadedType>(o.getHandle().getType());
         bool disk = handle.getTier() == mem::Tier::disk;
-        double bytes = bytesOf(o.getResult());
-        if (Value sets = o.getRowSets())
-          bytes *= transferredRowShare(
-              sets, static_cast<int64_t>(*o.getLevel()), rows(o.getResult()));
+        double bytes = copiedBytes(o.getResult(), o.getRowSets(), o.getLevel());
         OpCost cost;
         cost.bytes = bytes;
         cost.rate = disk ? CostRate::DiskRead : CostRate::HostLink;
@@ -1017,10 +1022,8 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       .Case<mem::LoadHomeOp, mem::StoreHomeOp>([&](auto o) {
         double bytes = bytesOf(o.getResult());
         if (auto load = dyn_cast<mem::LoadHomeOp>(o.getOperation()))
-          if (Value sets = load.getRowSets())
-            bytes *= transferredRowShare(sets,
-                                         static_cast<int64_t>(*load.getLevel()),
-                                         rows(load.getResult()));
+          bytes =
+              copiedBytes(load.getResult(), load.getRowSets(), load.getLevel());
         OpCost cost;
         cost.bytes = bytes;
         cost.rate = CostRate::HostLink;

@@ -230,16 +230,22 @@ struct RecomputeRecipe {
   SmallVector<Value> inputs;
 };
 
+/// Whether \p type is a dense matrix of static shape: the tensors whose
+/// rows a copy may move alone.
+bool isDenseMatrix(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 2 && tensor.hasStaticShape() &&
+         !getCsrEncoding(tensor);
+}
+
 /// The rows a host copy of \p value must hold, when not all: \p value is
 /// a dense matrix that its op computed at the rows of one set alone, and
 /// no op reads its other rows (gnn.rest_unread), so `mem.offload ... rows`
 /// copies only that set.
 std::optional<RowRestriction> transferRows(Value value) {
   Operation *def = value.getDefiningOp();
-  auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!def || !def->hasAttr(kRestUnreadAttr) || def->getNumResults() != 1 ||
-      !type || type.getRank() != 2 || !type.hasStaticShape() ||
-      getCsrEncoding(type))
+      !isDenseMatrix(value.getType()))
     return std::nullopt;
   return getRowRestriction(def);
 }
@@ -250,9 +256,7 @@ std::optional<RowRestriction> transferRows(Value value) {
 /// sets, defined before any op reads \p arg, reach k hops.
 std::optional<RowRestriction> homeRows(BlockArgument arg) {
   auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  auto type = dyn_cast<RankedTensorType>(arg.getType());
-  if (!func || !type || type.getRank() != 2 || !type.hasStaticShape() ||
-      getCsrEncoding(type))
+  if (!func || !isDenseMatrix(arg.getType()))
     return std::nullopt;
   auto level =
       func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(), kRowsReadAttr);

@@ -110,10 +110,17 @@ int64_t numElements(Value v) {
 /// (Liveness.h), which also sized the arena slot it lives in.
 std::string bufferBytes(Value v) { return std::to_string(*storageBytes(v)); }
 
-/// The bytes of one row of the dense matrix \p v.
-std::string rowBytes(Value v) {
+/// The trailing arguments of the runtime's row copies
+/// (gnnrt_offload_rows_to_host, gnnrt_prefetch_rows, gnnrt_home_load_rows)
+/// for the dense matrix \p v: its rows, the bytes of one, and R_level of
+/// \p sets (named \p setsName).
+SmallVector<std::string> rowCopyArgs(Value v, Value sets,
+                                     const std::string &setsName,
+                                     std::optional<uint64_t> level) {
   auto type = cast<RankedTensorType>(v.getType());
-  return std::to_string(*storageBytes(v) / type.getDimSize(0));
+  return {std::to_string(type.getDimSize(0)),
+          std::to_string(*storageBytes(v) / type.getDimSize(0)), setsName,
+          std::to_string(rowSetsHops(sets, v)), std::to_string(*level)};
 }
 
 /// The most ops one gnnrt_cpu_fused call takes: GNNRT_FUSED_MAX_OPS of
@@ -460,9 +467,10 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                            "numbered by gnn-plan-memory");
     Value x = offload.getInput();
     if (Value sets = offload.getRowSets()) {
-      call("gnnrt_offload_rows_to_host",
-           {"tiers", i64(handle.getInt()), name(x), d(x, 0), rowBytes(x),
-            name(sets), i64(rowSetsHops(sets, x)), i64(*offload.getLevel())});
+      SmallVector<std::string> args = {"tiers", i64(handle.getInt()), name(x)};
+      llvm::append_range(args,
+                         rowCopyArgs(x, sets, name(sets), offload.getLevel()));
+      call("gnnrt_offload_rows_to_host", args);
     } else {
       call(offload.getTier() == mem::Tier::disk ? "gnnrt_offload_to_disk"
                                                 : "gnnrt_offload_to_host",
@@ -476,9 +484,11 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       return failure();
     Value y = prefetch.getResult();
     if (Value sets = prefetch.getRowSets()) {
-      call("gnnrt_prefetch_rows",
-           {"tiers", name(prefetch.getHandle()), names[y], d(y, 0), rowBytes(y),
-            name(sets), i64(rowSetsHops(sets, y)), i64(*prefetch.getLevel())});
+      SmallVector<std::string> args = {"tiers", name(prefetch.getHandle()),
+                                       names[y]};
+      llvm::append_range(args,
+                         rowCopyArgs(y, sets, name(sets), prefetch.getLevel()));
+      call("gnnrt_prefetch_rows", args);
       return success();
     }
     call("gnnrt_prefetch", {"tiers", name(prefetch.getHandle()), names[y],
@@ -500,10 +510,11 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     Value result = op->getResult(0);
     if (auto load = dyn_cast<mem::LoadHomeOp>(op))
       if (Value sets = load.getRowSets()) {
-        call("gnnrt_home_load_rows",
-             {"tiers", names[result], name(load.getHome()), d(result, 0),
-              rowBytes(result), name(sets), i64(rowSetsHops(sets, result)),
-              i64(*load.getLevel())});
+        SmallVector<std::string> args = {"tiers", names[result],
+                                         name(load.getHome())};
+        llvm::append_range(
+            args, rowCopyArgs(result, sets, name(sets), load.getLevel()));
+        call("gnnrt_home_load_rows", args);
         return success();
       }
     call(
