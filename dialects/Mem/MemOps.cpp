@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Mem/MemOps.h"
+#include "dialects/Gnn/GnnOps.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -371,6 +372,33 @@ LogicalResult LoadHomeOp::verify() {
                        "function marked mem.home = \"host\"");
   return verifyTransferRows(*this, getRowSets(), getLevel(),
                             cast<RankedTensorType>(getHome().getType()));
+}
+
+std::optional<GraphView> mlir::mem::graphViewReadBy(Operation *user) {
+  if (!isa<gnn::GnnDialect>(user->getDialect()) ||
+      isa<gnn::AddSelfLoopsOp, gnn::TransposeOp, gnn::EdgeNormOp>(user))
+    return std::nullopt;
+  if (auto scatter = dyn_cast<gnn::ScatterOp>(user))
+    if (scatter.getEnd() == gnn::EdgeEnd::src)
+      return GraphView::Out;
+  return GraphView::In;
+}
+
+LogicalResult LoadGraphHomeOp::verify() {
+  auto arg = dyn_cast<BlockArgument>(getHome());
+  auto func = getOperation()->getParentOfType<FunctionOpInterface>();
+  if (!arg || !func || arg.getOwner() != &func.getFunctionBody().front() ||
+      !isHostHome(func, arg.getArgNumber(), /*result=*/false))
+    return emitOpError("operand must be an argument of the enclosing "
+                       "function marked mem.home = \"host\"");
+  GraphView copied = getOut() ? GraphView::Out : GraphView::In;
+  for (Operation *user : getResult().getUsers())
+    if (graphViewReadBy(user) != copied)
+      return emitOpError("result has the graph's ")
+             << (getOut() ? "out" : "in") << " view only, but '"
+             << user->getName() << "' reads "
+             << (graphViewReadBy(user) ? "the other" : "both");
+  return success();
 }
 
 LogicalResult StoreHomeOp::verify() {

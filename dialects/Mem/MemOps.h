@@ -7,6 +7,7 @@
 #ifndef GNNC_DIALECTS_MEM_MEMOPS_H
 #define GNNC_DIALECTS_MEM_MEMOPS_H
 
+#include "dialects/Gnn/GnnDialect.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -16,6 +17,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/APFloat.h"
+
+#include <optional>
 
 namespace mlir::mem {
 /// The storage the plan manages (device arena, host pool, spill files). Every
@@ -40,5 +43,13 @@ MLIR_DECLARE_EXPLICIT_TYPE_ID(mlir::mem::PlanResource)
 
 #define GET_OP_CLASSES
 #include "dialects/Mem/MemOps.h.inc"
+namespace mlir::mem {
+/// The CSR view of a graph operand that \p user reads: the CSR over
+/// destinations for every graph kernel but `gnn.scatter src`, which sums by
+/// source; none for ops that read both (those building graphs) or that are
+/// not the gnn dialect's.
+enum class GraphView { In, Out };
+std::optional<GraphView> graphViewReadBy(Operation *user);
+} // namespace mlir::mem
 
 #endif // GNNC_DIALECTS_MEM_MEMOPS_H

@@ -283,6 +283,49 @@ def Mem_LoadHomeOp : Mem_Op<"load_home", [Mem_PlanEffects,
   let hasVerifier = 1;
 }
 
+// A gnn.graph, checked by predicate: the mem dialect names the type without
+// including the gnn dialect's definitions (whose enums would be generated
+// again here).
+def Mem_GraphType : Type<CPred<"::llvm::isa<::mlir::gnn::GraphType>($_self)">,
+                         "gnn.graph">;
+
+def Mem_LoadGraphHomeOp : Mem_Op<"load_graph_home",
+                                 [Mem_PlanEffects,
+                                  AllTypesMatch<["home", "result"]>]> {
+  let summary = "copy one CSR view of a host-homed graph into a device buffer";
+  let description = [{
+    Copies one CSR view (`indptr [N + 1]`, `src [E]` and `edge_id [E]`,
+    int32) of `home`, a graph argument of the enclosing function marked
+    `mem.home = "host"`, into a fresh device buffer of `4 (N + 1 + 2E)`
+    bytes on copy stream `stream` (default 1), and returns the graph over
+    that buffer, without the other view. The view is the CSR over
+    destinations (`in`), which every graph kernel reads but one, or with
+    `out` the CSR over sources, which `gnn.scatter src` reads (it sums by
+    source). The verifier refuses a user that reads the view not copied,
+    and the ops that build graphs from both (`gnn.add_self_loops`,
+    `gnn.transpose`, `gnn.edge_norm`). A transposed graph's `in` view is
+    its source's `out` view, so the backward pass's graph is loaded the
+    same way.
+
+    The planner gives @M.prepare's graphs a host home when the device
+    cannot keep them: one load before each use (or one per view before its
+    first use, kept to its last), half the graph's two views each time.
+
+    Example:
+    ```mlir
+    func.func @step(%g: !gnn.graph<2708x13264> {mem.home = "host"}, ...) {
+      %g0 = mem.load_graph_home %g : !gnn.graph<2708x13264>
+      %y = gnn.spmm sum %g0, %x, %w : ...
+      %g1 = mem.load_graph_home %g {out} : !gnn.graph<2708x13264>
+      %s = gnn.scatter src %g1, %e : ...
+    ```
+  }];
+  let arguments = (ins Mem_GraphType:$home, UnitAttr:$out, Mem_Stream:$stream);
+  let results = (outs Mem_GraphType:$result);
+  let assemblyFormat = "$home attr-dict `:` qualified(type($home))";
+  let hasVerifier = 1;
+}
+
 def Mem_StoreHomeOp : Mem_Op<"store_home", [Mem_PlanEffects,
                                             AllTypesMatch<["input", "result"]>]> {
   let summary = "copy a device tensor out to a host-homed result";

@@ -1032,6 +1032,15 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
                             isa<mem::LoadHomeOp>(o.getOperation()), profile);
         return cost;
       })
+      .Case([&](mem::LoadGraphHomeOp o) {
+        // The in view: its bytes are the result's storage.
+        OpCost cost;
+        cost.bytes = bytesOf(o.getResult());
+        cost.rate = CostRate::HostLink;
+        cost.seconds = transferSeconds(static_cast<int64_t>(cost.bytes),
+                                       TransferTier::Host, true, profile);
+        return cost;
+      })
       .Case<mem::StoreAsOp, mem::LoadAsOp>([&](auto o) {
         int64_t n = elements(o.getInput());
         OpCost cost;

@@ -11,6 +11,7 @@
 
 #include "dialects/Gnn/Elementwise.h"
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Mem/MemOps.h"
 #include "gnnrt/Kernels.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -47,6 +48,13 @@ std::optional<int64_t> mlir::gnn::storageBytes(Value value) {
   if (isa<TensorType>(value.getType()))
     return -1;
   if (auto graph = dyn_cast<GraphType>(value.getType())) {
+    // A host-homed graph's in view, copied to the device: indptr [N + 1],
+    // src and edge_id [E] (gnnrt_home_load_graph).
+    if (value.getDefiningOp<mem::LoadGraphHomeOp>()) {
+      if (!graph.hasStaticNodes() || !graph.hasStaticEdges())
+        return -1;
+      return 4 * (graph.getNodes() + 1 + 2 * graph.getEdges());
+    }
     // A view of another graph's arrays, or a caller-bound graph.
     if (!value.getDefiningOp<AddSelfLoopsOp>())
       return std::nullopt;

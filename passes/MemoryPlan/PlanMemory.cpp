@@ -115,14 +115,20 @@ BlockArgument argumentWithRole(func::FuncOp func, StringRef role) {
 /// parameter and optimizer state twice, the loss and the logits, and one
 /// workspace shared by the step with init and predict. The graph is freed
 /// after prepare when no other function reads it. Parameters, optimizer
-/// state and the features are the planner's candidates for a host home, so
-/// their bytes are left out of `rest` and counted by their options.
+/// state, the features and prepare's values are the planner's candidates
+/// for a host home, so their bytes are left out of `rest` and `prepared`
+/// (once the planner has taken them, movePreparedToCandidates) and
+/// counted by their options.
 struct SessionFootprint {
   int64_t prepared = 0, graph = 0, rest = 0;
   bool graphReleased = false;
   /// Whether the features may get a host home: every function that takes
   /// them takes the same form (dense or CSR), so one buffer serves all.
   bool featuresMovable = false;
+  /// Whether prepare's graphs may get a host home (graphsMovable), and the
+  /// bytes of prepare's arena, where they live.
+  bool graphsMovable = false;
+  int64_t prepareArena = 0;
   std::string dataset;
 
   /// What the budget must cover besides the step's arena and the residents
@@ -130,12 +136,40 @@ struct SessionFootprint {
   int64_t fixed() const {
     return prepared + rest + (graphReleased ? 0 : graph);
   }
-  /// The session's device peak with \p kept resident bytes and a
-  /// workspace of \p workspace: what the run measures.
-  int64_t peak(int64_t kept, int64_t workspace) const {
+  /// The session's device peak: what the run measures. \p keptPrepared of
+  /// the kept residents' bytes are prepare's values (present while prepare
+  /// runs too), \p keptOther the rest; \p graphOnDevice says whether the
+  /// bound graph comes to the device for prepare (not when prepare's
+  /// graphs have a host home); \p workspace is the shared arena.
+  int64_t peak(int64_t keptPrepared, int64_t keptOther, int64_t workspace,
+               bool graphOnDevice = true) const {
     return static_cast<int64_t>(gnnrt::footprint::sessionPeak(
-        prepared, graph, rest + kept + workspace, graphReleased));
+        prepared + keptPrepared, graphOnDevice ? graph : 0,
+        rest + keptOther + workspace, graphReleased));
   }
+  /// The device bytes while prepare runs, when the graph is freed after it
+  /// (else that phase is part of the training phase's).
+  int64_t preparePhase(int64_t keptPrepared, bool graphOnDevice) const {
+    return graphReleased ? prepared + keptPrepared + (graphOnDevice ? graph : 0)
+                         : 0;
+  }
+};
+
+/// Whether every op reading \p graph reads one of its two CSR views (the
+/// graph kernels do; the ops building graphs from graphs read both), which
+/// mem.load_graph_home can bring alone.
+bool readsOneView(Value graph) {
+  return llvm::all_of(graph.getUsers(), [](Operation *user) {
+    return mem::graphViewReadBy(user).has_value();
+  });
+}
+
+/// The copies in of a host-homed graph argument: one per view its users
+/// read, with their schedule indices.
+struct GraphLoad {
+  BlockArgument arg;
+  mem::GraphView view;
+  SmallVector<int64_t> uses;
 };
 
 /// init, predict and prepare beside \p step (`M.step` -> `M.init`, ...).
@@ -143,6 +177,22 @@ func::FuncOp siblingOf(ModuleOp module, func::FuncOp step, StringRef suffix) {
   StringRef name = step.getSymName();
   StringRef base = name.drop_back(name.size() - name.rfind('.'));
   return module.lookupSymbol<func::FuncOp>((base + "." + suffix).str());
+}
+
+/// What the table calls prepare's result \p index: the op computing it
+/// (`gnn.edge_norm`: the edge weights), else the index.
+std::string preparedName(func::FuncOp step, StringRef index) {
+  auto module = step->getParentOfType<ModuleOp>();
+  func::FuncOp prepare = module ? siblingOf(module, step, "prepare") : nullptr;
+  unsigned k = 0;
+  if (prepare && !index.getAsInteger(10, k) && k < prepare.getNumResults())
+    if (Operation *def = prepare.getBody()
+                             .front()
+                             .getTerminator()
+                             ->getOperand(k)
+                             .getDefiningOp())
+      return def->getName().getStringRef().str();
+  return index.str();
 }
 
 /// The arena first fit gives \p f (0 without a function).
@@ -176,7 +226,8 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
     FailureOr<int64_t> arena = arenaOf(prepare);
     if (failed(arena))
       return failure();
-    result.prepared += fp::align64(*arena);
+    result.prepareArena = static_cast<int64_t>(fp::align64(*arena));
+    result.prepared += result.prepareArena;
     for (Type t : prepare.getResultTypes())
       if (auto tensor = dyn_cast<RankedTensorType>(t))
         result.prepared += fp::preparedTensorBytes(tensor.getNumElements());
@@ -190,6 +241,15 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
   for (func::FuncOp f : {step, predict, init})
     if (BlockArgument g = f ? argumentWithRole(f, "graph") : BlockArgument())
       result.graphReleased &= g.use_empty();
+  // prepare's graphs may live in host memory when the bound graph may too
+  // (it goes once prepare has run) and every op reading them reads one
+  // view, which mem.load_graph_home brings.
+  result.graphsMovable = result.graphReleased;
+  for (func::FuncOp f : {step, predict, init})
+    for (BlockArgument arg : f ? f.getArguments() : ArrayRef<BlockArgument>())
+      if (isa<GraphType>(arg.getType()) &&
+          getArgumentRole(f, arg.getArgNumber()).kind == ArgumentKind::Prepared)
+        result.graphsMovable &= readsOneView(arg);
 
   bool dense = false;
   int64_t csrNnz = -1, features = 0, classes = 0;
@@ -302,7 +362,17 @@ struct CandidateInfo {
   /// Device bytes while kept: both copies of a state value, one of the
   /// features.
   int64_t keepBytes = 0;
+  /// A value of @M.prepare: a tensor (the edge weights), or its graphs, one
+  /// candidate since they share prepare's arena (keepBytes). Then
+  /// `graphArgs` are the step's arguments that are those graphs (the graph
+  /// and its transpose), each copied in by its in view (`bytes`).
+  bool prepared = false;
+  SmallVector<BlockArgument, 2> graphArgs;
 };
+
+/// Device bytes that no room holds: an option using them at a point is
+/// infeasible under any budget, but not when nothing limits the device.
+constexpr int64_t kForbiddenBytes = std::numeric_limits<int64_t>::max() / 8;
 
 /// How a resident with a host home is brought to the device
 /// (Option::detail): once before its first use, kept until its last; or
@@ -320,7 +390,7 @@ public:
   /// \p featuresMovable: whether the features may get a host home.
   /// \p layerRecipes: also give every saved tensor a recompute recipe that
   /// stops at the layers' inputs (checkpoint_layers' recipes).
-  void build(bool allowNarrow, Type narrowType, bool featuresMovable,
+  void build(bool allowNarrow, Type narrowType, const SessionFootprint &fp,
              bool layerRecipes);
 
   /// The inputs of the model's layers (see markLayerInputs), filled when
@@ -335,8 +405,21 @@ public:
   int64_t fixedResidentBytes = 0;
 
   /// Device bytes of the residents \p choice keeps on the device (besides
-  /// fixedResidentBytes).
-  int64_t keptResidentBytes(const std::vector<int> &choice) const;
+  /// fixedResidentBytes): all of them, or prepare's values only.
+  int64_t keptResidentBytes(const std::vector<int> &choice,
+                            bool preparedOnly = false) const;
+  /// Device bytes of prepare's values that are candidates, were all kept.
+  int64_t preparedCandidateBytes() const;
+  /// The candidate of prepare's graphs, or -1.
+  int graphCandidate = -1;
+  /// Set before build(): whether keeping prepare's graphs must be refused
+  /// (the budget cannot hold them and the bound graph while prepare runs).
+  bool forbidGraphKeep = false;
+  /// Whether \p choice keeps prepare's graphs (and so the bound graph
+  /// while prepare runs) on the device.
+  bool keepsGraphs(const std::vector<int> &choice) const {
+    return graphCandidate < 0 || choice[graphCandidate] == 0;
+  }
 
   /// Rewrites \p choice into mem ops in \p target, a clone of the
   /// analysed function (same op order), and returns the offload handles
@@ -354,10 +437,15 @@ private:
   }
   bool recomputable(Operation *op) const;
   /// Adds the residents to `candidates` (after the saved tensors).
-  void addResidents(bool featuresMovable);
+  void addResidents(const SessionFootprint &fp);
   /// Resident \p c's options: keep on the device, or a host home staged
   /// once or per use.
   void residentOptions(int c);
+  /// The options of prepare's graphs: keep, or a host home whose views
+  /// are copied in once (per argument and view) or before each use.
+  void graphOptions(int c);
+  /// The copies in that prepare's graphs (candidate \p info) need.
+  SmallVector<GraphLoad> graphLoads(const CandidateInfo &info) const;
   /// Adds candidate \p c's recompute options: the forward ops from inputs
   /// readable at its first backward use without changing their lifetime,
   /// stopping at other saved values the plan must then keep, or going
@@ -541,10 +629,11 @@ void StepPlanner::markLayerInputs() {
     }
 }
 
-void StepPlanner::addResidents(bool featuresMovable) {
+void StepPlanner::addResidents(const SessionFootprint &fp) {
   // Residents in argument order. A state value qualifies when the step
   // returns it computed (train.adam's new value, say) by an op whose result
   // nothing else reads: the copy home then goes right after that op.
+  CandidateInfo graphs;
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     BlockArgument arg = func.getArgument(i);
     ArgumentRole role = getArgumentRole(func, i);
@@ -552,8 +641,14 @@ void StepPlanner::addResidents(bool featuresMovable) {
     bool state = role.kind == ArgumentKind::Parameter ||
                  role.kind == ArgumentKind::State;
     bool features = role.kind == ArgumentKind::Input &&
-                    role.role == "features" && featuresMovable;
-    if (!type || (!state && !features))
+                    role.role == "features" && fp.featuresMovable;
+    bool prepared = role.kind == ArgumentKind::Prepared;
+    if (prepared && isa<GraphType>(arg.getType())) {
+      if (fp.graphsMovable && !arg.use_empty())
+        graphs.graphArgs.push_back(arg);
+      continue;
+    }
+    if (!type || (!state && !features && !prepared))
       continue;
     int64_t bytes = alignToArena(live.lookup(arg).bytes);
     CandidateInfo info;
@@ -563,6 +658,9 @@ void StepPlanner::addResidents(bool featuresMovable) {
     info.param = role.detail;
     info.bytes = bytes;
     info.keepBytes = state ? 2 * bytes : bytes;
+    info.prepared = prepared;
+    if (prepared)
+      info.param = preparedName(func, role.detail);
     for (Operation *user : arg.getUsers())
       info.uses.push_back(live.getIndex(user));
     llvm::sort(info.uses);
@@ -597,6 +695,81 @@ void StepPlanner::addResidents(bool featuresMovable) {
     candidateOf[arg] = static_cast<int>(candidates.size());
     candidates.push_back(std::move(info));
   }
+  if (graphs.graphArgs.empty())
+    return;
+  // prepare's graphs: one candidate, read wherever any of them is.
+  auto type = cast<GraphType>(graphs.graphArgs.front().getType());
+  graphs.value = graphs.graphArgs.front();
+  graphs.resident = graphs.prepared = true;
+  graphs.role = "prepared";
+  graphs.param = "graphs";
+  graphs.keepBytes = fp.prepareArena;
+  graphs.bytes = alignToArena(
+      4 * (type.getNodes() + 1 + 2 * type.getEdges())); // one in view
+  for (BlockArgument arg : graphs.graphArgs)
+    for (Operation *user : arg.getUsers())
+      graphs.uses.push_back(live.getIndex(user));
+  llvm::sort(graphs.uses);
+  graphs.uses.erase(std::unique(graphs.uses.begin(), graphs.uses.end()),
+                    graphs.uses.end());
+  graphs.firstBackward = graphs.uses.front();
+  graphs.lastUse = graphs.uses.back();
+  graphCandidate = static_cast<int>(candidates.size());
+  for (BlockArgument arg : graphs.graphArgs)
+    candidateOf[arg] = graphCandidate;
+  candidates.push_back(std::move(graphs));
+}
+
+void StepPlanner::graphOptions(int c) {
+  const CandidateInfo &info = candidates[c];
+  plan::Candidate &cand = problem.candidates[c];
+  int64_t end = problem.numPoints - 1;
+  cand.name = "prepared graphs";
+  cand.bytes = info.keepBytes;
+  plan::Option keep;
+  keep.usage.push_back({Tier::Device, 0, end, info.keepBytes});
+  if (forbidGraphKeep)
+    keep.usage.push_back({Tier::Device, 0, 0, kForbiddenBytes});
+  cand.options.push_back(std::move(keep));
+  double in = transferSeconds(info.bytes, TransferTier::Host, true, profile);
+  SmallVector<GraphLoad> loads = graphLoads(info);
+  for (HomeStaging staging : {StageOnce, StagePerUse}) {
+    plan::Option o;
+    o.fate = Fate::Host;
+    o.detail = staging;
+    o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
+    for (const GraphLoad &load : loads) {
+      if (staging == StageOnce) {
+        o.seconds += in;
+        o.usage.push_back({Tier::Device, boundary(load.uses.front()),
+                           point(load.uses.back()), info.bytes});
+        continue;
+      }
+      o.seconds += in * static_cast<double>(load.uses.size());
+      for (int64_t u : load.uses)
+        o.usage.push_back({Tier::Device, boundary(u), point(u), info.bytes});
+    }
+    cand.options.push_back(std::move(o));
+  }
+}
+
+SmallVector<GraphLoad>
+StepPlanner::graphLoads(const CandidateInfo &info) const {
+  SmallVector<GraphLoad> loads;
+  for (BlockArgument arg : info.graphArgs)
+    for (mem::GraphView view : {mem::GraphView::In, mem::GraphView::Out}) {
+      GraphLoad load{arg, view, {}};
+      for (Operation *user : arg.getUsers())
+        if (mem::graphViewReadBy(user) == view)
+          load.uses.push_back(live.getIndex(user));
+      if (load.uses.empty())
+        continue;
+      llvm::sort(load.uses);
+      load.uses.erase(std::unique(load.uses.begin(), load.uses.end()),
+                      load.uses.end());
+      loads.push_back(std::move(load));
+    }
+  return loads;
 }
 
 void StepPlanner::residentOptions(int c) {
@@ -643,16 +816,26 @@ void StepPlanner::residentOptions(int c) {
   }
 }
 
-int64_t StepPlanner::keptResidentBytes(const std::vector<int> &choice) const {
+int64_t StepPlanner::keptResidentBytes(const std::vector<int> &choice,
+                                       bool preparedOnly) const {
   int64_t kept = 0;
   for (size_t c = 0; c < candidates.size(); ++c)
-    if (candidates[c].resident && choice[c] == 0)
+    if (candidates[c].resident && choice[c] == 0 &&
+        (!preparedOnly || candidates[c].prepared))
       kept += candidates[c].keepBytes;
   return kept;
 }
 
-void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
-                        bool layerRecipes) {
+int64_t StepPlanner::preparedCandidateBytes() const {
+  int64_t bytes = 0;
+  for (const CandidateInfo &info : candidates)
+    if (info.prepared)
+      bytes += info.keepBytes;
+  return bytes;
+}
+
+void StepPlanner::build(bool allowNarrow, Type narrowType,
+                        const SessionFootprint &fp, bool layerRecipes) {
   if (layerRecipes)
     markLayerInputs();
   ArrayRef<Operation *> schedule = live.getSchedule();
@@ -691,7 +874,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
     candidates.push_back(std::move(info));
   }
   size_t numSaved = candidates.size();
-  addResidents(featuresMovable);
+  addResidents(fp);
 
   // The base: every arena value that is not a candidate, over its life.
   for (const ValueLiveness &v : live.getValues())
@@ -702,8 +885,12 @@ void StepPlanner::build(bool allowNarrow, Type narrowType, bool featuresMovable,
     }
 
   problem.candidates.resize(candidates.size());
-  for (size_t c = numSaved; c < candidates.size(); ++c)
-    residentOptions(static_cast<int>(c));
+  for (size_t c = numSaved; c < candidates.size(); ++c) {
+    if (static_cast<int>(c) == graphCandidate)
+      graphOptions(static_cast<int>(c));
+    else
+      residentOptions(static_cast<int>(c));
+  }
   for (size_t c = 0; c < numSaved; ++c) {
     CandidateInfo &info = candidates[c];
     plan::Candidate &cand = problem.candidates[c];
@@ -886,6 +1073,25 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
     const plan::Option &o = problem.candidates[c].options[choice[c]];
     if (!info.resident || o.fate != Fate::Host)
       continue;
+    // prepare's graphs: the view each op reads, copied in before the
+    // first op reading it or before each.
+    for (const GraphLoad &graph : graphLoads(info)) {
+      auto arg = cast<BlockArgument>(toTarget.lookup(graph.arg));
+      target.setArgAttr(arg.getArgNumber(), "mem.home",
+                        b.getStringAttr("host"));
+      mem::LoadGraphHomeOp load;
+      for (int64_t u : graph.uses) {
+        if (!load || o.detail == StagePerUse) {
+          b.setInsertionPoint(ops[u]);
+          load =
+              b.create<mem::LoadGraphHomeOp>(arg.getLoc(), arg.getType(), arg);
+          load.setOut(graph.view == mem::GraphView::Out);
+        }
+        ops[u]->replaceUsesOfWith(arg, load);
+      }
+    }
+    if (!info.graphArgs.empty())
+      continue;
     auto arg = cast<BlockArgument>(toTarget.lookup(info.value));
     target.setArgAttr(arg.getArgNumber(), "mem.home", b.getStringAttr("host"));
     // The rows the copy in brings (residentOptions priced them so).
@@ -940,7 +1146,11 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
     std::string role = get("train.role");
     if (role.empty())
       role = get("gnn.input");
-    return role + "\n" + get("gnn.param");
+    // prepare's values are told apart by their index.
+    auto k = result ? fn.getResultAttrOfType<IntegerAttr>(i, "gnn.prepared")
+                    : fn.getArgAttrOfType<IntegerAttr>(i, "gnn.prepared");
+    return role + "\n" + get("gnn.param") +
+           (k ? "\n" + std::to_string(k.getInt()) : std::string());
   };
   llvm::StringSet<> homes;
   for (unsigned i = 0; i < step.getNumArguments(); ++i)
@@ -963,6 +1173,25 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
         break;
       }
     b.setInsertionPoint(first);
+    if (isa<GraphType>(arg.getType())) {
+      // A graph: each view its users read, copied in before the first.
+      for (mem::GraphView view : {mem::GraphView::In, mem::GraphView::Out}) {
+        mem::LoadGraphHomeOp load;
+        for (Operation &op : llvm::make_early_inc_range(f.getBody().front())) {
+          if (!llvm::is_contained(op.getOperands(), Value(arg)) ||
+              mem::graphViewReadBy(&op) != view)
+            continue;
+          if (!load) {
+            b.setInsertionPoint(&op);
+            load = b.create<mem::LoadGraphHomeOp>(arg.getLoc(), arg.getType(),
+                                                  arg);
+            load.setOut(view == mem::GraphView::Out);
+          }
+          op.replaceUsesOfWith(arg, load);
+        }
+      }
+      continue;
+    }
     auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
     arg.replaceAllUsesExcept(load, load);
   }
@@ -1048,10 +1277,18 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     return failure();
 
   StepPlanner planner(func, *live, prof);
-  planner.build(savedPrecision != "exact", narrowType, fp->featuresMovable,
+  // Keeping prepare's graphs keeps the bound graph on the device beside
+  // them while prepare runs. Where that cannot fit the budget with all of
+  // prepare's values kept, they must go to host memory (a bound of this
+  // planner: homing the edge weights alone might have made room).
+  planner.forbidGraphKeep = budgetBytes && fp->graphsMovable &&
+                            fp->prepared + fp->graph > *budgetBytes;
+  planner.build(savedPrecision != "exact", narrowType, *fp,
                 /*layerRecipes=*/policyName == "checkpoint_layers");
   plan::Problem &problem = planner.problem;
   numCandidates += problem.candidates.size();
+  // prepare's values that are candidates are counted by their options.
+  fp->prepared -= planner.preparedCandidateBytes();
 
   // Capacities. The device: the budget less what the session holds
   // besides the step's arena; no budget plans nothing away.
@@ -1218,8 +1455,22 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     /// host-homed values in and out too). The session's workspace is the
     /// largest of the three arenas.
     int64_t arena = 0, handles = 0, kept = 0, others = 0;
+    /// Of `kept`, prepare's values; and whether prepare's graphs stay.
+    int64_t keptPrepared = 0;
+    bool graphsKept = true;
     /// What the room must hold: the workspace besides the kept residents.
     int64_t needs() const { return std::max(arena, others) + kept; }
+  };
+  // Whether the budget holds \p a's prepare phase.
+  auto prepareFits = [&](const Attempt &a) {
+    return !budgetBytes ||
+           fp->preparePhase(a.keptPrepared, a.graphsKept) <= *budgetBytes;
+  };
+  // The session's device peak under \p a: what the run measures.
+  auto peakOf = [&](const Attempt &a) {
+    return fp->peak(a.keptPrepared,
+                    planner.fixedResidentBytes + a.kept - a.keptPrepared,
+                    std::max(a.arena, a.others), a.graphsKept);
   };
   // Rewrites the step by \p solution and places it: the arena it needs.
   auto place = [&](Attempt &a) -> LogicalResult {
@@ -1233,6 +1484,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return failure();
     a.arena = placeFirstFit(*after).arenaBytes;
     a.kept = planner.keptResidentBytes(a.solution.choice);
+    a.keptPrepared = planner.keptResidentBytes(a.solution.choice, true);
+    a.graphsKept = planner.keepsGraphs(a.solution.choice);
     a.others = 0;
     for (StringRef which : {"init", "predict"}) {
       func::FuncOp sibling = siblingOf(getOperation(), func, which);
@@ -1305,7 +1558,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return failure();
     Attempt *best = nullptr;
     for (Attempt &f : **fallbacks)
-      if (f.needs() <= room &&
+      if (f.needs() <= room && prepareFits(f) &&
           (!best || f.solution.seconds < best->solution.seconds))
         best = &f;
     if (!best)
@@ -1317,24 +1570,23 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     copy.planned = best->planned->clone();
     copy.arena = best->arena;
     copy.kept = best->kept;
+    copy.keptPrepared = best->keptPrepared;
+    copy.graphsKept = best->graphsKept;
     copy.others = best->others;
     copy.handles = best->handles;
     return copy;
   };
-  // While prepare runs the session holds the graph and what prepare
-  // builds; with the graph freed afterwards that is a phase of its own.
-  int64_t preparePhase =
-      fp->graphReleased ? fp->prepared + fp->graph : int64_t(0);
   std::string on =
       fp->dataset.empty() ? std::string() : " on '" + fp->dataset + "'";
-  bool prepareFits = !budgetBytes || preparePhase <= *budgetBytes;
   int64_t room = budgetBytes ? *budgetBytes - fixed : unlimited;
   FailureOr<Attempt> result = tryRoom(room);
   if (failed(result))
     return failure();
-  // A budget below the prepare phase has no plan either; the error below
-  // then states the larger of the two phases' smallest budgets.
-  if (!prepareFits)
+  // While prepare runs the session holds the graph and what prepare
+  // builds; with the graph freed afterwards that is a phase of its own. A
+  // budget below it has no plan either; the error below then states the
+  // larger of the two phases' smallest budgets.
+  if (!prepareFits(*result))
     result->placed = false;
   if (!result->placed && policyName != "auto") {
     const plan::Solution &sol = result->solution;
@@ -1351,9 +1603,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     return mlir::emitError(func.getLoc())
            << "memory = " << formatBytes(*budgetBytes)
            << " is too small for plan = " << policyName << on << ": it needs "
-           << formatBytes(fp->peak(planner.fixedResidentBytes + result->kept,
-                                   std::max(result->arena, result->others)))
-           << " (plan = auto may fit)";
+           << formatBytes(peakOf(*result)) << " (plan = auto may fit)";
   }
   if (!result->placed) {
     // Placement can fail in a room where a smaller room's plan fits (first
@@ -1393,7 +1643,9 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     int64_t hi = *least;
     if (!smallest)
       smallest = std::move(*all);
-    if (hi > room || !prepareFits) {
+    int64_t preparePhase =
+        fp->preparePhase(smallest->keptPrepared, smallest->graphsKept);
+    if (hi > room || !prepareFits(*smallest)) {
       int64_t needed = std::max(fixed + hi, preparePhase);
       if (preparePhase >= fixed + hi)
         return mlir::emitError(func.getLoc())
@@ -1402,7 +1654,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
                << formatBytes(needed) << ", " << needed
                << " bytes): preparing the graph holds the graph ("
                << formatBytes(fp->graph) << ") and the values derived from "
-               << "it (" << formatBytes(fp->prepared) << ") at once";
+               << "it (" << formatBytes(fp->prepared + smallest->keptPrepared)
+               << ") at once";
       return mlir::emitError(func.getLoc())
              << "memory = " << formatBytes(*budgetBytes)
              << " is below the smallest plan for this program" << on << " ("
@@ -1430,8 +1683,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     numOffloaded += f == Fate::Host || f == Fate::Disk;
     numNarrowed += f == Fate::Narrow;
   }
-  int64_t peakDevice = fp->peak(planner.fixedResidentBytes + result->kept,
-                                std::max(arena, result->others));
+  int64_t peakDevice = peakOf(*result);
   func->setAttr("mem.plan",
                 mem::PlanAttr::get(func.getContext(),
                                    budgetBytes ? *budgetBytes : 0, peakDevice,

@@ -736,6 +736,34 @@ int OffloadTiers::homeLoadRows(void *dst, const void *src, int64_t rows,
   return GNNRT_OK;
 }
 
+int OffloadTiers::homeLoadGraph(const gnnrt_graph *home, bool out,
+                                int32_t *storage, gnnrt_graph *result) {
+  Impl &d = *impl;
+  if (!home || !result)
+    return d.fail(GNNRT_ERR_NULL_POINTER,
+                  "home load graph: the graph or the result is null");
+  const int64_t n = home->num_nodes, e = home->num_edges;
+  if (n < 0 || e < 0 || n > INT32_MAX || e > INT32_MAX)
+    return d.fail(GNNRT_ERR_BAD_SIZE, "home load graph: the graph has " +
+                                          std::to_string(n) + " nodes and " +
+                                          std::to_string(e) + " edges");
+  // The three arrays back to back, as Liveness sizes the buffer.
+  gnnrt_graph g{};
+  g.num_nodes = n;
+  g.num_edges = e;
+  const gnnrt_csr &view = out ? home->out : home->in;
+  (out ? g.out : g.in) = {storage, storage + n + 1, storage + n + 1 + e};
+  const int32_t *from[] = {view.indptr, view.src, view.edge_id};
+  int32_t *to[] = {storage, storage + n + 1, storage + n + 1 + e};
+  const int64_t count[] = {n + 1, e, e};
+  for (int k = 0; k < 3; ++k)
+    if (int status = d.homeCopy("home load graph", to[k], from[k], 4 * count[k],
+                                d.fromHost))
+      return status;
+  *result = g;
+  return GNNRT_OK;
+}
+
 int OffloadTiers::homeStore(void *dst, const void *src, int64_t bytes) {
   return impl->homeCopy("home store", dst, src, bytes, impl->toHost);
 }
@@ -1000,6 +1028,13 @@ int gnnrt_home_load(gnnrt_offload *t, void *dst, const void *src,
                     int64_t bytes) {
   return guarded(t,
                  [&](OffloadTiers &o) { return o.homeLoad(dst, src, bytes); });
+}
+
+int gnnrt_home_load_graph(gnnrt_offload *t, const gnnrt_graph *home, int out,
+                          int32_t *storage, gnnrt_graph *result) {
+  return guarded(t, [&](OffloadTiers &o) {
+    return o.homeLoadGraph(home, out != 0, storage, result);
+  });
 }
 
 int gnnrt_home_store(gnnrt_offload *t, void *dst, const void *src,

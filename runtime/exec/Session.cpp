@@ -444,12 +444,16 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
                        (result ? " result " : " argument ") +
                        std::to_string(index) + " (" + describe(v) + ")";
     bool host = hostHome(v);
-    if (role != "features" && !isStateRole(role)) {
+    // prepare writes its results where the session puts them: the homes
+    // its readers carry decide.
+    if (&fn == desc.prepare && result)
+      return !host;
+    if (role != "features" && role != "prepared" && !isStateRole(role)) {
       if (host)
         error = where + name +
                 " is marked to live in host memory, which this runtime "
-                "does for parameters, optimizer state and the features "
-                "only";
+                "does for parameters, optimizer state, the features and "
+                "@M.prepare's values only";
       return !host;
     }
     std::string param = role == "features" ? "" : v.param;
@@ -471,10 +475,17 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   if (!homeOk)
     return false;
   bool anyHome = false, featureHome = false;
+  // @M.prepare's results with a host home, by index.
+  std::vector<bool> preparedHome(
+      desc.prepare ? static_cast<size_t>(desc.prepare->num_results) : 0);
   for (const Home &h : homes) {
     anyHome |= h.host;
     if (h.role == "features")
       featureHome = h.host;
+    if (h.role == "prepared")
+      for (size_t k = 0; k < preparedHome.size(); ++k)
+        if (h.param == std::to_string(k))
+          preparedHome[k] = h.host;
     for (Slot &slot : slots)
       if (slot.role == h.role && slot.param == h.param)
         slot.home = h.host;
@@ -493,6 +504,31 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     for (int32_t k = 0; k < prep->num_results; ++k)
       if (prep->results[k].flags & GNNRT_VALUE_VIEWS_GRAPH)
         releaseGraph = false;
+  // prepare's graphs share its arena, so they have one home. A host home
+  // puts that arena in host memory, and prepare reads the bound graph from
+  // the host's copy: nothing of the graph's comes to the device before a
+  // step copies a view in (mem.load_graph_home).
+  bool graphsHome = false;
+  if (const gnnrt_function_desc *prep = desc.prepare) {
+    bool seen = false;
+    for (int32_t k = 0; k < prep->num_results; ++k) {
+      if (prep->results[k].dtype != GNNRT_DTYPE_GRAPH)
+        continue;
+      if (seen && graphsHome != preparedHome[k]) {
+        error = where + "@M.prepare's graphs share its arena, but some have "
+                        "a host home and some not";
+        return false;
+      }
+      seen = true;
+      graphsHome = preparedHome[k];
+    }
+    if (graphsHome && !releaseGraph) {
+      error = where + "@M.prepare's graphs have a host home, but the bound "
+                      "graph is read after prepare: both must live on the "
+                      "same side";
+      return false;
+    }
+  }
   if (data.featureSource == FeatureSource::None) {
     error = where + "the dataset has no node features to train on";
     return false;
@@ -548,14 +584,18 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     (s.home ? homeBytes : stateBytes) += fp::stateBytes(s.count);
   // @M.prepare's arena (holding the graphs it builds) and its tensors stay
   // for the session.
+  // Those with a host home (and then the bound graph) take host memory.
   uint64_t preparedBytes = 0;
   if (const gnnrt_function_desc *prep = desc.prepare) {
-    preparedBytes += align64(static_cast<uint64_t>(prep->arena_bytes));
+    (graphsHome ? homeBytes : preparedBytes) +=
+        align64(static_cast<uint64_t>(prep->arena_bytes));
     for (int32_t k = 0; k < prep->num_results; ++k)
       if (prep->results[k].dtype != GNNRT_DTYPE_GRAPH)
-        preparedBytes += fp::preparedTensorBytes(
-            static_cast<uint64_t>(elementCount(prep->results[k])));
+        (preparedHome[k] ? homeBytes : preparedBytes) +=
+            fp::preparedTensorBytes(
+                static_cast<uint64_t>(elementCount(prep->results[k])));
   }
+  const uint64_t deviceGraphBytes = graphsHome ? 0 : graphBytes;
   const uint64_t outputBytes = fp::outputBytes(nodes, classes);
   const uint64_t workspaceBytes = align64(
       static_cast<uint64_t>(std::max({init.arena_bytes, stepFn.arena_bytes,
@@ -567,7 +607,7 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   const uint64_t restBytes =
       inputBytes + stateBytes + outputBytes + workspaceBytes;
   const uint64_t needed =
-      fp::sessionPeak(preparedBytes, graphBytes, restBytes, releaseGraph);
+      fp::sessionPeak(preparedBytes, deviceGraphBytes, restBytes, releaseGraph);
   // Every check of the table and the data is done: open the GPU, whose
   // free memory is the default budget.
   if (desc.target == GNNRT_TARGET_CUDA && !openCuda(error))
@@ -601,7 +641,7 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
             " is below the smallest plan this " + (cuda ? "CUDA" : "CPU") +
             " runtime can run: " + formatBytes(needed) +
             " (graph-derived values " + formatBytes(preparedBytes) +
-            ", graph " + formatBytes(graphBytes) +
+            ", graph " + formatBytes(deviceGraphBytes) +
             (releaseGraph ? " freed once prepare has run, then" : ",") +
             " features/labels/masks " + formatBytes(inputBytes) +
             ", parameters and optimizer state x2 " + formatBytes(stateBytes) +
@@ -662,20 +702,34 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
 
   // @M.prepare's arena (holding the graphs it builds) and its tensors,
   // first: they stay for the session, below the graph that may go.
+  // Where a value with a host home gets its buffer: a block of the host
+  // tier (homes live as long as the tiers), host memory on every target.
+  auto home = [&](uint64_t bytes, const std::string &what) -> void * {
+    if (bytes == 0)
+      return &emptyAllocation;
+    void *p = tiers->allocateHome(static_cast<int64_t>(bytes));
+    if (!p)
+      error = where + what + ": " + tiers->lastError();
+    return p;
+  };
   const gnnrt_function_desc *prep = desc.prepare;
   if (prep) {
-    prepareArena = static_cast<char *>(
-        alloc(static_cast<uint64_t>(prep->arena_bytes), "graph-derived"));
+    uint64_t arenaBytes = static_cast<uint64_t>(prep->arena_bytes);
+    prepareArena =
+        static_cast<char *>(graphsHome ? home(arenaBytes, "@M.prepare's graphs")
+                                       : alloc(arenaBytes, "graph-derived"));
     if (!prepareArena)
       return false;
     preparedGraphs.assign(prep->num_results, gnnrt_graph{});
     prepared.clear();
     for (int32_t k = 0; k < prep->num_results; ++k) {
       const gnnrt_value_desc &r = prep->results[k];
+      uint64_t bytes = 4 * static_cast<uint64_t>(elementCount(r));
       void *p = r.dtype == GNNRT_DTYPE_GRAPH
                     ? static_cast<void *>(&preparedGraphs[k])
-                    : alloc(4 * static_cast<uint64_t>(elementCount(r)),
-                            "graph-derived");
+                : preparedHome[k]
+                    ? home(bytes, "@M.prepare's result " + std::to_string(k))
+                    : alloc(bytes, "graph-derived");
       if (!p)
         return false;
       prepared.push_back(p);
@@ -692,14 +746,24 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     }
     return p;
   };
+  // With prepare's graphs in host memory the bound graph stays there too:
+  // prepare reads the host's arrays (the CPU target only; create refuses
+  // homes on CUDA), and nothing else does.
+  auto hostInts = [](const std::vector<int32_t> &v) -> int32_t * {
+    static int32_t none = 0;
+    return v.empty() ? &none : const_cast<int32_t *>(v.data());
+  };
+  auto graphInts = [&](const std::vector<int32_t> &v) {
+    return graphsHome ? hostInts(v) : copyInts(v, "graph");
+  };
   graph.num_nodes = nodes;
   graph.num_edges = edges;
-  graph.in.indptr = copyInts(inCsr.indptr, "graph");
-  graph.in.src = copyInts(inCsr.indices, "graph");
-  graph.in.edge_id = copyInts(inCsr.edgeIds, "graph");
-  graph.out.indptr = copyInts(outCsr.indptr, "graph");
-  graph.out.src = copyInts(outCsr.indices, "graph");
-  graph.out.edge_id = copyInts(outCsr.edgeIds, "graph");
+  graph.in.indptr = graphInts(inCsr.indptr);
+  graph.in.src = graphInts(inCsr.indices);
+  graph.in.edge_id = graphInts(inCsr.edgeIds);
+  graph.out.indptr = graphInts(outCsr.indptr);
+  graph.out.src = graphInts(outCsr.indices);
+  graph.out.edge_id = graphInts(outCsr.edgeIds);
   if (!graph.in.indptr || !graph.in.src || !graph.in.edge_id ||
       !graph.out.indptr || !graph.out.src || !graph.out.edge_id)
     return false;
@@ -736,7 +800,7 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     for (const int32_t *array :
          {graph.in.indptr, graph.in.src, graph.in.edge_id, graph.out.indptr,
           graph.out.src, graph.out.edge_id})
-      if (array != static_cast<const void *>(&emptyAllocation) &&
+      if (!graphsHome && array != static_cast<const void *>(&emptyAllocation) &&
           !arena.release(const_cast<int32_t *>(array))) {
         error = where + "releasing the graph: not an arena allocation";
         return false;
@@ -746,16 +810,6 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     releasedGraph = true;
   }
 
-  // Where a value with a host home gets its buffer: a block of the host
-  // tier (homes live as long as the tiers), host memory on every target.
-  auto home = [&](uint64_t bytes, const std::string &what) -> void * {
-    if (bytes == 0)
-      return &emptyAllocation;
-    void *p = tiers->allocateHome(static_cast<int64_t>(bytes));
-    if (!p)
-      error = where + what + ": " + tiers->lastError();
-    return p;
-  };
   // A buffer of \p bytes filled by \p fill, through stageIn like every
   // buffer (homes exist on the CPU target only, where it fills in place).
   auto place = [&](uint64_t bytes, bool isHome, const char *what,

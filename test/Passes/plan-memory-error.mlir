@@ -10,7 +10,7 @@
 // RUN: not gnnc-opt -gnnc-pipeline="stage=plan policy=bogus restrict-rows=false" %t.mlir 2>&1 | FileCheck %s --check-prefix=POLICY
 // RUN: not gnnc-opt -gnnc-pipeline="stage=plan solver=bogus budget=3145728 restrict-rows=false" %t.mlir 2>&1 | FileCheck %s --check-prefix=SOLVER
 
-// SMALL: error: memory = 1.00 MiB is below the smallest plan for this program on 'cora' (1.90 MiB, 1990272 bytes): the session holds 373.1 KiB besides the step's workspace
+// SMALL: error: memory = 1.00 MiB is below the smallest plan for this program on 'cora' (1.62 MiB, 1703296 bytes): the session holds 92.8 KiB besides the step's workspace
 // SMALL-NOT: see current operation
 
 // KEEP: error: memory = 2.86 MiB is too small for plan = keep_all on 'cora': it needs 2.90 MiB (plan = auto may fit)

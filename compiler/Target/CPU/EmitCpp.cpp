@@ -394,11 +394,14 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       return success();
     return cuda() ? emitFused(group) : emitFusedCpu(group);
   }
-  if (cuda() && isa<mem::LoadHomeOp, mem::StoreHomeOp>(op))
+  if (cuda() &&
+      isa<mem::LoadHomeOp, mem::LoadGraphHomeOp, mem::StoreHomeOp>(op))
     return op->emitError()
            << "'" << op->getName()
            << "' is not supported yet by the CUDA target: plans that keep "
-              "parameters, optimizer state or features in host memory run on "
+              "parameters, optimizer state, features or graph-derived values "
+              "in "
+              "host memory run on "
               "the CPU target only (--target=cpu, or a larger `memory` "
               "budget)";
   if (cuda() && (isa<mem::OffloadOp, mem::PrefetchOp>(op) ||
@@ -432,6 +435,20 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
          {name(loops.getGraph()),
           "(int32_t *)(arena + " + i64(offsets[0]) + ")", "&" + var});
     names[loops.getResult()] = "&" + var;
+    return success();
+  }
+  if (auto load = dyn_cast<mem::LoadGraphHomeOp>(op)) {
+    // One view of a host-homed graph, into its arena slot.
+    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
+    if (!offsets || offsets.size() != 1 || offsets[0] < 0)
+      return op->emitError("no arena storage for the graph: run "
+                           "gnn-assign-buffers before the CPU target");
+    std::string var = "v" + std::to_string(counter++);
+    os << "  gnnrt_graph " << var << ";\n";
+    call("gnnrt_home_load_graph",
+         {"tiers", name(load.getHome()), load.getOut() ? "1" : "0",
+          "(int32_t *)(arena + " + i64(offsets[0]) + ")", "&" + var});
+    names[load.getResult()] = "&" + var;
     return success();
   }
   if (auto transpose = dyn_cast<TransposeOp>(op)) {
@@ -1072,10 +1089,11 @@ LogicalResult FunctionEmitter::emit() {
     // A host home is host memory: only its copy to the device reads it.
     if (func.getArgAttr(i, "mem.home"))
       for (Operation *user : arg.getUsers())
-        if (!isa<mem::LoadHomeOp>(user))
+        if (!isa<mem::LoadHomeOp, mem::LoadGraphHomeOp>(user))
           return user->emitError("reads argument ")
                  << i << ", whose home is host memory, directly: only "
-                 << "mem.load_home may (gnn-plan-memory places them)";
+                 << "mem.load_home and mem.load_graph_home may "
+                 << "(gnn-plan-memory places them)";
   }
   Operation *ret = func.getBody().front().getTerminator();
   for (unsigned k = 0; k < func.getNumResults(); ++k)

@@ -135,6 +135,15 @@ int gnnrt_home_load_rows(gnnrt_offload *t, void *dst, const void *src,
                          int64_t rows, int64_t row_bytes,
                          const int32_t *row_sets, int64_t hops, int64_t level);
 
+/* Copies one CSR view (indptr [N + 1], src and edge_id [E], int32) of the
+   graph \p home, whose arrays are host memory (a graph of @M.prepare with
+   a host home), into \p storage, a device buffer of 4 (N + 1 + 2E) bytes,
+   and sets \p result to the graph over it: same counts, that view only.
+   The view is `in` (the CSR over destinations), or `out` when \p out is
+   non-zero (`mem.load_graph_home`). Counted as bytes from the host tier. */
+int gnnrt_home_load_graph(gnnrt_offload *t, const gnnrt_graph *home, int out,
+                          int32_t *storage, gnnrt_graph *result);
+
 /* Copies \p bytes from the device buffer \p src to a host home (\p dst),
    counted as bytes to the host tier. */
 int gnnrt_home_store(gnnrt_offload *t, void *dst, const void *src,
@@ -240,6 +249,8 @@ public:
   int homeStore(void *dst, const void *src, int64_t bytes);
   int homeLoadRows(void *dst, const void *src, int64_t rows, int64_t rowBytes,
                    const int32_t *rowSets, int64_t hops, int64_t level);
+  int homeLoadGraph(const gnnrt_graph *home, bool out, int32_t *storage,
+                    gnnrt_graph *result);
 
   /// Handles may range over [0, kMaxHandles): the compiler numbers its
   /// offloaded tensors densely, and a larger number is a corrupt call.

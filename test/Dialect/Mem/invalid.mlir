@@ -329,3 +329,29 @@ func.func @load_home_rows_beyond_hops(%x: tensor<4x8xf32> {mem.home = "host"}, %
   %y = mem.load_home %x rows %r {level = 3 : i64} : tensor<4x8xf32>, tensor<11xi32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+func.func @load_graph_home_not_a_home(%g: !gnn.graph<4x6>) {
+  // expected-error @+1 {{operand must be an argument of the enclosing function marked mem.home = "host"}}
+  %g0 = mem.load_graph_home %g : !gnn.graph<4x6>
+  return
+}
+
+// -----
+
+func.func @load_graph_home_out_view(%g: !gnn.graph<4x6> {mem.home = "host"}) {
+  // expected-error @+1 {{result has the graph's in view only, but 'gnn.transpose' reads both}}
+  %g0 = mem.load_graph_home %g : !gnn.graph<4x6>
+  %t = gnn.transpose %g0 : <4x6>
+  return
+}
+
+// -----
+
+func.func @load_graph_home_other_view(%g: !gnn.graph<4x6> {mem.home = "host"}, %e: tensor<6x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{result has the graph's in view only, but 'gnn.scatter' reads the other}}
+  %g0 = mem.load_graph_home %g : !gnn.graph<4x6>
+  %y = gnn.scatter src %g0, %e : (!gnn.graph<4x6>, tensor<6x2xf32>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}

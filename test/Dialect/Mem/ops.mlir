@@ -42,6 +42,26 @@ func.func @load_home_rows(%x: tensor<4x8xf32> {mem.home = "host"}, %r: tensor<11
   return %y : tensor<4x8xf32>
 }
 
+// A host-homed graph's in view copied in, then aggregated over.
+// CHECK-LABEL: func.func @load_graph_home
+func.func @load_graph_home(%g: !gnn.graph<4x6> {mem.home = "host"}, %x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // CHECK: %[[G:.*]] = mem.load_graph_home %{{.*}} : !gnn.graph<4x6>
+  %g0 = mem.load_graph_home %g : !gnn.graph<4x6>
+  // CHECK: gnn.spmm sum %[[G]]
+  %y = gnn.spmm sum %g0, %x : (!gnn.graph<4x6>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// The out view, for a sum over each node's outgoing edges.
+// CHECK-LABEL: func.func @load_graph_home_out
+func.func @load_graph_home_out(%g: !gnn.graph<4x6> {mem.home = "host"}, %e: tensor<6x2xf32>) -> tensor<4x2xf32> {
+  // CHECK: %[[G:.*]] = mem.load_graph_home %{{.*}} {out} : !gnn.graph<4x6>
+  %g0 = mem.load_graph_home %g {out} : !gnn.graph<4x6>
+  // CHECK: gnn.scatter src %[[G]]
+  %y = gnn.scatter src %g0, %e : (!gnn.graph<4x6>, tensor<6x2xf32>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
 // CHECK-LABEL: func.func @recompute
 // CHECK-SAME: (%[[A:.*]]: tensor<8x4xf32>, %[[W:.*]]: tensor<4x4xf32>)
 func.func @recompute(%a: tensor<8x4xf32>, %w: tensor<4x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
