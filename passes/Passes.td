@@ -213,15 +213,18 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     lowest predicted step time, and rewrites the step with `mem` ops.
 
     The budget is the train block's `memory` (or the `budget` option); the
-    session's fixed bytes besides the step's arena (`@M.prepare`'s arena
-    and tensors, labels, masks, outputs, and the graph unless only prepare
-    reads it, in which case the session frees it after prepare) are
-    subtracted first. The residents, the features and every parameter and
-    optimizer state (two copies each), are candidates too: kept on the
-    device, or given a host home (`mem.home = "host"` on the argument and
-    result, `mem.load_home` before the first use or before each use,
+    session's fixed bytes besides the step's arena (labels, masks, outputs,
+    and the graph unless only prepare reads it, in which case the session
+    frees it after prepare) are subtracted first. The residents, the
+    features, every parameter and optimizer state (two copies each) and
+    `@M.prepare`'s values, are candidates too: kept on the device, or given
+    a host home (`mem.home = "host"` on the argument and result,
+    `mem.load_home` before the first use or before each use,
     `mem.store_home` right after the op computing the new value), and init
-    and predict get the same homes. `host_memory` and `disk = spill(dir, size)` bound
+    and predict get the same homes. Prepare's graphs, which share its
+    arena, are one candidate; with a host home prepare builds them in host
+    memory and the step copies in the one CSR view each op reads
+    (`mem.load_graph_home`). `host_memory` and `disk = spill(dir, size)` bound
     the other tiers; without `disk`, nothing goes to disk. Narrow storage
     (bf16, or f16) is only considered when `saved_precision` is not `exact`.
 

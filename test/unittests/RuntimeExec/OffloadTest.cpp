@@ -421,6 +421,50 @@ TEST(OffloadHome, LoadAndStoreCopyAndCount) {
   EXPECT_EQ(tiers->hostHighWater(), aligned(3000));
 }
 
+// One CSR view of a host graph comes to the device buffer, back to back,
+// and the result has that view only: the in view for the aggregations, the
+// out view for a sum by source.
+TEST(OffloadHome, LoadGraphCopiesOneView) {
+  auto tiers = makeTiers(hostConfig(1 * MiB));
+  ASSERT_TRUE(tiers);
+  // 3 nodes, edges 0: 0->1, 1: 1->2, 2: 2->0, 3: 0->2.
+  std::vector<int32_t> inPtr = {0, 1, 2, 4}, inSrc = {2, 0, 1, 0},
+                       inEid = {2, 0, 1, 3};
+  std::vector<int32_t> outPtr = {0, 2, 3, 4}, outDst = {1, 2, 2, 0},
+                       outEid = {0, 3, 1, 2};
+  gnnrt_graph home{};
+  home.num_nodes = 3;
+  home.num_edges = 4;
+  home.in = {inPtr.data(), inSrc.data(), inEid.data()};
+  home.out = {outPtr.data(), outDst.data(), outEid.data()};
+  ASSERT_EQ(gnnrt_graph_check(&home), GNNRT_OK);
+  for (bool out : {false, true}) {
+    std::vector<int32_t> storage(3 + 1 + 2 * 4, -7);
+    gnnrt_graph g{};
+    ASSERT_EQ(tiers->homeLoadGraph(&home, out, storage.data(), &g), GNNRT_OK)
+        << tiers->lastError();
+    EXPECT_EQ(g.num_nodes, 3);
+    EXPECT_EQ(g.num_edges, 4);
+    const gnnrt_csr &copied = out ? g.out : g.in;
+    const gnnrt_csr &absent = out ? g.in : g.out;
+    EXPECT_EQ(copied.indptr, storage.data());
+    EXPECT_EQ(absent.indptr, nullptr);
+    EXPECT_EQ(absent.src, nullptr);
+    std::vector<int32_t> expected =
+        out ? std::vector<int32_t>{0, 2, 3, 4, 1, 2, 2, 0, 0, 3, 1, 2}
+            : std::vector<int32_t>{0, 1, 2, 4, 2, 0, 1, 0, 2, 0, 1, 3};
+    EXPECT_EQ(storage, expected);
+    EXPECT_EQ(copied.src, storage.data() + 4);
+    EXPECT_EQ(copied.edge_id, storage.data() + 8);
+  }
+  EXPECT_EQ(tiers->bytesFromHost(), 2u * 4 * (4 + 2 * 4));
+  gnnrt_graph g{};
+  EXPECT_EQ(tiers->homeLoadGraph(nullptr, false, nullptr, &g),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_TRUE(contains(tiers->lastError(), "home load graph"))
+      << tiers->lastError();
+}
+
 TEST(OffloadHome, BadCallsAreRefused) {
   auto tiers = makeTiers(hostConfig(1 * MiB));
   ASSERT_TRUE(tiers);
