@@ -363,13 +363,21 @@ static bool isHostHome(FunctionOpInterface func, unsigned index, bool result) {
   return home && home.getValue() == "host";
 }
 
-LogicalResult LoadHomeOp::verify() {
-  auto arg = dyn_cast<BlockArgument>(getHome());
-  auto func = getOperation()->getParentOfType<FunctionOpInterface>();
+/// A copy in from a host home (\p op) reads \p home, which must be an
+/// argument of the enclosing function marked mem.home = "host".
+static LogicalResult verifyHomeOperand(Operation *op, Value home) {
+  auto arg = dyn_cast<BlockArgument>(home);
+  auto func = op->getParentOfType<FunctionOpInterface>();
   if (!arg || !func || arg.getOwner() != &func.getFunctionBody().front() ||
       !isHostHome(func, arg.getArgNumber(), /*result=*/false))
-    return emitOpError("operand must be an argument of the enclosing "
-                       "function marked mem.home = \"host\"");
+    return op->emitOpError("operand must be an argument of the enclosing "
+                           "function marked mem.home = \"host\"");
+  return success();
+}
+
+LogicalResult LoadHomeOp::verify() {
+  if (failed(verifyHomeOperand(*this, getHome())))
+    return failure();
   return verifyTransferRows(*this, getRowSets(), getLevel(),
                             cast<RankedTensorType>(getHome().getType()));
 }
@@ -385,12 +393,8 @@ std::optional<GraphView> mlir::mem::graphViewReadBy(Operation *user) {
 }
 
 LogicalResult LoadGraphHomeOp::verify() {
-  auto arg = dyn_cast<BlockArgument>(getHome());
-  auto func = getOperation()->getParentOfType<FunctionOpInterface>();
-  if (!arg || !func || arg.getOwner() != &func.getFunctionBody().front() ||
-      !isHostHome(func, arg.getArgNumber(), /*result=*/false))
-    return emitOpError("operand must be an argument of the enclosing "
-                       "function marked mem.home = \"host\"");
+  if (failed(verifyHomeOperand(*this, getHome())))
+    return failure();
   GraphView copied = getOut() ? GraphView::Out : GraphView::In;
   for (Operation *user : getResult().getUsers())
     if (graphViewReadBy(user) != copied)

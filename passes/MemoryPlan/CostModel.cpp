@@ -1019,28 +1019,21 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
             disk ? TransferTier::Disk : TransferTier::Host, true, profile);
         return cost;
       })
-      .Case<mem::LoadHomeOp, mem::StoreHomeOp>([&](auto o) {
-        double bytes = bytesOf(o.getResult());
-        if (auto load = dyn_cast<mem::LoadHomeOp>(o.getOperation()))
-          bytes =
-              copiedBytes(load.getResult(), load.getRowSets(), load.getLevel());
-        OpCost cost;
-        cost.bytes = bytes;
-        cost.rate = CostRate::HostLink;
-        cost.seconds =
-            transferSeconds(static_cast<int64_t>(bytes), TransferTier::Host,
-                            isa<mem::LoadHomeOp>(o.getOperation()), profile);
-        return cost;
-      })
-      .Case([&](mem::LoadGraphHomeOp o) {
-        // The in view: its bytes are the result's storage.
-        OpCost cost;
-        cost.bytes = bytesOf(o.getResult());
-        cost.rate = CostRate::HostLink;
-        cost.seconds = transferSeconds(static_cast<int64_t>(cost.bytes),
-                                       TransferTier::Host, true, profile);
-        return cost;
-      })
+      .Case<mem::LoadHomeOp, mem::LoadGraphHomeOp, mem::StoreHomeOp>(
+          [&](auto o) {
+            // A graph's copy moves the one view its result holds.
+            double bytes = bytesOf(o.getResult());
+            if (auto load = dyn_cast<mem::LoadHomeOp>(o.getOperation()))
+              bytes = copiedBytes(load.getResult(), load.getRowSets(),
+                                  load.getLevel());
+            OpCost cost;
+            cost.bytes = bytes;
+            cost.rate = CostRate::HostLink;
+            cost.seconds = transferSeconds(
+                static_cast<int64_t>(bytes), TransferTier::Host,
+                !isa<mem::StoreHomeOp>(o.getOperation()), profile);
+            return cost;
+          })
       .Case<mem::StoreAsOp, mem::LoadAsOp>([&](auto o) {
         int64_t n = elements(o.getInput());
         OpCost cost;

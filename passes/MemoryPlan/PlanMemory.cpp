@@ -172,6 +172,26 @@ struct GraphLoad {
   SmallVector<int64_t> uses;
 };
 
+/// Gives \p arg, a graph argument with a host home, its copies in: for
+/// each view its readers read (in block order), one mem.load_graph_home
+/// before the first reader, or before each when \p perUse.
+void loadGraphViews(OpBuilder &b, BlockArgument arg, bool perUse) {
+  for (mem::GraphView view : {mem::GraphView::In, mem::GraphView::Out}) {
+    mem::LoadGraphHomeOp load;
+    for (Operation &op : llvm::make_early_inc_range(*arg.getOwner())) {
+      if (!llvm::is_contained(op.getOperands(), Value(arg)) ||
+          mem::graphViewReadBy(&op) != view)
+        continue;
+      if (!load || perUse) {
+        b.setInsertionPoint(&op);
+        load = b.create<mem::LoadGraphHomeOp>(arg.getLoc(), arg.getType(), arg);
+        load.setOut(view == mem::GraphView::Out);
+      }
+      op.replaceUsesOfWith(arg, load);
+    }
+  }
+}
+
 /// init, predict and prepare beside \p step (`M.step` -> `M.init`, ...).
 func::FuncOp siblingOf(ModuleOp module, func::FuncOp step, StringRef suffix) {
   StringRef name = step.getSymName();
@@ -1074,21 +1094,12 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
     if (!info.resident || o.fate != Fate::Host)
       continue;
     // prepare's graphs: the view each op reads, copied in before the
-    // first op reading it or before each.
-    for (const GraphLoad &graph : graphLoads(info)) {
-      auto arg = cast<BlockArgument>(toTarget.lookup(graph.arg));
+    // first op reading it or before each (as graphOptions priced them).
+    for (BlockArgument graph : info.graphArgs) {
+      auto arg = cast<BlockArgument>(toTarget.lookup(graph));
       target.setArgAttr(arg.getArgNumber(), "mem.home",
                         b.getStringAttr("host"));
-      mem::LoadGraphHomeOp load;
-      for (int64_t u : graph.uses) {
-        if (!load || o.detail == StagePerUse) {
-          b.setInsertionPoint(ops[u]);
-          load =
-              b.create<mem::LoadGraphHomeOp>(arg.getLoc(), arg.getType(), arg);
-          load.setOut(graph.view == mem::GraphView::Out);
-        }
-        ops[u]->replaceUsesOfWith(arg, load);
-      }
+      loadGraphViews(b, arg, /*perUse=*/o.detail == StagePerUse);
     }
     if (!info.graphArgs.empty())
       continue;
@@ -1166,6 +1177,10 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
     f.setArgAttr(arg.getArgNumber(), "mem.home", host);
     if (arg.use_empty())
       continue;
+    if (isa<GraphType>(arg.getType())) {
+      loadGraphViews(b, arg, /*perUse=*/false);
+      continue;
+    }
     Operation *first = nullptr;
     for (Operation &op : f.getBody().front())
       if (llvm::is_contained(op.getOperands(), arg)) {
@@ -1173,25 +1188,6 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
         break;
       }
     b.setInsertionPoint(first);
-    if (isa<GraphType>(arg.getType())) {
-      // A graph: each view its users read, copied in before the first.
-      for (mem::GraphView view : {mem::GraphView::In, mem::GraphView::Out}) {
-        mem::LoadGraphHomeOp load;
-        for (Operation &op : llvm::make_early_inc_range(f.getBody().front())) {
-          if (!llvm::is_contained(op.getOperands(), Value(arg)) ||
-              mem::graphViewReadBy(&op) != view)
-            continue;
-          if (!load) {
-            b.setInsertionPoint(&op);
-            load = b.create<mem::LoadGraphHomeOp>(arg.getLoc(), arg.getType(),
-                                                  arg);
-            load.setOut(view == mem::GraphView::Out);
-          }
-          op.replaceUsesOfWith(arg, load);
-        }
-      }
-      continue;
-    }
     auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
     arg.replaceAllUsesExcept(load, load);
   }

@@ -746,15 +746,16 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     }
     return p;
   };
+  // The host's copy of an array (never null).
+  auto host = [](const std::vector<int32_t> &v) {
+    static const int32_t none = 0;
+    return v.empty() ? &none : v.data();
+  };
   // With prepare's graphs in host memory the bound graph stays there too:
   // prepare reads the host's arrays (the CPU target only; create refuses
   // homes on CUDA), and nothing else does.
-  auto hostInts = [](const std::vector<int32_t> &v) -> int32_t * {
-    static int32_t none = 0;
-    return v.empty() ? &none : const_cast<int32_t *>(v.data());
-  };
-  auto graphInts = [&](const std::vector<int32_t> &v) {
-    return graphsHome ? hostInts(v) : copyInts(v, "graph");
+  auto graphInts = [&](const std::vector<int32_t> &v) -> const int32_t * {
+    return graphsHome ? host(v) : copyInts(v, "graph");
   };
   graph.num_nodes = nodes;
   graph.num_edges = edges;
@@ -770,10 +771,6 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   // The check reads the arrays: on CUDA, the host's copies of them.
   gnnrt_graph hostGraph = graph;
   if (cuda) {
-    auto host = [](const std::vector<int32_t> &v) {
-      static const int32_t none = 0;
-      return v.empty() ? &none : v.data();
-    };
     hostGraph.in = {host(inCsr.indptr), host(inCsr.indices),
                     host(inCsr.edgeIds)};
     hostGraph.out = {host(outCsr.indptr), host(outCsr.indices),

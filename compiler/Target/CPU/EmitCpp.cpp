@@ -400,10 +400,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
            << "'" << op->getName()
            << "' is not supported yet by the CUDA target: plans that keep "
               "parameters, optimizer state, features or graph-derived values "
-              "in "
-              "host memory run on "
-              "the CPU target only (--target=cpu, or a larger `memory` "
-              "budget)";
+              "in host memory run on the CPU target only (--target=cpu, or a "
+              "larger `memory` budget)";
   if (cuda() && (isa<mem::OffloadOp, mem::PrefetchOp>(op) ||
                  (isa<mem::FreeOp>(op) &&
                   isa<mem::OffloadedType>(op->getOperand(0).getType()))))
@@ -424,33 +422,28 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
   };
 
   // Values that are not tensors: graphs, keys, integer scalars.
-  if (auto loops = dyn_cast<AddSelfLoopsOp>(op)) {
+  // A graph built into its arena slot by \p callee, whose arguments are
+  // \p args, then the slot, then the gnnrt_graph it fills.
+  auto graphInSlot = [&](StringRef callee,
+                         SmallVector<std::string> args) -> LogicalResult {
     auto offsets = op->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
     if (!offsets || offsets.size() != 1 || offsets[0] < 0)
       return op->emitError("no arena storage for the graph: run "
                            "gnn-assign-buffers before the CPU target");
     std::string var = "v" + std::to_string(counter++);
     os << "  gnnrt_graph " << var << ";\n";
-    call("gnnrt_cpu_add_self_loops",
-         {name(loops.getGraph()),
-          "(int32_t *)(arena + " + i64(offsets[0]) + ")", "&" + var});
-    names[loops.getResult()] = "&" + var;
+    args.push_back("(int32_t *)(arena + " + i64(offsets[0]) + ")");
+    args.push_back("&" + var);
+    call(callee, args);
+    names[op->getResult(0)] = "&" + var;
     return success();
-  }
-  if (auto load = dyn_cast<mem::LoadGraphHomeOp>(op)) {
-    // One view of a host-homed graph, into its arena slot.
-    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
-    if (!offsets || offsets.size() != 1 || offsets[0] < 0)
-      return op->emitError("no arena storage for the graph: run "
-                           "gnn-assign-buffers before the CPU target");
-    std::string var = "v" + std::to_string(counter++);
-    os << "  gnnrt_graph " << var << ";\n";
-    call("gnnrt_home_load_graph",
-         {"tiers", name(load.getHome()), load.getOut() ? "1" : "0",
-          "(int32_t *)(arena + " + i64(offsets[0]) + ")", "&" + var});
-    names[load.getResult()] = "&" + var;
-    return success();
-  }
+  };
+  if (auto loops = dyn_cast<AddSelfLoopsOp>(op))
+    return graphInSlot("gnnrt_cpu_add_self_loops", {name(loops.getGraph())});
+  if (auto load = dyn_cast<mem::LoadGraphHomeOp>(op))
+    // One view of a host-homed graph.
+    return graphInSlot("gnnrt_home_load_graph", {"tiers", name(load.getHome()),
+                                                 load.getOut() ? "1" : "0"});
   if (auto transpose = dyn_cast<TransposeOp>(op)) {
     std::string var = "v" + std::to_string(counter++);
     os << "  const gnnrt_graph " << var << " = gnnrt_graph_transposed(*"
