@@ -55,6 +55,7 @@ bool MachineProfile::operator==(const MachineProfile &o) const {
   return name == o.name && target == o.target &&
          gemmFlopsPerSecond == o.gemmFlopsPerSecond &&
          memBytesPerSecond == o.memBytesPerSecond &&
+         randomValuesPerSecond == o.randomValuesPerSecond &&
          sparseBytesPerSecond == o.sparseBytesPerSecond &&
          hostLinkBytesPerSecond == o.hostLinkBytesPerSecond &&
          diskWriteBytesPerSecond == o.diskWriteBytesPerSecond &&
@@ -74,6 +75,9 @@ struct NumberField {
   const char *key;
   double MachineProfile::*member;
   Range range;
+  /// Absent from profiles written before the field existed (left 0 by the
+  /// parser, which then derives it).
+  bool optional = false;
 };
 
 /// The numeric fields, in the order writeProfile prints them.
@@ -82,6 +86,8 @@ const NumberField kNumberFields[] = {
      Range::Positive},
     {"mem_bytes_per_second", &MachineProfile::memBytesPerSecond,
      Range::Positive},
+    {"random_values_per_second", &MachineProfile::randomValuesPerSecond,
+     Range::Positive, /*optional=*/true},
     {"sparse_bytes_per_second", &MachineProfile::sparseBytesPerSecond,
      Range::Positive},
     {"host_link_bytes_per_second", &MachineProfile::hostLinkBytesPerSecond,
@@ -98,6 +104,10 @@ const NumberField kNumberFields[] = {
 };
 
 const char *const kTargets[] = {"cpu", "cuda"};
+
+/// What one random value cost, in GEMM FLOPs, before profiles measured
+/// random_values_per_second.
+constexpr double kLegacyRandomFlops = 10;
 
 std::string describe(const llvm::json::Value &value) {
   std::string text;
@@ -204,6 +214,8 @@ llvm::Expected<MachineProfile> ProfileParser::parse(llvm::StringRef json) {
   }
 
   for (const NumberField &field : kNumberFields) {
+    if (field.optional && !object->get(field.key))
+      continue;
     llvm::Expected<const llvm::json::Value *> value =
         required(*object, field.key);
     if (!value)
@@ -230,6 +242,11 @@ llvm::Expected<MachineProfile> ProfileParser::parse(llvm::StringRef json) {
                                        ", got " + describe(**value));
     profile.*field.member = *x;
   }
+  // Profiles from before random_values_per_second keep the price they had:
+  // a random value cost kLegacyRandomFlops FLOPs at the GEMM rate.
+  if (profile.randomValuesPerSecond == 0)
+    profile.randomValuesPerSecond =
+        profile.gemmFlopsPerSecond / kLegacyRandomFlops;
   return profile;
 }
 
@@ -291,6 +308,7 @@ mlir::gnn::profileFromCalibration(const gnnrt::CalibrationResult &result,
   profile.target = "cpu";
   profile.gemmFlopsPerSecond = result.gemmFlopsPerSecond;
   profile.memBytesPerSecond = result.memBytesPerSecond;
+  profile.randomValuesPerSecond = result.randomValuesPerSecond;
   profile.sparseBytesPerSecond = result.sparseBytesPerSecond;
   profile.hostLinkBytesPerSecond = result.hostLinkBytesPerSecond;
   profile.diskWriteBytesPerSecond = result.diskWriteBytesPerSecond;
@@ -384,6 +402,7 @@ llvm::StringRef mlir::gnn::stringifyCostRate(CostRate rate) {
 OpCost &OpCost::operator+=(const OpCost &other) {
   flops += other.flops;
   bytes += other.bytes;
+  randomValues += other.randomValues;
   seconds += other.seconds;
   if (rate == CostRate::None)
     rate = other.rate;
@@ -441,6 +460,12 @@ double mlir::gnn::transferSeconds(int64_t bytes, TransferTier tier,
              profile.diskWriteBytesPerSecond;
 }
 
+double mlir::gnn::randomSeconds(double values, double bytes,
+                                const MachineProfile &profile) {
+  return profile.secondsPerOp + std::max(values / profile.randomValuesPerSecond,
+                                         bytes / profile.memBytesPerSecond);
+}
+
 double mlir::gnn::convertSeconds(int64_t elements,
                                  const MachineProfile &profile) {
   if (elements <= 0)
@@ -452,9 +477,10 @@ double mlir::gnn::convertSeconds(int64_t elements,
 
 namespace {
 
-/// Philox4x32-10 makes four words per ten rounds of two 32-bit products
-/// and a few xors: about ten operations per element drawn.
-constexpr double kRandomFlops = 10;
+/// A stored value of a CSR matrix costs the dropout kernel a whole Philox
+/// block (four values' worth): its neighbours in the row are rarely in the
+/// same block of four columns.
+constexpr double kValuesPerCsrSlot = 4;
 /// exp, log, erf, tanh, sqrt and division count as this many FLOPs.
 constexpr double kTranscendentalFlops = 8;
 
@@ -517,6 +543,15 @@ class Pricer {
 public:
   explicit Pricer(const MachineProfile &profile) : profile(profile) {}
 
+  /// A kernel drawing \p values random values (randomSeconds).
+  OpCost random(double values, double bytes) const {
+    OpCost cost;
+    cost.bytes = bytes;
+    cost.randomValues = values;
+    cost.rate = CostRate::Memory;
+    cost.seconds = randomSeconds(values, bytes, profile);
+    return cost;
+  }
   OpCost kernel(double flops, double bytes, CostRate rate) const {
     OpCost cost;
     cost.flops = flops;
@@ -671,7 +706,8 @@ std::optional<OpCost> estimateLayer(Operation *op, const Pricer &p) {
         cost += p.stream(g.edges * heads, 1, 1, 2);
         cost += p.edgeSoftmax(g, heads);
         if (o.getAttnDropout().convertToDouble() > 0)
-          cost += p.stream(g.edges * heads, 1, 1, kRandomFlops);
+          cost += p.random(static_cast<double>(g.edges) * heads,
+                           gnnrt::streamBytes(g.edges * heads, 1, 1));
         cost += p.spmm(g, hf, heads, gnn::Aggregation::sum);
         if (!o.getConcat())
           cost += p.gemm(n, cols(y), hf);
@@ -765,6 +801,9 @@ OpCost estimate(Operation *op, const Pricer &p) {
   Value result = op->getResult(0);
   if (!op->hasAttr(kRestUnreadAttr) && dim(result, 0) == nodes)
     cleared = (1.0 - fraction) * bytesOf(result);
+  if (whole.randomValues > 0)
+    return p.random(fraction * whole.randomValues,
+                    fraction * whole.bytes + cleared);
   return p.kernel(fraction * whole.flops, fraction * whole.bytes + cleared,
                   whole.rate);
 }
@@ -959,15 +998,17 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       .Case([&](DropoutOp o) {
         Value x = o.getInput();
         if (isCsr(x.getType()))
-          // The pattern copied, the values rewritten.
-          return p.kernel(kRandomFlops * elements(x), 2 * bytesOf(x),
-                          CostRate::Memory);
-        return p.stream(elements(x), 1, 1, kRandomFlops + 1, elt(x));
+          // The buffer read and written (the pattern copied, the values
+          // rewritten), and a Philox block drawn per stored value.
+          return p.random(kValuesPerCsrSlot * elements(x), 2 * bytesOf(x));
+        return p.random(elements(x),
+                        gnnrt::streamBytes(elements(x), 1, 1, elt(x)));
       })
       // train.
       .Case([&](train::InitOp o) {
-        return p.stream(elements(o.getResult()), 0, 1, kRandomFlops + 2,
-                        elt(o.getResult()));
+        return p.random(elements(o.getResult()),
+                        gnnrt::streamBytes(elements(o.getResult()), 0, 1,
+                                           elt(o.getResult())));
       })
       .Case([&](train::CrossEntropyOp o) {
         Value logits = o.getLogits();

@@ -5,9 +5,10 @@
 // some of them), for every transfer to and from host memory or disk, and
 // for every precision conversion. The prices come from a machine profile:
 // a handful of rates (GEMM FLOP/s; streaming, gather-bound, host-copy and
-// disk bytes/s; the fraction of a transfer hidden behind compute; the fixed
-// cost of a kernel call) that `gnnc calibrate` measures on the machine at
-// hand and that ships as a default for the CPU target.
+// disk bytes/s; dropout's random values/s; the fraction of a transfer hidden
+// behind compute; the fixed cost of a kernel call) that `gnnc calibrate`
+// measures on the machine at hand and that ships as a default for the CPU
+// target.
 //
 // The model, per kernel:
 //   seconds = secondsPerOp + max(flops / gemmFlopsPerSecond,
@@ -50,6 +51,11 @@ struct MachineProfile {
   double gemmFlopsPerSecond = 0;
   /// Streaming element-wise kernels on the device (gnnrt_cpu_add), bytes/s.
   double memBytesPerSecond = 0;
+  /// Dropout's values per second (gnnrt_cpu_dropout): its Philox bits, not
+  /// its bytes, bound it. Optional in the JSON: a profile written before
+  /// the field existed gets gemmFlopsPerSecond / 10 (a value priced as ten
+  /// GEMM FLOPs, as the model did then).
+  double randomValuesPerSecond = 0;
   /// Effective bytes/s of gather-bound kernels (spmm, sddmm, gather,
   /// scatter, edge softmax, CSR products), bytes counted as
   /// gnnrt::spmmBytes counts them.
@@ -139,10 +145,13 @@ llvm::StringRef stringifyCostRate(CostRate rate);
 
 struct OpCost {
   double flops = 0, bytes = 0, seconds = 0;
+  /// Random values drawn (dropout, init): priced by randomSeconds.
+  double randomValues = 0;
   CostRate rate = CostRate::None;
 
-  /// Adds \p other's FLOPs, bytes and seconds (a sum of kernels run one
-  /// after another); the rate becomes Mixed when the two differ.
+  /// Adds \p other's FLOPs, bytes, random values and seconds (a sum of
+  /// kernels run one after another); the rate becomes Mixed when the two
+  /// differ.
   OpCost &operator+=(const OpCost &other);
 };
 
@@ -150,6 +159,12 @@ struct OpCost {
 /// bound by \p rate: secondsPerOp + max(flops / gemm rate, bytes / rate's
 /// bandwidth). 0 for CostRate::None.
 double kernelSeconds(double flops, double bytes, CostRate rate,
+                     const MachineProfile &profile);
+
+/// The seconds of one dropout-like kernel call drawing \p values random
+/// values and moving \p bytes at the streaming rate: secondsPerOp +
+/// max(values / randomValuesPerSecond, bytes / memBytesPerSecond).
+double randomSeconds(double values, double bytes,
                      const MachineProfile &profile);
 
 /// FLOPs and bytes moved by one op of a step as the CPU runtime runs it,

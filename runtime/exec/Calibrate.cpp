@@ -181,6 +181,7 @@ private:
   bool checkSizes();
   bool gemm();
   bool stream();
+  bool dropout();
   bool spmm();
   bool hostCopy();
   bool kernelCall();
@@ -264,6 +265,33 @@ bool Calibrator::stream() {
   double bytes = streamBytes(n, 2, 1);
   result.memBytesPerSecond = bytes / timing.seconds;
   record("stream", workload, bytes, timing, result.memBytesPerSecond, "B/s");
+  return true;
+}
+
+bool Calibrator::dropout() {
+  // Dropout is bound by its random bits (a Philox block of 10 rounds gives
+  // four values), not by its bytes, so it gets its own rate: the values per
+  // second of gnnrt_cpu_dropout at p = 0.5 on the streaming test's size.
+  const int64_t n = sizes.streamElements;
+  std::string workload = "gnnrt_cpu_dropout " + std::to_string(n) + " f32";
+  progress("dropout (" + workload + ")");
+  Buffer<float> x, y;
+  if (!x.allocate(n) || !y.allocate(n)) {
+    error = "out of memory for the dropout test";
+    return false;
+  }
+  fill(x.get(), n, 5);
+  uint64_t step = 0;
+  auto call = [&](std::string &err) {
+    return kernelOk(gnnrt_cpu_dropout(x.get(), n, 7, ++step, 0, 0.5, y.get()),
+                    "gnnrt_cpu_dropout", err);
+  };
+  Timing timing;
+  if (!measure(sizes, call, timing, error))
+    return false;
+  result.randomValuesPerSecond = static_cast<double>(n) / timing.seconds;
+  record("dropout", workload, static_cast<double>(n), timing,
+         result.randomValuesPerSecond, "values/s");
   return true;
 }
 
@@ -609,8 +637,8 @@ bool Calibrator::run() {
   if (options.threads > 0)
     gnnrt_cpu_set_num_threads(options.threads);
   result.threads = gnnrt_cpu_get_num_threads();
-  bool ok =
-      gemm() && stream() && spmm() && hostCopy() && kernelCall() && disk();
+  bool ok = gemm() && stream() && dropout() && spmm() && hostCopy() &&
+            kernelCall() && disk();
   ::unlink(path.c_str());
   if (options.threads > 0)
     gnnrt_cpu_set_num_threads(0);
@@ -629,8 +657,9 @@ bool gnnrt::calibrate(const CalibrationOptions &options,
   // Every rate must be usable by the planner: positive and finite.
   for (double rate :
        {result.gemmFlopsPerSecond, result.memBytesPerSecond,
-        result.sparseBytesPerSecond, result.hostLinkBytesPerSecond,
-        result.diskWriteBytesPerSecond, result.diskReadBytesPerSecond}) {
+        result.randomValuesPerSecond, result.sparseBytesPerSecond,
+        result.hostLinkBytesPerSecond, result.diskWriteBytesPerSecond,
+        result.diskReadBytesPerSecond}) {
     if (!(rate > 0) || !std::isfinite(rate)) {
       error = "a measured rate is not a positive finite number";
       return false;

@@ -3,9 +3,10 @@
 // `gnnc calibrate` runs the real CPU kernels (gnnrt/Kernels.h), memcpy and
 // file IO on this machine and turns the times into the rates of the memory
 // planner's cost model (passes/MemoryPlan/CostModel.h, docs/CostModel.md):
-// dense GEMM FLOP/s, streaming bytes/s, gather-bound bytes/s (SpMM), host
-// copy bytes/s, disk write and read bytes/s, how much of a disk write hides
-// behind compute, and the fixed cost of one kernel call.
+// dense GEMM FLOP/s, streaming bytes/s, dropout's random values/s,
+// gather-bound bytes/s (SpMM), host copy bytes/s, disk write and read
+// bytes/s, how much of a disk write hides behind compute, and the fixed
+// cost of one kernel call.
 //
 // A rate is only as meaningful as the traffic formula that divides the
 // measured time, so the formulas of the kernels calibrated here are defined
@@ -101,7 +102,8 @@ inline double spmmFlops(int64_t edges, int64_t d, int64_t weightHeads) {
 struct CalibrationSizes {
   /// gnnrt_cpu_matmul `[m, k] x [k, n]`: a tall, thin GNN-layer product.
   int64_t gemmM = 16384, gemmN = 128, gemmK = 512;
-  /// gnnrt_cpu_add over this many floats per operand (3 arrays).
+  /// gnnrt_cpu_add over this many floats per operand (3 arrays), and
+  /// gnnrt_cpu_dropout over as many.
   int64_t streamElements = int64_t(16) << 20;
   /// gnnrt_cpu_spmm with `[E]` weights on a random graph of this many
   /// nodes, this in-degree for every node, rows of this width.
@@ -150,6 +152,8 @@ struct CalibrationMeasurement {
 struct CalibrationResult {
   double gemmFlopsPerSecond = 0;
   double memBytesPerSecond = 0;
+  /// Values per second of gnnrt_cpu_dropout (its random bits bound it).
+  double randomValuesPerSecond = 0;
   double sparseBytesPerSecond = 0;
   double hostLinkBytesPerSecond = 0;
   double diskWriteBytesPerSecond = 0;

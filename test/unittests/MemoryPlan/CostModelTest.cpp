@@ -17,6 +17,7 @@
 #include "test/unittests/ExampleFiles.h"
 
 #include "gnnrt/Calibrate.h"
+#include "gnnrt/Kernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -49,6 +50,7 @@ MachineProfile testProfile() {
   p.target = "cpu";
   p.gemmFlopsPerSecond = 1e9;
   p.memBytesPerSecond = 1e9;
+  p.randomValuesPerSecond = 2e8;
   p.sparseBytesPerSecond = 1e8;
   p.hostLinkBytesPerSecond = 2e9;
   p.diskWriteBytesPerSecond = 1e8;
@@ -204,6 +206,37 @@ TEST_F(CostModelTest, OtherKernels) {
     EXPECT_EQ(cost(name).rate, CostRate::Sparse) << name;
 }
 
+// Dropout is priced by its random values (randomValuesPerSecond), not by
+// its bytes or FLOPs: on the CPU a value costs more than the 8 bytes it
+// moves (1.4e9 values/s against 3e10 B/s on the default profile's box).
+TEST_F(CostModelTest, DropoutIsBoundByItsRandomValues) {
+  parse(kKernels);
+  const double n = 100, d = 16;
+  // 1600 values at 2e8/s (8 us) against 12800 bytes at 1e9 B/s (12.8 us):
+  // the test profile's bytes bind; a slower generator then binds instead.
+  EXPECT_DOUBLE_EQ(cost("d").seconds, 1e-6 + 2 * 4 * n * d / 1e9);
+  profile.randomValuesPerSecond = 1e8;
+  EXPECT_DOUBLE_EQ(cost("d").seconds, 1e-6 + n * d / 1e8);
+}
+
+// A CSR dropout reads and writes its buffer (the pattern copied) and draws
+// a Philox block, four values' worth, for each stored value.
+TEST_F(CostModelTest, CsrDropoutDrawsABlockPerStoredValue) {
+  parse(R"mlir(
+func.func @f(%x: tensor<100x50xf32, #gnn.csr<nnz = 300>>, %seed: i64,
+             %step: i64) -> tensor<100x50xf32, #gnn.csr<nnz = 300>> {
+  %key = gnn.rng_key %seed, %step
+  %d = gnn.dropout %x, %key {p = 5.000000e-01 : f64, stream = 0 : i64} : tensor<100x50xf32, #gnn.csr<nnz = 300>>
+  return %d : tensor<100x50xf32, #gnn.csr<nnz = 300>>
+}
+)mlir");
+  ASSERT_TRUE(op("d"));
+  const double bytes = 2.0 * gnnrt_csr_matrix_bytes(100, 50, 300);
+  EXPECT_EQ(cost("d").bytes, bytes);
+  EXPECT_EQ(cost("d").randomValues, 4 * 300);
+  EXPECT_DOUBLE_EQ(cost("d").seconds, 1e-6 + std::max(bytes / 1e9, 1200 / 2e8));
+}
+
 // A step restricted to the rows of a 10-node training mask on a graph of
 // 1000 nodes and 8000 edges (8 per node, self loops included): R_1 is
 // estimated at 1000 (1 - 0.99^8) = 77.255 rows, R_2 at 1000 (1 - (1 -
@@ -211,8 +244,8 @@ TEST_F(CostModelTest, OtherKernels) {
 const char *kRestricted = R"mlir(
 func.func @step(%g: !gnn.graph<1000x8000>, %x: tensor<1000x16xf32>,
                 %mask: tensor<1000xi1> {gnn.input = "train_mask"},
-                %b: tensor<16x16xf32>)
-    -> (tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<16x16xf32>, tensor<1000x16xf32>)
+                %b: tensor<16x16xf32>, %seed: i64, %step: i64)
+    -> (tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<16x16xf32>, tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<1000x16xf32>)
     attributes {train.config = {train_nodes = 10 : i64}} {
   %r = gnn.receptive_rows %g, %mask {hops = 2 : i64} : (!gnn.graph<1000x8000>, tensor<1000xi1>) -> tensor<2003xi32>
   %s = gnn.spmm sum %g, %x : (!gnn.graph<1000x8000>, tensor<1000x16xf32>) -> tensor<1000x16xf32>
@@ -221,7 +254,10 @@ func.func @step(%g: !gnn.graph<1000x8000>, %x: tensor<1000x16xf32>,
   %m = gnn.matmul %x, %b : (tensor<1000x16xf32>, tensor<16x16xf32>) -> tensor<1000x16xf32>
   %m0 = gnn.matmul %x, %b rows %r {gnn.rest_unread, level = 0 : i64} : (tensor<1000x16xf32>, tensor<16x16xf32>, tensor<2003xi32>) -> tensor<1000x16xf32>
   %mt = gnn.matmul %x, %s1 rows %r {level = 1 : i64, transpose_a} : (tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<2003xi32>) -> tensor<16x16xf32>
-  return %s1, %s2, %m0, %mt, %s : tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<16x16xf32>, tensor<1000x16xf32>
+  %key = gnn.rng_key %seed, %step
+  %d = gnn.dropout %x, %key {p = 5.000000e-01 : f64, stream = 0 : i64} : tensor<1000x16xf32>
+  %d1 = gnn.dropout %x, %key rows %r : tensor<2003xi32> {gnn.rest_unread, level = 1 : i64, p = 5.000000e-01 : f64, stream = 0 : i64} : tensor<1000x16xf32>
+  return %s1, %s2, %m0, %mt, %s, %d, %d1 : tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<16x16xf32>, tensor<1000x16xf32>, tensor<1000x16xf32>, tensor<1000x16xf32>
 }
 )mlir";
 
@@ -257,6 +293,14 @@ TEST_F(CostModelTest, RestrictedOpsCostTheirRows) {
   // x^T s1 over R_1: the contraction shrinks; nothing to clear in a
   // [16, 16] result.
   EXPECT_DOUBLE_EQ(mt.flops, 2.0 * 16 * 16 * 1000 * r1 / 1000);
+
+  // A restricted dropout draws the values of its rows only, still at the
+  // random rate.
+  const OpCost d = cost("d"), d1 = cost("d1");
+  EXPECT_EQ(d.randomValues, 1000.0 * 16);
+  EXPECT_DOUBLE_EQ(d1.randomValues, d.randomValues * r1 / 1000);
+  EXPECT_DOUBLE_EQ(d1.seconds,
+                   1e-6 + std::max(d1.randomValues / 2e8, d1.bytes / 1e9));
 
   // The sets themselves: a search over the CSR, the mask, the result.
   const OpCost search = cost("r");
@@ -524,7 +568,8 @@ TEST(Profile, ValidationErrorsNameFileAndField) {
   EXPECT_EQ(parseError(unknown),
             "p.json: unknown field 'gemm_flops' (a profile has: version, "
             "name, target, threads, comment, gemm_flops_per_second, "
-            "mem_bytes_per_second, sparse_bytes_per_second, "
+            "mem_bytes_per_second, random_values_per_second, "
+            "sparse_bytes_per_second, "
             "host_link_bytes_per_second, disk_write_bytes_per_second, "
             "disk_read_bytes_per_second, host_transfer_overlap, "
             "disk_transfer_overlap, seconds_per_op)");
@@ -565,6 +610,18 @@ struct ScopedEnv {
 void writeFile(const std::string &path, const std::string &text) {
   std::ofstream out(path);
   out << text;
+}
+
+// Profiles written before random_values_per_second keep their prices: a
+// random value at ten GEMM FLOPs.
+TEST(Profile, RandomRateIsOptional) {
+  llvm::Expected<MachineProfile> old =
+      parseProfile(withField("random_values_per_second", ""), "old.json");
+  ASSERT_TRUE(static_cast<bool>(old)) << llvm::toString(old.takeError());
+  EXPECT_EQ(old->randomValuesPerSecond, testProfile().gemmFlopsPerSecond / 10);
+  EXPECT_EQ(parseError(withField("random_values_per_second", "0")),
+            "p.json: field 'random_values_per_second': must be a positive "
+            "finite number, got 0");
 }
 
 TEST(Profile, ReadErrorsNameTheFile) {
@@ -686,9 +743,9 @@ TEST(Calibrate, EveryRateIsPositiveAndFinite) {
   ASSERT_TRUE(gnnrt::calibrate(options, result, error)) << error;
   for (double rate :
        {result.gemmFlopsPerSecond, result.memBytesPerSecond,
-        result.sparseBytesPerSecond, result.hostLinkBytesPerSecond,
-        result.diskWriteBytesPerSecond, result.diskReadBytesPerSecond,
-        result.secondsPerOp}) {
+        result.randomValuesPerSecond, result.sparseBytesPerSecond,
+        result.hostLinkBytesPerSecond, result.diskWriteBytesPerSecond,
+        result.diskReadBytesPerSecond, result.secondsPerOp}) {
     EXPECT_TRUE(std::isfinite(rate));
     EXPECT_GT(rate, 0);
   }
@@ -700,8 +757,8 @@ TEST(Calibrate, EveryRateIsPositiveAndFinite) {
   // One row per rate; the spill file is gone.
   std::string table = gnnrt::formatCalibrationTable(result);
   for (const char *row :
-       {"gemm", "stream", "spmm", "host copy", "host overlap", "kernel call",
-        "disk write", "disk read", "disk overlap"})
+       {"gemm", "stream", "dropout", "spmm", "host copy", "host overlap",
+        "kernel call", "disk write", "disk read", "disk overlap"})
     EXPECT_NE(table.find(row), std::string::npos) << row << "\n" << table;
   std::error_code ec;
   llvm::sys::fs::directory_iterator it(dir.path, ec);
