@@ -1671,7 +1671,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   }
   plan::Solution &solution = result->solution;
   OwningOpRef<func::FuncOp> &planned = result->planned;
-  int64_t arena = result->arena, handles = result->handles;
+  int64_t handles = result->handles;
 
   for (auto [c, cand] : llvm::enumerate(problem.candidates)) {
     Fate f = cand.options[solution.choice[c]].fate;
