@@ -178,6 +178,25 @@ private:
                                    timing.seconds, timing.repetitions, rate,
                                    unit});
   }
+  /// Sets \p rate to \p work per second of \p timing and records the row.
+  void recordRate(const char *name, std::string workload, double work,
+                  const Timing &timing, double &rate, const char *unit) {
+    rate = work / timing.seconds;
+    record(name, std::move(workload), work, timing, rate, unit);
+  }
+  /// Times \p call (measure), then recordRate; the fastest repetition
+  /// also goes to \p kept when given.
+  template <typename Fn>
+  bool measureRate(const char *name, std::string workload, double work, Fn call,
+                   double &rate, const char *unit, Timing *kept = nullptr) {
+    Timing timing;
+    if (!measure(sizes, call, timing, error))
+      return false;
+    recordRate(name, std::move(workload), work, timing, rate, unit);
+    if (kept)
+      *kept = timing;
+    return true;
+  }
   bool checkSizes();
   bool gemm();
   bool stream();
@@ -235,13 +254,8 @@ bool Calibrator::gemm() {
     return kernelOk(gnnrt_cpu_matmul(a.get(), b.get(), m, n, k, 0, 0, c.get()),
                     "gnnrt_cpu_matmul", err);
   };
-  if (!measure(sizes, call, gemmTiming, error))
-    return false;
-  double flops = gemmFlops(m, n, k);
-  result.gemmFlopsPerSecond = flops / gemmTiming.seconds;
-  record("gemm", workload, flops, gemmTiming, result.gemmFlopsPerSecond,
-         "FLOP/s");
-  return true;
+  return measureRate("gemm", workload, gemmFlops(m, n, k), call,
+                     result.gemmFlopsPerSecond, "FLOP/s", &gemmTiming);
 }
 
 bool Calibrator::stream() {
@@ -259,13 +273,8 @@ bool Calibrator::stream() {
     return kernelOk(gnnrt_cpu_add(a.get(), b.get(), n, y.get()),
                     "gnnrt_cpu_add", err);
   };
-  Timing timing;
-  if (!measure(sizes, call, timing, error))
-    return false;
-  double bytes = streamBytes(n, 2, 1);
-  result.memBytesPerSecond = bytes / timing.seconds;
-  record("stream", workload, bytes, timing, result.memBytesPerSecond, "B/s");
-  return true;
+  return measureRate("stream", workload, streamBytes(n, 2, 1), call,
+                     result.memBytesPerSecond, "B/s");
 }
 
 bool Calibrator::dropout() {
@@ -286,13 +295,8 @@ bool Calibrator::dropout() {
     return kernelOk(gnnrt_cpu_dropout(x.get(), n, 7, ++step, 0, 0.5, y.get()),
                     "gnnrt_cpu_dropout", err);
   };
-  Timing timing;
-  if (!measure(sizes, call, timing, error))
-    return false;
-  result.randomValuesPerSecond = static_cast<double>(n) / timing.seconds;
-  record("dropout", workload, static_cast<double>(n), timing,
-         result.randomValuesPerSecond, "values/s");
-  return true;
+  return measureRate("dropout", workload, static_cast<double>(n), call,
+                     result.randomValuesPerSecond, "values/s");
 }
 
 bool Calibrator::spmm() {
@@ -332,13 +336,8 @@ bool Calibrator::spmm() {
         gnnrt_cpu_spmm(&g, GNNRT_AGGR_SUM, x.get(), d, w.get(), 1, y.get()),
         "gnnrt_cpu_spmm", err);
   };
-  Timing timing;
-  if (!measure(sizes, call, timing, error))
-    return false;
-  double bytes = spmmBytes(nodes, edges, d, 1);
-  result.sparseBytesPerSecond = bytes / timing.seconds;
-  record("spmm", workload, bytes, timing, result.sparseBytesPerSecond, "B/s");
-  return true;
+  return measureRate("spmm", workload, spmmBytes(nodes, edges, d, 1), call,
+                     result.sparseBytesPerSecond, "B/s");
 }
 
 bool Calibrator::hostCopy() {
@@ -355,12 +354,9 @@ bool Calibrator::hostCopy() {
     std::memcpy(to.get(), from.get(), static_cast<size_t>(bytes));
     return true;
   };
-  Timing timing;
-  if (!measure(sizes, call, timing, error))
+  if (!measureRate("host copy", workload, static_cast<double>(bytes), call,
+                   result.hostLinkBytesPerSecond, "B/s"))
     return false;
-  result.hostLinkBytesPerSecond = static_cast<double>(bytes) / timing.seconds;
-  record("host copy", workload, static_cast<double>(bytes), timing,
-         result.hostLinkBytesPerSecond, "B/s");
   Timing none;
   record("host overlap", "not measured: host copies run on the compute cores",
          0, none, result.hostTransferOverlap, "fraction");
@@ -510,13 +506,10 @@ bool Calibrator::disk() {
     }
     return ok;
   };
-  Timing writeTiming;
-  if (!measure(sizes, write, writeTiming, error))
+  const double bytes = static_cast<double>(sizes.diskBytes);
+  if (!measureRate("disk write", workload, bytes, write,
+                   result.diskWriteBytesPerSecond, "B/s"))
     return false;
-  double bytes = static_cast<double>(sizes.diskBytes);
-  result.diskWriteBytesPerSecond = bytes / writeTiming.seconds;
-  record("disk write", workload, bytes, writeTiming,
-         result.diskWriteBytesPerSecond, "B/s");
 
   workload = "cold read " + mebibytes(sizes.diskBytes);
   progress("disk read (" + workload + ")");
@@ -545,9 +538,8 @@ bool Calibrator::disk() {
   Timing readTiming;
   readTiming.seconds = fastest(times);
   readTiming.repetitions = static_cast<int>(times.size());
-  result.diskReadBytesPerSecond = bytes / readTiming.seconds;
-  record("disk read", workload, bytes, readTiming,
-         result.diskReadBytesPerSecond, "B/s");
+  recordRate("disk read", workload, bytes, readTiming,
+             result.diskReadBytesPerSecond, "B/s");
   return diskOverlap();
 }
 
