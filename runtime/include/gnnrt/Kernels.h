@@ -358,6 +358,25 @@ int gnnrt_cpu_spmm_rows(const gnnrt_graph *g, int aggr, const float *x,
                         const int32_t *row_sets, int64_t hops, int64_t level,
                         int64_t skip, int zero_rest, float *y);
 
+/* gnn.spmm (sum or mean) over a graph whose `in` view stays in host memory
+   (a plan's `mem.load_graph_home {tile_bytes}`), read a tile at a time
+   through \p graph_tile (device memory, \p graph_tile_bytes; 28 bytes per
+   slot). \p weights (null, `[E]` or `[E, weight_heads]`) are on the device,
+   or in host memory when \p weights_tile is non-null (`mem.load_home
+   {tile_bytes}`): their tile then holds 4 * weight_heads bytes per slot.
+   With \p row_sets non-null the rows are R_level's and the rest is as
+   gnnrt_cpu_spmm_rows (one weight per edge); else every row. \p y gets the
+   bits of gnnrt_cpu_spmm (gnnrt_cpu_spmm_rows), whatever the tile sizes: a
+   row longer than a tile goes on in the next one. Adds the bytes copied
+   from host memory into the tiles to *moved. A tile that cannot hold one
+   slot is GNNRT_ERR_BAD_SIZE; max is GNNRT_ERR_BAD_ARGUMENT. */
+int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
+                         int64_t d, const float *weights, int64_t weight_heads,
+                         const int32_t *row_sets, int64_t hops, int64_t level,
+                         int64_t skip, int zero_rest, void *graph_tile,
+                         int64_t graph_tile_bytes, void *weights_tile,
+                         int64_t weights_tile_bytes, float *y, int64_t *moved);
+
 /* gnn.dropout_rows of a CSR matrix: \p y gets \p x's pattern, as from
    gnnrt_cpu_csr_dropout, and its values at the slots of the rows in
    R_level (row sets over the matrix's rows); +0.0 at every other slot. */
