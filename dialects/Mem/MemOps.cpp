@@ -375,9 +375,29 @@ static LogicalResult verifyHomeOperand(Operation *op, Value home) {
   return success();
 }
 
+/// Whether \p graph is a load of a graph's host copy read a tile at a time.
+static bool isTiledGraph(Value graph) {
+  auto load = graph.getDefiningOp<LoadGraphHomeOp>();
+  return load && load.getTileBytes();
+}
+
 LogicalResult LoadHomeOp::verify() {
   if (failed(verifyHomeOperand(*this, getHome())))
     return failure();
+  if (getTileBytes()) {
+    // The edge weights of aggregations that read their graph in tiles.
+    if (getRowSets())
+      return emitOpError("with tile_bytes copies no rows");
+    for (OpOperand &use : getResult().getUses()) {
+      auto spmm = dyn_cast<gnn::SpmmOp>(use.getOwner());
+      if (!spmm || use.get() != spmm.getWeights() ||
+          use.getOperandNumber() == 0 || !isTiledGraph(spmm.getGraph()))
+        return emitOpError("with tile_bytes may only be read as the weights "
+                           "of a gnn.spmm whose graph is a mem.load_graph_home "
+                           "with tile_bytes, but '")
+               << use.getOwner()->getName() << "' reads it";
+    }
+  }
   return verifyTransferRows(*this, getRowSets(), getLevel(),
                             cast<RankedTensorType>(getHome().getType()));
 }
@@ -395,6 +415,18 @@ std::optional<GraphView> mlir::mem::graphViewReadBy(Operation *user) {
 LogicalResult LoadGraphHomeOp::verify() {
   if (failed(verifyHomeOperand(*this, getHome())))
     return failure();
+  if (getTileBytes()) {
+    // gnnrt_cpu_spmm_tiles: sum or mean over the `in` view.
+    if (getOut())
+      return emitOpError("with tile_bytes reads the in view only");
+    for (Operation *user : getResult().getUsers()) {
+      auto spmm = dyn_cast<gnn::SpmmOp>(user);
+      if (!spmm || spmm.getAggr() == gnn::Aggregation::max)
+        return emitOpError("with tile_bytes may only be read by gnn.spmm sum "
+                           "or mean, but '")
+               << user->getName() << "' reads it";
+    }
+  }
   GraphView copied = getOut() ? GraphView::Out : GraphView::In;
   for (Operation *user : getResult().getUsers())
     if (graphViewReadBy(user) != copied)

@@ -28,6 +28,9 @@ class Mem_Op<string mnemonic, list<Trait> traits = []>
 
 def Mem_Stream : DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>,
                                    "1">;
+// A load that copies nothing and leaves its users to read the host copy a
+// tile at a time, through a device buffer of this many bytes.
+def Mem_TileBytes : OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>;
 def Mem_FloatTensor : RankedTensorOf<[AnyFloat]>;
 // A transfer of some rows only: the nested row sets of gnn.receptive_rows
 // (2N + hops + 1 integers) and the level of the set copied.
@@ -259,15 +262,22 @@ def Mem_LoadHomeOp : Mem_Op<"load_home", [Mem_PlanEffects,
     `gnn-restrict-rows`): a step that computes at the loss's rows reads
     its features there alone.
 
+    With `tile_bytes`, the load copies nothing: its result stands for the
+    host copy of an edge tensor (the edge weights), which each user, a
+    `gnn.spmm` over a graph loaded with `tile_bytes` too, reads as its
+    weights a tile at a time, through a device buffer of `tile_bytes`
+    bytes that is the result's storage (see `mem.load_graph_home`).
+
     Example:
     ```mlir
     func.func @step(%w: tensor<1433x16xf32> {mem.home = "host"}, ...) {
       %w0 = mem.load_home %w : tensor<1433x16xf32>
       %x0 = mem.load_home %x rows %sets {level = 2 : i64} : tensor<2708x16xf32>, tensor<5419xi32>
+      %e0 = mem.load_home %e {tile_bytes = 32768 : i64} : tensor<13264xf32>
     ```
   }];
   let arguments = !con((ins AnyRankedTensor:$home), Mem_RowArgs,
-                       (ins Mem_Stream:$stream));
+                       (ins Mem_Stream:$stream, Mem_TileBytes:$tile_bytes));
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $home (`rows` $row_sets^)? attr-dict `:` type($home)
@@ -277,7 +287,7 @@ def Mem_LoadHomeOp : Mem_Op<"load_home", [Mem_PlanEffects,
     OpBuilder<(ins "::mlir::Value":$home), [{
       build($_builder, $_state, home.getType(), home,
             /*row_sets=*/::mlir::Value(), /*level=*/::mlir::IntegerAttr(),
-            /*stream=*/nullptr);
+            /*stream=*/nullptr, /*tile_bytes=*/nullptr);
     }]>
   ];
   let hasVerifier = 1;
@@ -311,6 +321,14 @@ def Mem_LoadGraphHomeOp : Mem_Op<"load_graph_home",
     cannot keep them: one load before each use (or one per view before its
     first use, kept to its last), half the graph's two views each time.
 
+    With `tile_bytes`, the load copies nothing: its result stands for the
+    host copy of the `in` view, which each user, a `gnn.spmm` sum or mean,
+    reads a tile at a time (the sources and edge ids of a run of rows'
+    slots, 28 bytes a slot with the tile's piece records) through a
+    device buffer of `tile_bytes` bytes, the result's storage. The device
+    then holds a tile of the view instead of all of it, for the time of
+    the aggregation.
+
     Example:
     ```mlir
     func.func @step(%g: !gnn.graph<2708x13264> {mem.home = "host"}, ...) {
@@ -318,9 +336,12 @@ def Mem_LoadGraphHomeOp : Mem_Op<"load_graph_home",
       %y = gnn.spmm sum %g0, %x, %w : ...
       %g1 = mem.load_graph_home %g {out} : !gnn.graph<2708x13264>
       %s = gnn.scatter src %g1, %e : ...
+      %g2 = mem.load_graph_home %g {tile_bytes = 229376 : i64} : !gnn.graph<2708x13264>
+      %z = gnn.spmm sum %g2, %x, %w : ...
     ```
   }];
-  let arguments = (ins Mem_GraphType:$home, UnitAttr:$out, Mem_Stream:$stream);
+  let arguments = (ins Mem_GraphType:$home, UnitAttr:$out, Mem_Stream:$stream,
+                       Mem_TileBytes:$tile_bytes);
   let results = (outs Mem_GraphType:$result);
   let assemblyFormat = "$home attr-dict `:` qualified(type($home))";
   let hasVerifier = 1;

@@ -17,6 +17,7 @@
 #include "passes/MemoryPlan/Liveness.h"
 
 #include "gnnrt/Calibrate.h"
+#include "gnnrt/Footprint.h"
 #include "gnnrt/Kernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -460,6 +461,30 @@ double mlir::gnn::transferSeconds(int64_t bytes, TransferTier tier,
              profile.diskWriteBytesPerSecond;
 }
 
+double mlir::gnn::tiledReadBytes(int64_t rows, int64_t edges,
+                                 int64_t weightHeads) {
+  namespace fp = gnnrt::footprint;
+  // A piece record per row, a source and an edge id per slot (a piece
+  // record is the 20 of kGraphTileBytesPerSlot's 28 bytes that are not
+  // those), and the weights when tiled.
+  return 20.0 * static_cast<double>(rows) + 8.0 * static_cast<double>(edges) +
+         static_cast<double>(fp::kWeightTileBytesPerSlot * weightHeads) *
+             static_cast<double>(edges);
+}
+
+double mlir::gnn::tiledReadSeconds(int64_t rows, int64_t edges,
+                                   int64_t weightHeads, int64_t tileSlots,
+                                   const MachineProfile &profile) {
+  if (edges <= 0 && rows <= 0)
+    return 0;
+  const double tiles =
+      std::ceil(static_cast<double>(std::max<int64_t>(edges, 1)) /
+                static_cast<double>(std::max<int64_t>(tileSlots, 1)));
+  return tiles * profile.secondsPerOp +
+         tiledReadBytes(rows, edges, weightHeads) /
+             profile.hostLinkBytesPerSecond;
+}
+
 double mlir::gnn::randomSeconds(double values, double bytes,
                                 const MachineProfile &profile) {
   return profile.secondsPerOp + std::max(values / profile.randomValuesPerSecond,
@@ -785,7 +810,63 @@ double copiedBytes(Value value, Value rowSets, std::optional<uint64_t> level) {
 /// estimateWhole, scaled to the rows a restricted op computes (see
 /// CostModel.h). A kernel that clears the rows outside its set (no
 /// gnn.rest_unread) writes those too.
+/// The estimated share of its rows that \p op computes: 1 unless
+/// gnn-restrict-rows restricted it to a set whose size is estimated.
+double rowShare(Operation *op) {
+  std::optional<RowRestriction> restriction = getRowRestriction(op);
+  if (!restriction)
+    return 1;
+  auto sets = restriction->rowSets.getDefiningOp<ReceptiveRowsOp>();
+  std::optional<double> rows =
+      sets ? estimateSetRows(sets, restriction->level) : std::nullopt;
+  if (!rows)
+    return 1;
+  return *rows / static_cast<double>(graphSize(sets.getGraph()).nodes);
+}
+
+/// The copies of an aggregation that reads its graph (and its weights) from
+/// host memory a tile at a time (gnnrt_cpu_spmm_tiles), at the share of
+/// rows it computes.
+OpCost tiledReads(SpmmOp spmm, const MachineProfile &profile) {
+  auto graph = spmm.getGraph().getDefiningOp<mem::LoadGraphHomeOp>();
+  if (!graph || !graph.getTileBytes())
+    return {};
+  GraphSize g = graphSize(spmm.getGraph());
+  int64_t weightHeads = 0;
+  if (Value w = spmm.getWeights())
+    if (auto load = w.getDefiningOp<mem::LoadHomeOp>();
+        load && load.getTileBytes())
+      weightHeads =
+          cast<RankedTensorType>(w.getType()).getRank() == 2 ? dim(w, 1) : 1;
+  const double share = rowShare(spmm);
+  const int64_t slots = static_cast<int64_t>(
+      *graph.getTileBytes() / gnnrt::footprint::kGraphTileBytesPerSlot);
+  OpCost cost;
+  cost.rate = CostRate::HostLink;
+  cost.seconds = tiledReadSeconds(
+      static_cast<int64_t>(share * static_cast<double>(g.nodes)),
+      static_cast<int64_t>(share * static_cast<double>(g.edges)), weightHeads,
+      slots, profile);
+  cost.bytes = tiledReadBytes(
+      static_cast<int64_t>(share * static_cast<double>(g.nodes)),
+      static_cast<int64_t>(share * static_cast<double>(g.edges)), weightHeads);
+  return cost;
+}
+
+OpCost estimateRows(Operation *op, const Pricer &p);
+
 OpCost estimate(Operation *op, const Pricer &p) {
+  OpCost cost = estimateRows(op, p);
+  if (auto spmm = dyn_cast<SpmmOp>(op)) {
+    OpCost tiles = tiledReads(spmm, p.profile);
+    if (tiles.seconds > 0)
+      cost += tiles;
+  }
+  return cost;
+}
+
+/// estimateWhole, at the share of rows a restricted op computes.
+OpCost estimateRows(Operation *op, const Pricer &p) {
   OpCost whole = estimateWhole(op, p);
   std::optional<RowRestriction> restriction = getRowRestriction(op);
   if (!restriction || whole.rate == CostRate::Mixed ||
@@ -1062,6 +1143,13 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       })
       .Case<mem::LoadHomeOp, mem::LoadGraphHomeOp, mem::StoreHomeOp>(
           [&](auto o) {
+            // A load for tiles copies nothing: its readers do (tiledReads).
+            if (auto tiled = dyn_cast<mem::LoadGraphHomeOp>(o.getOperation());
+                tiled && tiled.getTileBytes())
+              return none;
+            if (auto tiled = dyn_cast<mem::LoadHomeOp>(o.getOperation());
+                tiled && tiled.getTileBytes())
+              return none;
             // A graph's copy moves the one view its result holds.
             double bytes = bytesOf(o.getResult());
             if (auto load = dyn_cast<mem::LoadHomeOp>(o.getOperation()))

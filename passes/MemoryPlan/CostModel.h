@@ -211,6 +211,19 @@ enum class TransferTier { Host, Disk };
 double transferSeconds(int64_t bytes, TransferTier tier, bool toDevice,
                        const MachineProfile &profile);
 
+/// Bytes gnnrt_cpu_spmm_tiles copies from host memory into its tiles for
+/// \p rows rows of \p edges slots in all: a piece record per row, a source
+/// and an edge id per slot, and \p weightHeads weights per slot when the
+/// weights are tiled too (0: they are not).
+double tiledReadBytes(int64_t rows, int64_t edges, int64_t weightHeads);
+
+/// Seconds gnnrt_cpu_spmm_tiles adds to an aggregation for its copies: on
+/// the calling thread, before each tile's sums (nothing hides them),
+/// tiledReadBytes at the host link rate, plus secondsPerOp per tile of
+/// \p tileSlots slots.
+double tiledReadSeconds(int64_t rows, int64_t edges, int64_t weightHeads,
+                        int64_t tileSlots, const MachineProfile &profile);
+
 /// Seconds to convert \p elements between f32 and bf16/f16 once (either
 /// way): a streaming kernel reading one width and writing the other,
 /// secondsPerOp + 6 * elements / memBytesPerSecond. 0 for elements <= 0.

@@ -114,10 +114,10 @@ llvm::Expected<Solution> mlir::gnn::plan::solveIlp(const Problem &problem,
   for (int i = 0; i < n; ++i) {
     const Candidate &c = problem.candidates[i];
     for (int o = 0; o < static_cast<int>(c.options.size()); ++o)
-      for (int j : c.options[o].requiresKept) {
+      for (Requirement r : c.options[o].requirements()) {
         addRow(GLP_UP, 0, 0);
         coef(firstColumn[i] + o, 1);
-        coef(firstColumn[j], -1);
+        coef(firstColumn[r.candidate] + r.option, -1);
       }
   }
   glp_load_matrix(lp.get(), static_cast<int>(ia.size()) - 1, ia.data(),

@@ -69,9 +69,14 @@ llvm::Error Problem::verify() const {
           return fail(where + llvm::formatv(": bad usage [{0}, {1}] of {2} "
                                             "bytes over {3} points",
                                             u.from, u.to, u.bytes, numPoints));
-      for (int j : option.requiresKept)
-        if (j < 0 || j >= n || j == static_cast<int>(i))
-          return fail(where + llvm::formatv(": requires candidate {0}", j));
+      for (Requirement r : option.requirements())
+        if (r.candidate < 0 || r.candidate >= n ||
+            r.candidate == static_cast<int>(i) || r.option < 0 ||
+            r.option >=
+                static_cast<int>(candidates[r.candidate].options.size()))
+          return fail(where +
+                      llvm::formatv(": requires candidate {0} option {1}",
+                                    r.candidate, r.option));
       if (!(option.seconds >= 0))
         return fail(where + ": negative or NaN cost");
     }
@@ -107,8 +112,8 @@ Solution mlir::gnn::plan::evaluate(const Problem &problem,
   for (auto [i, c] : llvm::enumerate(problem.candidates)) {
     const Option &option = c.options[choice[i]];
     s.seconds += option.seconds;
-    for (int j : option.requiresKept)
-      if (choice[j] != 0)
+    for (Requirement r : option.requirements())
+      if (choice[r.candidate] != r.option)
         s.feasible = false;
   }
   for (int t = 0; t < kNumTiers; ++t) {
@@ -191,6 +196,7 @@ public:
       tiers.assign(points, 0);
     choice.assign(n, -1);
     forced.assign(n, 0);
+    forcedTo.assign(n, 0);
     best.seconds = std::numeric_limits<double>::infinity();
     if (!limits.incumbent.empty()) {
       Solution start = evaluate(problem, limits.incumbent);
@@ -250,22 +256,29 @@ private:
     const Candidate &c = problem.candidates[i];
     for (int o : optionOrder[i]) {
       const Option &option = c.options[o];
-      if (forced[i] > 0 && o != 0)
+      if (forced[i] > 0 && o != forcedTo[i])
         continue;
-      // A requirement on a candidate already decided otherwise.
-      if (llvm::any_of(option.requiresKept,
-                       [&](int j) { return choice[j] > 0; }))
+      // A requirement on a candidate already decided, or required,
+      // otherwise.
+      llvm::SmallVector<Requirement, 3> needs = option.requirements();
+      if (llvm::any_of(needs, [&](Requirement r) {
+            int j = r.candidate;
+            return (choice[j] >= 0 && choice[j] != r.option) ||
+                   (forced[j] > 0 && forcedTo[j] != r.option);
+          }))
         continue;
       if (cost + option.seconds + suffixCost[k + 1] >= best.seconds)
         continue;
       apply(option, +1);
       if (fits(k + 1)) {
         choice[i] = o;
-        for (int j : option.requiresKept)
-          ++forced[j];
+        for (Requirement r : needs) {
+          ++forced[r.candidate];
+          forcedTo[r.candidate] = r.option;
+        }
         search(k + 1, cost + option.seconds);
-        for (int j : option.requiresKept)
-          --forced[j];
+        for (Requirement r : needs)
+          --forced[r.candidate];
         choice[i] = -1;
       }
       apply(option, -1);
@@ -283,7 +296,8 @@ private:
   std::vector<double> suffixCost;
   std::vector<std::vector<int>> optionOrder;
   std::array<std::vector<int64_t>, kNumTiers> current;
-  std::vector<int> choice, forced, bestChoice;
+  /// How many chosen options require each candidate's option forcedTo.
+  std::vector<int> choice, forced, forcedTo, bestChoice;
   Solution best;
   bool found = false;
   int64_t nodes = 0;
@@ -311,24 +325,28 @@ class GreedyState {
 public:
   explicit GreedyState(const Problem &problem)
       : problem(problem), choice(problem.candidates.size(), 0),
-        forced(problem.candidates.size(), 0) {
+        forced(problem.candidates.size(), 0),
+        forcedTo(problem.candidates.size(), 0) {
     for (int t = 0; t < kNumTiers; ++t) {
       curve[t] = tierCurve(problem, choice, Tier(t));
       for (int64_t bytes : curve[t])
         over += std::max<int64_t>(0, bytes - problem.capacity[t]);
     }
     for (auto [i, c] : llvm::enumerate(problem.candidates))
-      for (int j : c.options[0].requiresKept)
-        ++forced[j];
+      for (Requirement r : c.options[0].requirements()) {
+        ++forced[r.candidate];
+        forcedTo[r.candidate] = r.option;
+      }
   }
 
   /// Whether candidate \p i may take option \p o: what it requires is
   /// kept, and nothing chosen requires \p i kept unless \p o keeps it.
   bool allowed(int i, int o) const {
-    if (o != 0 && forced[i] > 0)
+    if (forced[i] > 0 && o != forcedTo[i])
       return false;
-    return llvm::all_of(option(i, o).requiresKept,
-                        [&](int j) { return choice[j] == 0; });
+    return llvm::all_of(option(i, o).requirements(), [&](Requirement r) {
+      return choice[r.candidate] == r.option;
+    });
   }
 
   /// The overflow if candidate \p i took option \p o.
@@ -366,8 +384,10 @@ public:
       for (const Usage &u : opt.usage)
         for (int64_t p = u.from; p <= u.to; ++p)
           curve[static_cast<int>(u.tier)][p] += sign * u.bytes;
-      for (int j : opt.requiresKept)
-        forced[j] += sign;
+      for (Requirement r : opt.requirements()) {
+        forced[r.candidate] += sign;
+        forcedTo[r.candidate] = r.option;
+      }
     }
     choice[i] = o;
   }
@@ -378,8 +398,8 @@ public:
 
   const Problem &problem;
   std::vector<int> choice;
-  /// How many chosen options require each candidate kept.
-  std::vector<int> forced;
+  /// How many chosen options require each candidate's option forcedTo.
+  std::vector<int> forced, forcedTo;
   std::array<std::vector<int64_t>, kNumTiers> curve;
   int64_t over = 0;
 };

@@ -63,6 +63,12 @@ struct Usage {
   int64_t bytes = 0;
 };
 
+/// That candidate `candidate` choose option `option` (0: keep it).
+struct Requirement {
+  int candidate = 0;
+  int option = 0;
+};
+
 struct Option {
   Fate fate = Fate::Keep;
   /// Predicted seconds this option adds to the step (0 for keep).
@@ -71,6 +77,17 @@ struct Option {
   /// Candidates (indices) that must choose Fate::Keep for this option to be
   /// valid: the kept inputs a recompute reads.
   llvm::SmallVector<int, 2> requiresKept;
+  /// Other options of other candidates this option needs chosen (an edge
+  /// weights' tiles need their graph's tiles).
+  llvm::SmallVector<Requirement, 1> requiresOption;
+  /// requiresKept (as option 0) and requiresOption, together.
+  llvm::SmallVector<Requirement, 3> requirements() const {
+    llvm::SmallVector<Requirement, 3> all(requiresOption.begin(),
+                                          requiresOption.end());
+    for (int j : requiresKept)
+      all.push_back({j, 0});
+    return all;
+  }
   /// What the IR side needs to rewrite the option (a recompute variant, a
   /// prefetch point); opaque to the solvers.
   int64_t detail = 0;

@@ -21,6 +21,8 @@
 #include "Common.h"
 #include "RowSets.h"
 
+#include "gnnrt/Footprint.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -39,6 +41,9 @@ struct Piece {
 
 constexpr int64_t kGraphBytesPerSlot =
     static_cast<int64_t>(sizeof(Piece) + 2 * sizeof(int32_t));
+static_assert(kGraphBytesPerSlot == gnnrt::footprint::kGraphTileBytesPerSlot &&
+                  sizeof(float) == gnnrt::footprint::kWeightTileBytesPerSlot,
+              "the planner sizes tiles by Footprint.h");
 
 /// The tile's arrays, carved out of the caller's buffers.
 struct Tile {

@@ -73,6 +73,21 @@ inline uint64_t sessionPeak(uint64_t prepared, uint64_t graph, uint64_t rest,
          (graphReleased ? (graph > rest ? graph : rest) : graph + rest);
 }
 
+/// gnnrt_cpu_spmm_tiles: a graph tile's bytes per slot (a piece record of
+/// five int32, a source and an edge id), and a weights tile's per slot and
+/// head.
+constexpr uint64_t kGraphTileBytesPerSlot = 28;
+constexpr uint64_t kWeightTileBytesPerSlot = 4;
+
+/// The slots a plan's tiles hold for a graph of \p edges edges: a 64th of
+/// them (about 64 tiles per aggregation, so the per-tile cost stays small
+/// beside the copy), at least 4096 and at most 2^20.
+inline uint64_t tileSlots(uint64_t edges) {
+  uint64_t slots = (edges + 63) / 64;
+  return slots<4096 ? 4096 : slots>(uint64_t(1) << 20) ? uint64_t(1) << 20
+                                                       : slots;
+}
+
 } // namespace gnnrt::footprint
 
 #endif // GNNRT_FOOTPRINT_H

@@ -355,3 +355,47 @@ func.func @load_graph_home_other_view(%g: !gnn.graph<4x6> {mem.home = "host"}, %
   %y = gnn.scatter src %g0, %e : (!gnn.graph<4x6>, tensor<6x2xf32>) -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
+
+// -----
+
+func.func @load_graph_home_tiles_max(%g: !gnn.graph<4x6> {mem.home = "host"}, %x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{with tile_bytes may only be read by gnn.spmm sum or mean, but 'gnn.spmm' reads it}}
+  %g0 = mem.load_graph_home %g {tile_bytes = 280 : i64} : !gnn.graph<4x6>
+  %y = gnn.spmm max %g0, %x : (!gnn.graph<4x6>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @load_graph_home_tiles_gather(%g: !gnn.graph<4x6> {mem.home = "host"}, %x: tensor<4x8xf32>) -> tensor<6x8xf32> {
+  // expected-error @+1 {{with tile_bytes may only be read by gnn.spmm sum or mean, but 'gnn.gather' reads it}}
+  %g0 = mem.load_graph_home %g {tile_bytes = 280 : i64} : !gnn.graph<4x6>
+  %y = gnn.gather src %g0, %x : (!gnn.graph<4x6>, tensor<4x8xf32>) -> tensor<6x8xf32>
+  return %y : tensor<6x8xf32>
+}
+
+// -----
+
+func.func @load_graph_home_tiles_out(%g: !gnn.graph<4x6> {mem.home = "host"}) {
+  // expected-error @+1 {{with tile_bytes reads the in view only}}
+  %g0 = mem.load_graph_home %g {out, tile_bytes = 280 : i64} : !gnn.graph<4x6>
+  return
+}
+
+// -----
+
+func.func @load_home_tiles_whole_graph(%g: !gnn.graph<4x6> {mem.home = "host"}, %x: tensor<4x8xf32>, %w: tensor<6xf32> {mem.home = "host"}) -> tensor<4x8xf32> {
+  %g0 = mem.load_graph_home %g : !gnn.graph<4x6>
+  // expected-error @+1 {{with tile_bytes may only be read as the weights of a gnn.spmm whose graph is a mem.load_graph_home with tile_bytes, but 'gnn.spmm' reads it}}
+  %w0 = mem.load_home %w {tile_bytes = 40 : i64} : tensor<6xf32>
+  %y = gnn.spmm sum %g0, %x, %w0 : (!gnn.graph<4x6>, tensor<4x8xf32>, tensor<6xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @load_home_tiles_zero(%w: tensor<6xf32> {mem.home = "host"}) {
+  // expected-error @+1 {{attribute 'tile_bytes' failed to satisfy constraint}}
+  %w0 = mem.load_home %w {tile_bytes = 0 : i64} : tensor<6xf32>
+  return
+}

@@ -62,6 +62,19 @@ func.func @load_graph_home_out(%g: !gnn.graph<4x6> {mem.home = "host"}, %e: tens
   return %y : tensor<4x2xf32>
 }
 
+// The in view and the edge weights left in host memory, read a tile at a
+// time by the aggregation.
+// CHECK-LABEL: func.func @load_graph_home_tiles
+func.func @load_graph_home_tiles(%g: !gnn.graph<4x6> {mem.home = "host"}, %x: tensor<4x8xf32>, %w: tensor<6xf32> {mem.home = "host"}) -> tensor<4x8xf32> {
+  // CHECK: %[[G:.*]] = mem.load_graph_home %{{.*}} {tile_bytes = 280 : i64} : !gnn.graph<4x6>
+  %g0 = mem.load_graph_home %g {tile_bytes = 280 : i64} : !gnn.graph<4x6>
+  // CHECK: %[[W:.*]] = mem.load_home %{{.*}} {tile_bytes = 40 : i64} : tensor<6xf32>
+  %w0 = mem.load_home %w {tile_bytes = 40 : i64} : tensor<6xf32>
+  // CHECK: gnn.spmm mean %[[G]], %{{.*}}, %[[W]]
+  %y = gnn.spmm mean %g0, %x, %w0 : (!gnn.graph<4x6>, tensor<4x8xf32>, tensor<6xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
 // CHECK-LABEL: func.func @recompute
 // CHECK-SAME: (%[[A:.*]]: tensor<8x4xf32>, %[[W:.*]]: tensor<4x4xf32>)
 func.func @recompute(%a: tensor<8x4xf32>, %w: tensor<4x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {

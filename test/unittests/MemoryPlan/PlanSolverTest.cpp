@@ -189,6 +189,77 @@ TEST(PlanSolver, ExactMatchesIlpOnRandomProblems) {
   EXPECT_LT(feasible, 300);
 }
 
+// Options that need another candidate's option other than keep (an edge
+// weights' tiles need the graph's tiles): every solver honours them, and
+// the exact search still matches GLPK.
+TEST(PlanSolver, OptionRequirementsMatchIlp) {
+  std::mt19937_64 rng(20261122);
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  int withNeeds = 0, usedNeeds = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    int n = 3 + trial % 7;
+    Problem p = randomProblem(rng, n, 12 + 2 * (trial % 7));
+    p.capacity[1] = 1 << 20; // room for every host option
+    // A cheap host option for some candidates, with no device bytes after
+    // the gap, valid only when another candidate takes its host option
+    // (option 2).
+    for (int i = 1; i < n; ++i) {
+      if (uniform(0, 2) != 0)
+        continue;
+      Option tied = p.candidates[i].options[2];
+      tied.seconds /= 100;
+      tied.usage.erase(tied.usage.begin() + 1); // no copy back
+      tied.requiresOption = {{static_cast<int>(uniform(0, i - 1)), 2}};
+      p.candidates[i].options.push_back(tied);
+      ++withNeeds;
+    }
+    ASSERT_FALSE(static_cast<bool>(p.verify())) << trial;
+    Solution exact = solveExact(p);
+    ASSERT_TRUE(exact.optimal) << trial;
+    llvm::Expected<Solution> ilp = solveIlp(p);
+    ASSERT_TRUE(!!ilp) << llvm::toString(ilp.takeError());
+    ASSERT_EQ(exact.feasible, ilp->feasible) << "trial " << trial;
+    Solution greedy = solveGreedy(p);
+    if (greedy.feasible) {
+      EXPECT_TRUE(evaluate(p, greedy.choice).feasible) << trial;
+    }
+    if (!exact.feasible)
+      continue;
+    EXPECT_TRUE(evaluate(p, exact.choice).feasible) << trial;
+    EXPECT_TRUE(evaluate(p, ilp->choice).feasible) << trial;
+    EXPECT_NEAR(exact.seconds, ilp->seconds, 1e-9 * (1 + ilp->seconds))
+        << "trial " << trial;
+    for (int i = 0; i < n; ++i)
+      usedNeeds +=
+          !p.candidates[i].options[exact.choice[i]].requiresOption.empty();
+  }
+  EXPECT_GT(withNeeds, 100);
+  EXPECT_GT(usedNeeds, 10) << "the optimum uses tied options";
+}
+
+TEST(PlanSolver, OptionRequirementsAreEnforced) {
+  Problem p(6);
+  p.capacity = {1000, 1000, 0};
+  p.candidates.push_back(makeCandidate("graph", 60, 0, 1, 3, 5, 1.0, 0, 9.0));
+  p.candidates.push_back(makeCandidate("weights", 60, 1, 2, 4, 5, 1.0, 0, 9.0));
+  Option tied = p.candidates[1].options[2];
+  tied.seconds = 0.5;
+  tied.requiresOption = {{0, 2}};
+  p.candidates[1].options.push_back(tied);
+  EXPECT_FALSE(evaluate(p, {0, 3}).feasible);
+  EXPECT_FALSE(evaluate(p, {1, 3}).feasible);
+  EXPECT_TRUE(evaluate(p, {2, 3}).feasible);
+  Problem bad = p;
+  bad.candidates[1].options[3].requiresOption = {{0, 7}};
+  llvm::Error err = bad.verify();
+  ASSERT_TRUE(!!err);
+  EXPECT_NE(
+      llvm::toString(std::move(err)).find("requires candidate 0 option 7"),
+      std::string::npos);
+}
+
 TEST(PlanSolver, ExactReportsWhenItGivesUp) {
   std::mt19937_64 rng(7);
   // The first random problem whose proof takes more than 5 nodes.
