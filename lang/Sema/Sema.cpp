@@ -703,7 +703,8 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     return;
   // A lower bound no plan can beat, however much it recomputes or offloads:
   // an operator needs its output, its non-input operands and, when it
-  // aggregates, the graph's CSR (with self loops) on the device at once.
+  // aggregates by attention or max, the graph's CSR (with self loops) on
+  // the device at once.
   // The memory planner reports the exact smallest plan; this catches
   // budgets that cannot work before anything else runs.
   const uint64_t elt = elementBytes(bt.config.precision);
@@ -742,7 +743,12 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     }
     if (op.kind == OpKind::Concat)
       bytes = n * uint64_t(*op.width) * elt;
-    if (isGraphOp(op.kind)) {
+    // An aggregation by sum or mean may read the graph from host memory a
+    // tile at a time (gnnrt_cpu_spmm_tiles); GAT's attention and a max
+    // need it on the device.
+    const AttrValue *aggr = op.getAttr("aggr");
+    bool tiles = op.kind != OpKind::GatConv && !(aggr && aggr->s == "max");
+    if (isGraphOp(op.kind) && !tiles) {
       bytes += graphBytes;
       // gcn_conv (A + I) and gat_conv add a self loop per node.
       const AttrValue *loops = op.getAttr("self_loops");

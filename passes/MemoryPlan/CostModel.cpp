@@ -1197,6 +1197,8 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
 
 } // namespace
 
+double mlir::gnn::estimatedRowShare(Operation *op) { return rowShare(op); }
+
 OpCost mlir::gnn::estimateOpCost(Operation *op, const MachineProfile &profile) {
   return estimate(op, Pricer(profile));
 }

@@ -211,6 +211,10 @@ enum class TransferTier { Host, Disk };
 double transferSeconds(int64_t bytes, TransferTier tier, bool toDevice,
                        const MachineProfile &profile);
 
+/// The estimated share of its rows that \p op computes: 1 unless
+/// gnn-restrict-rows restricted it to a set whose size is estimated.
+double estimatedRowShare(Operation *op);
+
 /// Bytes gnnrt_cpu_spmm_tiles copies from host memory into its tiles for
 /// \p rows rows of \p edges slots in all: a piece record per row, a source
 /// and an edge id per slot, and \p weightHeads weights per slot when the

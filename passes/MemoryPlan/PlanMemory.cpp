@@ -164,6 +164,28 @@ bool readsOneView(Value graph) {
   });
 }
 
+/// Whether \p user can read \p graph from host memory a tile at a time
+/// (gnnrt_cpu_spmm_tiles): an aggregation by sum or mean over it.
+bool readsInTiles(Operation *user, Value graph) {
+  auto spmm = dyn_cast<SpmmOp>(user);
+  return spmm && spmm.getGraph() == graph && spmm.getAggr() != Aggregation::max;
+}
+
+/// The device bytes of a tile of a graph of \p edges edges, and of its
+/// weights (\p heads per edge).
+int64_t graphTileBytes(int64_t edges) {
+  namespace fp = gnnrt::footprint;
+  return static_cast<int64_t>(
+      fp::align64(fp::tileSlots(static_cast<uint64_t>(edges)) *
+                  fp::kGraphTileBytesPerSlot));
+}
+int64_t weightTileBytes(int64_t edges, int64_t heads) {
+  namespace fp = gnnrt::footprint;
+  return static_cast<int64_t>(
+      fp::align64(fp::tileSlots(static_cast<uint64_t>(edges)) *
+                  fp::kWeightTileBytesPerSlot * static_cast<uint64_t>(heads)));
+}
+
 /// The copies in of a host-homed graph argument: one per view its users
 /// read, with their schedule indices.
 struct GraphLoad {
@@ -174,8 +196,11 @@ struct GraphLoad {
 
 /// Gives \p arg, a graph argument with a host home, its copies in: for
 /// each view its readers read (in block order), one mem.load_graph_home
-/// before the first reader, or before each when \p perUse.
-void loadGraphViews(OpBuilder &b, BlockArgument arg, bool perUse) {
+/// before the first reader, or before each when \p perUse. With \p tiles
+/// (and perUse), the loads of the readers that can read in tiles copy
+/// nothing (`tile_bytes`).
+void loadGraphViews(OpBuilder &b, BlockArgument arg, bool perUse,
+                    bool tiles = false) {
   for (mem::GraphView view : {mem::GraphView::In, mem::GraphView::Out}) {
     mem::LoadGraphHomeOp load;
     for (Operation &op : llvm::make_early_inc_range(*arg.getOwner())) {
@@ -186,6 +211,9 @@ void loadGraphViews(OpBuilder &b, BlockArgument arg, bool perUse) {
         b.setInsertionPoint(&op);
         load = b.create<mem::LoadGraphHomeOp>(arg.getLoc(), arg.getType(), arg);
         load.setOut(view == mem::GraphView::Out);
+        if (tiles && perUse && readsInTiles(&op, arg))
+          load.setTileBytes(static_cast<uint64_t>(
+              graphTileBytes(cast<GraphType>(arg.getType()).getEdges())));
       }
       op.replaceUsesOfWith(arg, load);
     }
@@ -397,7 +425,9 @@ constexpr int64_t kForbiddenBytes = std::numeric_limits<int64_t>::max() / 8;
 /// How a resident with a host home is brought to the device
 /// (Option::detail): once before its first use, kept until its last; or
 /// before each use and dropped after it.
-enum HomeStaging : int64_t { StageOnce = 0, StagePerUse = 1 };
+/// Or, for prepare's graphs and edge weights, before each use, but read a
+/// tile at a time by the aggregations that can (gnnrt_cpu_spmm_tiles).
+enum HomeStaging : int64_t { StageOnce = 0, StagePerUse = 1, StageTiles = 2 };
 
 /// Builds the Problem of one step and rewrites solutions into IR.
 class StepPlanner {
@@ -430,8 +460,9 @@ public:
                             bool preparedOnly = false) const;
   /// Device bytes of prepare's values that are candidates, were all kept.
   int64_t preparedCandidateBytes() const;
-  /// The candidate of prepare's graphs, or -1.
-  int graphCandidate = -1;
+  /// The candidate of prepare's graphs, or -1; its option that reads them
+  /// in tiles, or -1.
+  int graphCandidate = -1, graphTilesOption = -1;
   /// Set before build(): whether keeping prepare's graphs must be refused
   /// (the budget cannot hold them and the bound graph while prepare runs).
   bool forbidGraphKeep = false;
@@ -462,8 +493,12 @@ private:
   /// once or per use.
   void residentOptions(int c);
   /// The options of prepare's graphs: keep, or a host home whose views
-  /// are copied in once (per argument and view) or before each use.
+  /// are copied in once (per argument and view) or before each use, or
+  /// read a tile at a time by the aggregations that can.
   void graphOptions(int c);
+  /// Whether \p user reads \p weights as the edge weights of an aggregation
+  /// that can read its graph, one of prepare's, a tile at a time.
+  bool readsWeightsInTiles(Operation *user, Value weights) const;
   /// The copies in that prepare's graphs (candidate \p info) need.
   SmallVector<GraphLoad> graphLoads(const CandidateInfo &info) const;
   /// Adds candidate \p c's recompute options: the forward ops from inputs
@@ -735,8 +770,13 @@ void StepPlanner::addResidents(const SessionFootprint &fp) {
   graphs.firstBackward = graphs.uses.front();
   graphs.lastUse = graphs.uses.back();
   graphCandidate = static_cast<int>(candidates.size());
-  for (BlockArgument arg : graphs.graphArgs)
+  for (BlockArgument arg : graphs.graphArgs) {
     candidateOf[arg] = graphCandidate;
+    // graphOptions' fourth option, after keep, once and per use.
+    for (Operation *user : arg.getUsers())
+      if (readsInTiles(user, arg))
+        graphTilesOption = 3;
+  }
   candidates.push_back(std::move(graphs));
 }
 
@@ -771,6 +811,35 @@ void StepPlanner::graphOptions(int c) {
     }
     cand.options.push_back(std::move(o));
   }
+  if (graphTilesOption < 0)
+    return;
+  // Per use, the aggregations reading a tile at a time: the device holds a
+  // tile during each, and they pay the copies (tiledReadSeconds).
+  assert(graphTilesOption == static_cast<int>(cand.options.size()));
+  plan::Option o;
+  o.fate = Fate::Host;
+  o.detail = StageTiles;
+  o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
+  for (const GraphLoad &load : loads)
+    for (int64_t u : load.uses) {
+      Operation *user = live.getSchedule()[u];
+      if (!readsInTiles(user, load.arg)) {
+        o.seconds += in;
+        o.usage.push_back({Tier::Device, boundary(u), point(u), info.bytes});
+        continue;
+      }
+      auto type = cast<GraphType>(load.arg.getType());
+      double share = estimatedRowShare(user);
+      o.seconds += tiledReadSeconds(
+          static_cast<int64_t>(share * static_cast<double>(type.getNodes())),
+          static_cast<int64_t>(share * static_cast<double>(type.getEdges())), 0,
+          static_cast<int64_t>(graphTileBytes(type.getEdges()) /
+                               gnnrt::footprint::kGraphTileBytesPerSlot),
+          profile);
+      o.usage.push_back({Tier::Device, boundary(u), point(u),
+                         graphTileBytes(type.getEdges())});
+    }
+  cand.options.push_back(std::move(o));
 }
 
 SmallVector<GraphLoad>
@@ -834,6 +903,48 @@ void StepPlanner::residentOptions(int c) {
     }
     cand.options.push_back(std::move(o));
   }
+  // prepare's edge weights, per use, read a tile at a time by the
+  // aggregations that read their graph so: valid with the graphs' tiles.
+  if (!info.prepared || graphTilesOption < 0 || info.resultIndex >= 0)
+    return;
+  auto type = cast<RankedTensorType>(info.value.getType());
+  int64_t heads = type.getRank() == 2 ? type.getDimSize(1) : 1;
+  plan::Option o;
+  o.fate = Fate::Host;
+  o.detail = StageTiles;
+  o.requiresOption.push_back({graphCandidate, graphTilesOption});
+  o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
+  bool anyTiled = false;
+  for (int64_t u : info.uses) {
+    Operation *user = live.getSchedule()[u];
+    if (!readsWeightsInTiles(user, info.value)) {
+      o.seconds += in;
+      o.usage.push_back({Tier::Device, boundary(u), point(u), info.bytes});
+      continue;
+    }
+    anyTiled = true;
+    auto spmm = cast<SpmmOp>(user);
+    int64_t edges = cast<GraphType>(spmm.getGraph().getType()).getEdges();
+    double share = estimatedRowShare(user);
+    o.seconds +=
+        share * static_cast<double>(edges) *
+        static_cast<double>(gnnrt::footprint::kWeightTileBytesPerSlot * heads) /
+        profile.hostLinkBytesPerSecond;
+    o.usage.push_back(
+        {Tier::Device, boundary(u), point(u), weightTileBytes(edges, heads)});
+  }
+  if (anyTiled)
+    cand.options.push_back(std::move(o));
+}
+
+bool StepPlanner::readsWeightsInTiles(Operation *user, Value weights) const {
+  auto spmm = dyn_cast<SpmmOp>(user);
+  if (!spmm || spmm.getWeights() != weights || graphCandidate < 0)
+    return false;
+  auto graph = dyn_cast<BlockArgument>(spmm.getGraph());
+  return graph &&
+         llvm::is_contained(candidates[graphCandidate].graphArgs, graph) &&
+         readsInTiles(user, graph);
 }
 
 int64_t StepPlanner::keptResidentBytes(const std::vector<int> &choice,
@@ -1099,7 +1210,8 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       auto arg = cast<BlockArgument>(toTarget.lookup(graph));
       target.setArgAttr(arg.getArgNumber(), "mem.home",
                         b.getStringAttr("host"));
-      loadGraphViews(b, arg, /*perUse=*/o.detail == StagePerUse);
+      loadGraphViews(b, arg, /*perUse=*/o.detail != StageOnce,
+                     /*tiles=*/o.detail == StageTiles);
     }
     if (!info.graphArgs.empty())
       continue;
@@ -1126,6 +1238,17 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
         Operation *user = ops[u];
         b.setInsertionPoint(user);
         auto load = loadHome();
+        // Edge weights read a tile at a time with their graph (the graphs'
+        // candidate comes last, so the aggregation still reads its
+        // argument here).
+        if (o.detail == StageTiles &&
+            readsWeightsInTiles(live.getSchedule()[u], info.value)) {
+          auto type = cast<RankedTensorType>(arg.getType());
+          auto spmm = cast<SpmmOp>(user);
+          load.setTileBytes(static_cast<uint64_t>(weightTileBytes(
+              cast<GraphType>(spmm.getGraph().getType()).getEdges(),
+              type.getRank() == 2 ? type.getDimSize(1) : 1)));
+        }
         user->replaceUsesOfWith(arg, load);
       }
     }
@@ -1169,16 +1292,52 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
       homes.insert(key(step, i, false));
   if (homes.empty())
     return;
+  // Where the step reads prepare's graphs, and edge weights, a tile at a
+  // time, so do they: their arenas must not need more than the step's.
+  bool tiledGraphs = false;
+  llvm::StringSet<> tiledWeights;
+  step.walk([&](mem::LoadGraphHomeOp load) {
+    tiledGraphs |= load.getTileBytes().has_value();
+  });
+  step.walk([&](mem::LoadHomeOp load) {
+    if (load.getTileBytes())
+      tiledWeights.insert(
+          key(step, cast<BlockArgument>(load.getHome()).getArgNumber(), false));
+  });
   OpBuilder b(f.getContext());
   StringAttr host = b.getStringAttr("host");
-  for (BlockArgument arg : f.getArguments()) {
+  // The graphs first: tiled weights need their aggregation's graph tiled.
+  SmallVector<BlockArgument> args(f.getArguments());
+  std::stable_partition(args.begin(), args.end(), [](BlockArgument a) {
+    return isa<GraphType>(a.getType());
+  });
+  for (BlockArgument arg : args) {
     if (!homes.contains(key(f, arg.getArgNumber(), false)))
       continue;
     f.setArgAttr(arg.getArgNumber(), "mem.home", host);
     if (arg.use_empty())
       continue;
     if (isa<GraphType>(arg.getType())) {
-      loadGraphViews(b, arg, /*perUse=*/false);
+      loadGraphViews(b, arg, /*perUse=*/tiledGraphs, /*tiles=*/tiledGraphs);
+      continue;
+    }
+    if (tiledWeights.contains(key(f, arg.getArgNumber(), false))) {
+      for (OpOperand &use : llvm::make_early_inc_range(arg.getUses())) {
+        Operation *user = use.getOwner();
+        b.setInsertionPoint(user);
+        auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
+        auto spmm = dyn_cast<SpmmOp>(user);
+        auto graph = spmm
+                         ? spmm.getGraph().getDefiningOp<mem::LoadGraphHomeOp>()
+                         : mem::LoadGraphHomeOp();
+        if (graph && graph.getTileBytes() && spmm.getWeights() == arg) {
+          auto type = cast<RankedTensorType>(arg.getType());
+          load.setTileBytes(static_cast<uint64_t>(weightTileBytes(
+              cast<GraphType>(spmm.getGraph().getType()).getEdges(),
+              type.getRank() == 2 ? type.getDimSize(1) : 1)));
+        }
+        use.set(load);
+      }
       continue;
     }
     Operation *first = nullptr;

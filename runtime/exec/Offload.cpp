@@ -736,6 +736,14 @@ int OffloadTiers::homeLoadRows(void *dst, const void *src, int64_t rows,
   return GNNRT_OK;
 }
 
+int OffloadTiers::noteLoaded(int64_t bytes) {
+  if (bytes < 0)
+    return impl->fail(GNNRT_ERR_BAD_SIZE,
+                      "note loaded: " + std::to_string(bytes) + " bytes");
+  impl->fromHost += static_cast<uint64_t>(bytes);
+  return GNNRT_OK;
+}
+
 int OffloadTiers::homeLoadGraph(const gnnrt_graph *home, bool out,
                                 int32_t *storage, gnnrt_graph *result) {
   Impl &d = *impl;
@@ -1035,6 +1043,10 @@ int gnnrt_home_load_graph(gnnrt_offload *t, const gnnrt_graph *home, int out,
   return guarded(t, [&](OffloadTiers &o) {
     return o.homeLoadGraph(home, out != 0, storage, result);
   });
+}
+
+int gnnrt_home_note_loaded(gnnrt_offload *t, int64_t bytes) {
+  return guarded(t, [&](OffloadTiers &o) { return o.noteLoaded(bytes); });
 }
 
 int gnnrt_home_store(gnnrt_offload *t, void *dst, const void *src,

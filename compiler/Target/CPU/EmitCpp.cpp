@@ -196,6 +196,9 @@ private:
   SmallVector<SmallVector<Operation *>> groups;
   llvm::DenseMap<Value, std::string> names;
   llvm::DenseMap<Value, std::string> keySeed, keyStep;
+  /// Loads that copy nothing (`tile_bytes`): the value's name is the host
+  /// copy; here the device tile its reader copies through, and its bytes.
+  llvm::DenseMap<Value, std::pair<std::string, std::string>> tileOf;
   unsigned counter = 0;
 };
 
@@ -440,6 +443,20 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
   };
   if (auto loops = dyn_cast<AddSelfLoopsOp>(op))
     return graphInSlot("gnnrt_cpu_add_self_loops", {name(loops.getGraph())});
+  if (auto load = dyn_cast<mem::LoadGraphHomeOp>(op);
+      load && load.getTileBytes()) {
+    // Nothing copied here: gnnrt_cpu_spmm_tiles reads the host copy through
+    // the tile, the value's arena slot.
+    auto offsets = op->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
+    if (!offsets || offsets.size() != 1 || offsets[0] < 0)
+      return op->emitError("no arena storage for the graph's tile: run "
+                           "gnn-assign-buffers before the CPU target");
+    names[load.getResult()] = name(load.getHome());
+    tileOf[load.getResult()] = {
+        "(void *)(arena + " + i64(offsets[0]) + ")",
+        i64(static_cast<int64_t>(*load.getTileBytes()))};
+    return success();
+  }
   if (auto load = dyn_cast<mem::LoadGraphHomeOp>(op))
     // One view of a host-homed graph.
     return graphInSlot("gnnrt_home_load_graph", {"tiers", name(load.getHome()),
@@ -518,6 +535,14 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     if (failed(defineAll(op)))
       return failure();
     Value result = op->getResult(0);
+    if (auto load = dyn_cast<mem::LoadHomeOp>(op);
+        load && load.getTileBytes()) {
+      // Edge weights its aggregation reads a tile at a time: nothing here.
+      tileOf[result] = {"(void *)" + names[result],
+                        std::to_string(*load.getTileBytes())};
+      names[result] = name(load.getHome());
+      return success();
+    }
     if (auto load = dyn_cast<mem::LoadHomeOp>(op))
       if (Value sets = load.getRowSets()) {
         SmallVector<std::string> args = {"tiers", names[result],
@@ -583,6 +608,37 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       })
       .Case([&](SpmmOp o) {
         Value w = o.getWeights();
+        if (auto tile = tileOf.find(o.getGraph()); tile != tileOf.end()) {
+          // The graph (and maybe its weights) read from host memory a tile
+          // at a time; the bytes copied count as bytes from the host tier.
+          auto weightTile = w ? tileOf.find(w) : tileOf.end();
+          bool tiledWeights = weightTile != tileOf.end();
+          std::string heads =
+              w && cast<RankedTensorType>(w.getType()).getRank() == 2 ? d(w, 1)
+                                                                      : "1";
+          SmallVector<std::string> sets = {"nullptr", "0", "0", "0", "0"};
+          if (Value rs = o.getRowSets()) {
+            int64_t hops = rowSetsHops(rs, o.getResult());
+            sets = {name(rs), i64(hops), i64(*o.getLevel()),
+                    i64(o.getSkip() ? int64_t(*o.getSkip()) : hops + 1),
+                    zeroRest(op)};
+          }
+          std::string moved = "v" + std::to_string(counter++);
+          os << "  int64_t " << moved << " = 0;\n";
+          SmallVector<std::string> args = {
+              name(o.getGraph()), ival(o.getAggr()),       name(o.getInput()),
+              d(o.getInput(), 1), w ? name(w) : "nullptr", heads};
+          llvm::append_range(args, sets);
+          llvm::append_range(
+              args, SmallVector<std::string>{
+                        tile->second.first, tile->second.second,
+                        tiledWeights ? weightTile->second.first : "nullptr",
+                        tiledWeights ? weightTile->second.second : "0", out(),
+                        "&" + moved});
+          call("gnnrt_cpu_spmm_tiles", args);
+          call("gnnrt_home_note_loaded", {"tiers", moved});
+          return success();
+        }
         if (Value sets = o.getRowSets()) {
           // skip past the last set: none (gnnrt_cpu_spmm_rows).
           int64_t hops = rowSetsHops(sets, o.getResult());

@@ -144,6 +144,11 @@ int gnnrt_home_load_rows(gnnrt_offload *t, void *dst, const void *src,
 int gnnrt_home_load_graph(gnnrt_offload *t, const gnnrt_graph *home, int out,
                           int32_t *storage, gnnrt_graph *result);
 
+/* Counts \p bytes (>= 0, else GNNRT_ERR_BAD_SIZE) that a kernel copied
+   from host homes into the device itself as bytes from the host tier: the
+   tiles of gnnrt_cpu_spmm_tiles (`mem.load_graph_home {tile_bytes}`). */
+int gnnrt_home_note_loaded(gnnrt_offload *t, int64_t bytes);
+
 /* Copies \p bytes from the device buffer \p src to a host home (\p dst),
    counted as bytes to the host tier. */
 int gnnrt_home_store(gnnrt_offload *t, void *dst, const void *src,
@@ -251,6 +256,7 @@ public:
                    const int32_t *rowSets, int64_t hops, int64_t level);
   int homeLoadGraph(const gnnrt_graph *home, bool out, int32_t *storage,
                     gnnrt_graph *result);
+  int noteLoaded(int64_t bytes);
 
   /// Handles may range over [0, kMaxHandles): the compiler numbers its
   /// offloaded tensors densely, and a larger number is a corrupt call.
