@@ -451,7 +451,10 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     if (!offsets || offsets.size() != 1 || offsets[0] < 0)
       return op->emitError("no arena storage for the graph's tile: run "
                            "gnn-assign-buffers before the CPU target");
-    names[load.getResult()] = name(load.getHome());
+    // A copy first: name() refers into `names`, which the insertion may
+    // grow.
+    std::string home = name(load.getHome());
+    names[load.getResult()] = home;
     tileOf[load.getResult()] = {
         "(void *)(arena + " + i64(offsets[0]) + ")",
         i64(static_cast<int64_t>(*load.getTileBytes()))};
@@ -540,7 +543,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       // Edge weights its aggregation reads a tile at a time: nothing here.
       tileOf[result] = {"(void *)" + names[result],
                         std::to_string(*load.getTileBytes())};
-      names[result] = name(load.getHome());
+      std::string home = name(load.getHome()); // a copy, as above
+      names[result] = home;
       return success();
     }
     if (auto load = dyn_cast<mem::LoadHomeOp>(op))
