@@ -461,15 +461,27 @@ double mlir::gnn::transferSeconds(int64_t bytes, TransferTier tier,
              profile.diskWriteBytesPerSecond;
 }
 
+/// The weights' bytes of the tiles' copies: \p weightHeads per slot.
+static double tiledWeightBytes(double edges, int64_t weightHeads) {
+  return static_cast<double>(gnnrt::footprint::kWeightTileBytesPerSlot *
+                             weightHeads) *
+         edges;
+}
+
 double mlir::gnn::tiledReadBytes(int64_t rows, int64_t edges,
                                  int64_t weightHeads) {
   namespace fp = gnnrt::footprint;
-  // A piece record per row, a source and an edge id per slot (a piece
-  // record is the 20 of kGraphTileBytesPerSlot's 28 bytes that are not
-  // those), and the weights when tiled.
-  return 20.0 * static_cast<double>(rows) + 8.0 * static_cast<double>(edges) +
-         static_cast<double>(fp::kWeightTileBytesPerSlot * weightHeads) *
-             static_cast<double>(edges);
+  // A piece record per row, a source and an edge id per slot, and the
+  // weights when tiled.
+  return static_cast<double>(fp::kTilePieceBytes) * static_cast<double>(rows) +
+         static_cast<double>(fp::kGraphTileBytesPerSlot - fp::kTilePieceBytes) *
+             static_cast<double>(edges) +
+         tiledWeightBytes(static_cast<double>(edges), weightHeads);
+}
+
+double mlir::gnn::tiledWeightSeconds(double edges, int64_t weightHeads,
+                                     const MachineProfile &profile) {
+  return tiledWeightBytes(edges, weightHeads) / profile.hostLinkBytesPerSecond;
 }
 
 double mlir::gnn::tiledReadSeconds(int64_t rows, int64_t edges,

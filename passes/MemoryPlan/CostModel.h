@@ -221,6 +221,11 @@ double estimatedRowShare(Operation *op);
 /// weights are tiled too (0: they are not).
 double tiledReadBytes(int64_t rows, int64_t edges, int64_t weightHeads);
 
+/// The seconds of the weights' share of those copies over \p edges slots
+/// (an estimated count, hence a double), at the host link rate.
+double tiledWeightSeconds(double edges, int64_t weightHeads,
+                          const MachineProfile &profile);
+
 /// Seconds gnnrt_cpu_spmm_tiles adds to an aggregation for its copies: on
 /// the calling thread, before each tile's sums (nothing hides them),
 /// tiledReadBytes at the host link rate, plus secondsPerOp per tile of

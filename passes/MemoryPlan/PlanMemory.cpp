@@ -186,6 +186,15 @@ int64_t weightTileBytes(int64_t edges, int64_t heads) {
                   fp::kWeightTileBytesPerSlot * static_cast<uint64_t>(heads)));
 }
 
+/// Gives \p load, a copy in of the edge weights that \p spmm reads over a
+/// graph read in tiles, the tile of those weights: it then copies nothing.
+void setWeightTile(mem::LoadHomeOp load, SpmmOp spmm) {
+  auto type = cast<RankedTensorType>(load.getType());
+  load.setTileBytes(static_cast<uint64_t>(
+      weightTileBytes(cast<GraphType>(spmm.getGraph().getType()).getEdges(),
+                      type.getRank() == 2 ? type.getDimSize(1) : 1)));
+}
+
 /// The copies in of a host-homed graph argument: one per view its users
 /// read, with their schedule indices.
 struct GraphLoad {
@@ -927,9 +936,7 @@ void StepPlanner::residentOptions(int c) {
     int64_t edges = cast<GraphType>(spmm.getGraph().getType()).getEdges();
     double share = estimatedRowShare(user);
     o.seconds +=
-        share * static_cast<double>(edges) *
-        static_cast<double>(gnnrt::footprint::kWeightTileBytesPerSlot * heads) /
-        profile.hostLinkBytesPerSecond;
+        tiledWeightSeconds(share * static_cast<double>(edges), heads, profile);
     o.usage.push_back(
         {Tier::Device, boundary(u), point(u), weightTileBytes(edges, heads)});
   }
@@ -1242,13 +1249,8 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
         // candidate comes last, so the aggregation still reads its
         // argument here).
         if (o.detail == StageTiles &&
-            readsWeightsInTiles(live.getSchedule()[u], info.value)) {
-          auto type = cast<RankedTensorType>(arg.getType());
-          auto spmm = cast<SpmmOp>(user);
-          load.setTileBytes(static_cast<uint64_t>(weightTileBytes(
-              cast<GraphType>(spmm.getGraph().getType()).getEdges(),
-              type.getRank() == 2 ? type.getDimSize(1) : 1)));
-        }
+            readsWeightsInTiles(live.getSchedule()[u], info.value))
+          setWeightTile(load, cast<SpmmOp>(user));
         user->replaceUsesOfWith(arg, load);
       }
     }
@@ -1330,12 +1332,8 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
         auto graph = spmm
                          ? spmm.getGraph().getDefiningOp<mem::LoadGraphHomeOp>()
                          : mem::LoadGraphHomeOp();
-        if (graph && graph.getTileBytes() && spmm.getWeights() == arg) {
-          auto type = cast<RankedTensorType>(arg.getType());
-          load.setTileBytes(static_cast<uint64_t>(weightTileBytes(
-              cast<GraphType>(spmm.getGraph().getType()).getEdges(),
-              type.getRank() == 2 ? type.getDimSize(1) : 1)));
-        }
+        if (graph && graph.getTileBytes() && spmm.getWeights() == arg)
+          setWeightTile(load, spmm);
         use.set(load);
       }
       continue;

@@ -41,7 +41,9 @@ struct Piece {
 
 constexpr int64_t kGraphBytesPerSlot =
     static_cast<int64_t>(sizeof(Piece) + 2 * sizeof(int32_t));
-static_assert(kGraphBytesPerSlot == gnnrt::footprint::kGraphTileBytesPerSlot &&
+static_assert(sizeof(Piece) == gnnrt::footprint::kTilePieceBytes &&
+                  kGraphBytesPerSlot ==
+                      gnnrt::footprint::kGraphTileBytesPerSlot &&
                   sizeof(float) == gnnrt::footprint::kWeightTileBytesPerSlot,
               "the planner sizes tiles by Footprint.h");
 
@@ -160,11 +162,16 @@ int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
                   sizeof(int32_t) * take);
       std::memcpy(tile.eid + tile.numSlots, g->in.edge_id + first,
                   sizeof(int32_t) * take);
-      if (tile.weights)
-        for (int64_t k = 0; k < take; ++k)
-          std::memcpy(tile.weights + (tile.numSlots + k) * heads,
-                      weights + int64_t(g->in.edge_id[first + k]) * heads,
-                      sizeof(float) * heads);
+      if (tile.weights) {
+        // Gathered by edge id: a plain loop, not a memcpy call per slot.
+        float *to = tile.weights + tile.numSlots * heads;
+        for (int64_t k = 0; k < take; ++k) {
+          const float *from =
+              weights + int64_t(g->in.edge_id[first + k]) * heads;
+          for (int64_t h = 0; h < heads; ++h)
+            to[k * heads + h] = from[h];
+        }
+      }
       tile.numSlots += take;
       if (first + take == last) {
         ++t;

@@ -73,10 +73,11 @@ inline uint64_t sessionPeak(uint64_t prepared, uint64_t graph, uint64_t rest,
          (graphReleased ? (graph > rest ? graph : rest) : graph + rest);
 }
 
-/// gnnrt_cpu_spmm_tiles: a graph tile's bytes per slot (a piece record of
-/// five int32, a source and an edge id), and a weights tile's per slot and
-/// head.
-constexpr uint64_t kGraphTileBytesPerSlot = 28;
+/// gnnrt_cpu_spmm_tiles: a piece record (five int32, one per row in a
+/// tile, at most one per slot); a graph tile's bytes per slot (a piece
+/// record, a source and an edge id); a weights tile's per slot and head.
+constexpr uint64_t kTilePieceBytes = 20;
+constexpr uint64_t kGraphTileBytesPerSlot = kTilePieceBytes + 8;
 constexpr uint64_t kWeightTileBytesPerSlot = 4;
 
 /// The slots a plan's tiles hold for a graph of \p edges edges: a 64th of
