@@ -1,10 +1,11 @@
 //===- CsrMatrix.h - Helpers of the CSR feature-matrix kernels --*- C++ -*-===//
 //
 // What the kernels of `#gnn.csr` tensors (CsrMatrix.cpp) share with their
-// restrictions to a set of rows (Rows.cpp): the O(1) checks of a buffer,
-// the per-row dropout with its batched Philox blocks, and the per-row
-// product with a dense matrix. The restricted kernels must give the bits of
-// the whole ones at the rows they compute, so both run this same code.
+// restrictions to a set of rows (Rows.cpp) and their tiled product
+// (Tiles.cpp): the O(1) checks of a buffer, alone or with row sets, the
+// per-row dropout with its batched Philox blocks, and the per-row product
+// with a dense matrix. The restricted kernels must give the bits of the
+// whole ones at the rows they compute, so both run this same code.
 // Private to runtime/cpu.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +14,7 @@
 
 #include "Common.h"
 #include "PhiloxLanes.h"
+#include "RowSets.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -35,6 +37,18 @@ inline int checkOffsets(const gnnrt_csr_matrix &m) {
 inline gnnrt_csr_matrix constView(const void *base, int64_t rows, int64_t cols,
                                   int64_t nnz) {
   return gnnrt_csr_matrix_view(const_cast<void *>(base), rows, cols, nnz);
+}
+
+/// What a CSR kernel at a set's rows checks after its own arguments: the
+/// matrix's offsets (O(1)) and the row sets over its rows; \p m gets the
+/// matrix.
+inline int csrRowSetArgs(const void *x, int64_t rows, int64_t cols, int64_t nnz,
+                         const int32_t *rowSets, int64_t hops, int64_t level,
+                         gnnrt_csr_matrix &m, RowSets &sets) {
+  m = constView(x, rows, cols, nnz);
+  if (int status = checkOffsets(m))
+    return status;
+  return rowSetArgs(rowSets, rows, hops, level, sets);
 }
 
 inline void copyInts(int32_t *to, const int32_t *from, int64_t count) {

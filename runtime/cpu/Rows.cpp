@@ -34,18 +34,6 @@ using namespace gnnrt::cpu;
 
 namespace {
 
-/// What a CSR kernel at a set's rows checks after its own arguments: the
-/// matrix's offsets (O(1)) and the row sets over its rows; \p m gets the
-/// matrix.
-int csrRowSetArgs(const void *x, int64_t rows, int64_t cols, int64_t nnz,
-                  const int32_t *rowSets, int64_t hops, int64_t level,
-                  gnnrt_csr_matrix &m, RowSets &sets) {
-  m = constView(x, rows, cols, nnz);
-  if (int status = checkOffsets(m))
-    return status;
-  return rowSetArgs(rowSets, rows, hops, level, sets);
-}
-
 /// The slots of the CSR rows `order[0, count)`.
 int64_t slotsOfRows(const int32_t *indptr, const int32_t *order,
                     int64_t count) {

@@ -1,24 +1,31 @@
-//===- Tiles.cpp - SpMM over a graph that stays in host memory ------------===//
+//===- Tiles.cpp - Sparse products over operands left in host memory ------===//
 //
 // A memory plan may leave prepare's graph, and the edge weights, in host
 // memory and have the aggregation read them a tile at a time through a small
 // buffer in the device arena (`mem.load_graph_home {tile_bytes}`): the
 // device then holds one tile of the view instead of the whole view, which is
-// what lets a budget below the graph's size run.
+// what lets a budget below the graph's size run. A CSR feature matrix's
+// products with a dense matrix read it the same way
+// (gnnrt_cpu_csr_matmul_tiles).
 //
-// The host side walks the rows (all of them, or one row set's) and packs
-// the next run of their slots into the tile: for each slot its source and
-// edge id, and its weights when those stay in host memory too, plus one
-// piece record per row (part of a row, when the row is longer than what is
-// left of the tile; it continues in the next tile). The device side then
-// sums the tile's pieces, one thread per piece. A row is summed in slot
+// The host side walks the output rows (all of them, or one row set's) and
+// packs the next run of their slots into the tile: for each slot what the
+// device reads of it (a graph slot's source and edge id, and its weights
+// when those stay in host memory too; a CSR slot's other index and value),
+// plus one piece record per row (part of a row, when the row is longer than
+// what is left of the tile; it continues in the next tile). The device side
+// then sums the tile's pieces, one thread per piece. A row is summed in slot
 // order into a register row that starts at +0.0, or at what the previous
-// tile left in the output row, with the same adds and multiplies as
-// sumRow (Common.h): the bits of gnnrt_cpu_spmm and gnnrt_cpu_spmm_rows,
-// whatever the tile size and the thread count.
+// tile left in the output row, with the same adds and multiplies as sumRow
+// (Common.h) and productRow (CsrMatrix.h): the bits of gnnrt_cpu_spmm and
+// gnnrt_cpu_spmm_rows, gnnrt_cpu_csr_matmul and gnnrt_cpu_csr_matmul_rows,
+// whatever the tile size and the thread count. (productRow may skip the
+// slots whose value is +-0.0 when b is finite; each such product is +-0.0,
+// which the sum absorbs, so adding every slot gives the same bits.)
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "CsrMatrix.h"
 #include "RowSets.h"
 
 #include "gnnrt/Footprint.h"
@@ -41,22 +48,30 @@ struct Piece {
 
 constexpr int64_t kGraphBytesPerSlot =
     static_cast<int64_t>(sizeof(Piece) + 2 * sizeof(int32_t));
+constexpr int64_t kCsrBytesPerSlot =
+    static_cast<int64_t>(sizeof(Piece) + sizeof(int32_t) + sizeof(float));
 static_assert(sizeof(Piece) == gnnrt::footprint::kTilePieceBytes &&
                   kGraphBytesPerSlot ==
                       gnnrt::footprint::kGraphTileBytesPerSlot &&
-                  sizeof(float) == gnnrt::footprint::kWeightTileBytesPerSlot,
+                  sizeof(float) == gnnrt::footprint::kWeightTileBytesPerSlot &&
+                  kCsrBytesPerSlot == gnnrt::footprint::kCsrTileBytesPerSlot,
               "the planner sizes tiles by Footprint.h");
 
 /// The tile's arrays, carved out of the caller's buffers.
 struct Tile {
   Piece *pieces;
-  int32_t *src, *eid;
-  float *weights; // null: the weights are read on the device by edge id
+  /// Per slot, the row of the dense operand it reads: an edge's source, or
+  /// a CSR slot's other index (its column for `a b`, its row for `a^T b`).
+  int32_t *src;
+  int32_t *eid;   // SpMM's edge ids; null for a CSR product
+  float *weights; // SpMM's weights when tiled, a CSR slot's value; null:
+                  // SpMM's weights are read on the device by edge id
   int64_t numPieces = 0, numSlots = 0;
 };
 
 /// Sums the tile's pieces \p begin .. \p end into \p y (width \p Fixed, or
-/// \p d when 0), as sumRow does.
+/// \p d when 0), as sumRow does; a CSR product's as productRow does, its
+/// values being weights tiled with one head.
 template <int64_t Fixed>
 GNNRT_VECTOR_CLONES void
 sumPieces(const Tile &tile, const float *x, int64_t d, const float *weights,
@@ -101,6 +116,58 @@ sumPieces(const Tile &tile, const float *x, int64_t d, const float *weights,
   }
 }
 
+/// Where a packing function of packTiles stopped: at slot `end` of the row
+/// (the row's end when it is done), having written `slots` slots.
+struct Packed {
+  int64_t end, slots;
+};
+
+/// Packs the slots of the rows `rowAt(t)`, t in [0, \p count), in order,
+/// into \p tile (\p capacity slots and piece records) one tile after
+/// another, calling `sum()` on each (the device's part). Row i's slots are
+/// [offsets[i], offsets[i + 1]); `pack(first, last, room, at)` writes up to
+/// `room` of the slots [first, last) from tile slot `at` on and says where
+/// it stopped, before `last` only when the tile is full. A row gets a piece
+/// in every tile that holds part of it (a row longer than what is left of
+/// the tile goes on in the next one), and one even when it has no slots,
+/// so that its output row is written. Adds the pieces and slots packed to
+/// \p pieces and \p slots.
+template <typename RowAt, typename Pack, typename Sum>
+void packTiles(Tile &tile, int64_t capacity, int64_t count,
+               const int32_t *offsets, RowAt rowAt, Pack pack, Sum sum,
+               int64_t &pieces, int64_t &slots) {
+  int64_t t = 0, next = 0; // the next row of the walk, and its next slot
+  bool goesOn = false;     // when it goes on from the previous tile
+  while (t < count) {
+    // Host: pack the next run of slots.
+    tile.numPieces = tile.numSlots = 0;
+    while (t < count && tile.numPieces < capacity) {
+      const int64_t i = rowAt(t);
+      const int64_t first = goesOn ? next : offsets[i], last = offsets[i + 1];
+      const int64_t room = capacity - tile.numSlots;
+      if (room == 0 && last > first)
+        break; // the tile is full
+      const Packed packed = pack(first, last, room, tile.numSlots);
+      const bool ends = packed.end == last;
+      tile.pieces[tile.numPieces++] = {
+          static_cast<int32_t>(i), static_cast<int32_t>(tile.numSlots),
+          static_cast<int32_t>(packed.slots), !goesOn,
+          ends ? static_cast<int32_t>(last - offsets[i]) : -1};
+      tile.numSlots += packed.slots;
+      goesOn = !ends;
+      if (goesOn) {
+        next = packed.end;
+        break; // the row goes on in the next tile
+      }
+      ++t;
+    }
+    pieces += tile.numPieces;
+    slots += tile.numSlots;
+    // Device: sum the pieces; each row is in one piece of a tile.
+    sum();
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -139,66 +206,141 @@ int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
   tile.eid = tile.src + capacity;
   tile.weights = static_cast<float *>(weights_tile);
 
-  const int32_t *indptr = g->in.indptr;
   const int64_t rows = row_sets ? sets.count[level] : g->num_nodes;
   const bool mean = aggr == GNNRT_AGGR_MEAN;
   const int32_t *levels = row_sets && skip <= hops ? sets.level : nullptr;
-  int64_t t = 0, done = 0; // the next row of the walk, and its slots done
-  int64_t bytes = 0;
-  while (t < rows) {
-    // Host: pack the next run of slots.
-    tile.numPieces = tile.numSlots = 0;
-    while (t < rows && tile.numPieces < capacity) {
-      const int64_t i = row_sets ? sets.order[t] : t;
-      const int64_t first = indptr[i] + done, last = indptr[i + 1];
-      const int64_t take = std::min(last - first, capacity - tile.numSlots);
-      if (take == 0 && last > first)
-        break; // the tile is full
-      tile.pieces[tile.numPieces++] = {
-          static_cast<int32_t>(i), static_cast<int32_t>(tile.numSlots),
-          static_cast<int32_t>(take), done == 0,
-          first + take == last ? static_cast<int32_t>(last - indptr[i]) : -1};
-      std::memcpy(tile.src + tile.numSlots, g->in.src + first,
-                  sizeof(int32_t) * take);
-      std::memcpy(tile.eid + tile.numSlots, g->in.edge_id + first,
-                  sizeof(int32_t) * take);
-      if (tile.weights) {
-        // Gathered by edge id: a plain loop, not a memcpy call per slot.
-        float *to = tile.weights + tile.numSlots * heads;
-        for (int64_t k = 0; k < take; ++k) {
-          const float *from =
-              weights + int64_t(g->in.edge_id[first + k]) * heads;
-          for (int64_t h = 0; h < heads; ++h)
-            to[k * heads + h] = from[h];
+  const float *deviceWeights = tile.weights ? nullptr : weights;
+  int64_t pieces = 0, slots = 0;
+  packTiles(
+      tile, capacity, rows, g->in.indptr,
+      [&](int64_t t) { return row_sets ? int64_t(sets.order[t]) : t; },
+      [&](int64_t first, int64_t last, int64_t room, int64_t at) {
+        const int64_t take = std::min(last - first, room);
+        copyInts(tile.src + at, g->in.src + first, take);
+        copyInts(tile.eid + at, g->in.edge_id + first, take);
+        if (tile.weights) {
+          // Gathered by edge id: a plain loop, not a memcpy call per slot.
+          float *to = tile.weights + at * heads;
+          for (int64_t k = 0; k < take; ++k) {
+            const float *from =
+                weights + int64_t(g->in.edge_id[first + k]) * heads;
+            for (int64_t h = 0; h < heads; ++h)
+              to[k * heads + h] = from[h];
+          }
         }
-      }
-      tile.numSlots += take;
-      if (first + take == last) {
-        ++t;
-        done = 0;
-      } else {
-        done += take;
-        break; // the row goes on in the next tile
-      }
-    }
-    bytes += static_cast<int64_t>(sizeof(Piece)) * tile.numPieces +
-             (2 * int64_t(sizeof(int32_t)) +
-              (tile.weights ? heads * int64_t(sizeof(float)) : 0)) *
-                 tile.numSlots;
-    // Device: sum the pieces; each row is in one piece of a tile.
-    [[maybe_unused]] const bool par =
-        worthThreads(tile.numSlots + tile.numPieces, d);
-    const float *deviceWeights = tile.weights ? nullptr : weights;
-    withRowWidth(d, [&](auto fixed) {
-      forEachChunk(tile.numPieces, 16, par, [&](int64_t begin, int64_t end) {
-        sumPieces<fixed()>(tile, x, d, deviceWeights, heads, mean, levels, skip,
-                           y, begin, end);
-      });
-    });
-  }
+        return Packed{first + take, take};
+      },
+      [&] {
+        [[maybe_unused]] const bool par =
+            worthThreads(tile.numSlots + tile.numPieces, d);
+        withRowWidth(d, [&](auto fixed) {
+          forEachChunk(tile.numPieces, 16, par,
+                       [&](int64_t begin, int64_t end) {
+                         sumPieces<fixed()>(tile, x, d, deviceWeights, heads,
+                                            mean, levels, skip, y, begin, end);
+                       });
+        });
+      },
+      pieces, slots);
   if (row_sets && zero_rest)
     zeroOtherRows(sets.level, g->num_nodes, level, d, y);
-  *moved += bytes;
+  *moved += static_cast<int64_t>(sizeof(Piece)) * pieces +
+            (2 * int64_t(sizeof(int32_t)) +
+             (tile.weights ? heads * int64_t(sizeof(float)) : 0)) *
+                slots;
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_csr_matmul_tiles(const void *a, int64_t rows, int64_t cols,
+                               int64_t nnz, int transpose_a, const float *b,
+                               int64_t n, const int32_t *row_sets, int64_t hops,
+                               int64_t level, int zero_rest, void *tile,
+                               int64_t tile_bytes, float *c, int64_t *moved) {
+  int64_t cSize;
+  if (int status = kernel::csrMatmulArgs(a, rows, cols, nnz, transpose_a, b, n,
+                                         c, cSize))
+    return status;
+  GNNRT_CHECK(tile && moved, GNNRT_ERR_NULL_POINTER);
+  gnnrt_csr_matrix m;
+  RowSets sets{};
+  if (row_sets) {
+    if (int status =
+            csrRowSetArgs(a, rows, cols, nnz, row_sets, hops, level, m, sets))
+      return status;
+  } else {
+    m = constView(a, rows, cols, nnz);
+    if (int status = checkOffsets(m))
+      return status;
+  }
+  const int64_t capacity = tile_bytes / kCsrBytesPerSlot;
+  GNNRT_CHECK(capacity >= 1, GNNRT_ERR_BAD_SIZE);
+  if (cSize == 0)
+    return GNNRT_OK;
+
+  Tile t;
+  t.pieces = static_cast<Piece *>(tile);
+  t.src = reinterpret_cast<int32_t *>(t.pieces + capacity);
+  t.eid = nullptr;
+  t.weights = reinterpret_cast<float *>(t.src + capacity);
+
+  const bool transpose = transpose_a != 0;
+  // `a^T b` with row sets leaves out the slots of the rows of a outside
+  // R_level, as gnnrt_cpu_csr_matmul_rows does: when packing, so that the
+  // tiles do not carry them.
+  const int32_t *levels = transpose && row_sets ? sets.level : nullptr;
+  auto pack = [&](int64_t first, int64_t last, int64_t room, int64_t at) {
+    if (!transpose) {
+      const int64_t take = std::min(last - first, room);
+      copyInts(t.src + at, m.indices + first, take);
+      if (take > 0)
+        std::memcpy(t.weights + at, m.values + first,
+                    static_cast<size_t>(take) * sizeof(float));
+      return Packed{first + take, take};
+    }
+    // The CSC slots, their values gathered by CSR slot. A left-out slot is
+    // written where the next kept one goes rather than branched around: a
+    // filter that keeps about half the slots would mispredict half the time.
+    const int32_t *rowidx = m.rowidx, *perm = m.perm;
+    int64_t s = first, k = at;
+    for (const int64_t full = at + room; s < last && k < full; ++s) {
+      t.src[k] = rowidx[s];
+      t.weights[k] = m.values[perm[s]];
+      k += !levels || levels[rowidx[s]] <= level;
+    }
+    // Past the left-out slots that follow, so that a column whose last kept
+    // slot fills the tile ends in it rather than in an empty piece.
+    while (levels && s < last && levels[rowidx[s]] > level)
+      ++s;
+    return Packed{s, k - at};
+  };
+  auto sum = [&] {
+    [[maybe_unused]] const bool par = worthThreads(t.numSlots + t.numPieces, n);
+    withRowWidth(n, [&](auto fixed) {
+      forEachChunk(t.numPieces, 16, par, [&](int64_t begin, int64_t end) {
+        sumPieces<fixed()>(t, b, n, nullptr, 1, false, nullptr, 0, c, begin,
+                           end);
+      });
+    });
+  };
+  int64_t pieces = 0, slots = 0;
+  if (transpose)
+    // Every column of a is an output row, read through the CSC sections.
+    packTiles(
+        t, capacity, cols, m.colptr, [](int64_t j) { return j; }, pack, sum,
+        pieces, slots);
+  else if (row_sets)
+    packTiles(
+        t, capacity, sets.count[level], m.indptr,
+        [&](int64_t k) { return int64_t(sets.order[k]); }, pack, sum, pieces,
+        slots);
+  else
+    packTiles(
+        t, capacity, rows, m.indptr, [](int64_t i) { return i; }, pack, sum,
+        pieces, slots);
+  if (row_sets && zero_rest && !transpose)
+    zeroOtherRows(sets.level, rows, level, n, c);
+  *moved += static_cast<int64_t>(sizeof(Piece)) * pieces +
+            int64_t(sizeof(int32_t) + sizeof(float)) * slots;
   return GNNRT_OK;
 }
 

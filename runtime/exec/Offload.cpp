@@ -834,6 +834,29 @@ int OffloadTiers::offloadToDisk(int32_t handle, const void *src,
   return GNNRT_OK;
 }
 
+int OffloadTiers::hostBlock(int32_t handle, int64_t bytes, const void **block) {
+  Impl &d = *impl;
+  if (!block)
+    return d.fail(GNNRT_ERR_NULL_POINTER,
+                  "host block: " + handleName(handle) + ": no result pointer");
+  *block = nullptr;
+  int status = GNNRT_OK;
+  Entry *entry = d.liveEntry(handle, "host block", status);
+  if (!entry)
+    return status;
+  if (bytes < 0 || static_cast<uint64_t>(bytes) != entry->bytes)
+    return d.fail(GNNRT_ERR_BAD_SIZE,
+                  "host block: " + handleName(handle) + " holds " +
+                      std::to_string(entry->bytes) + " bytes, not " +
+                      std::to_string(bytes));
+  if (entry->tier != Tier::Host)
+    return d.fail(GNNRT_ERR_BAD_ARGUMENT,
+                  "host block: " + handleName(handle) +
+                      " is on disk, not in host memory");
+  *block = entry->host;
+  return GNNRT_OK;
+}
+
 int OffloadTiers::prefetch(int32_t handle, void *dst, int64_t bytes) {
   Impl &d = *impl;
   int status = GNNRT_OK;
@@ -990,6 +1013,12 @@ int gnnrt_offload_to_disk(gnnrt_offload *t, int32_t handle, const void *src,
 int gnnrt_prefetch(gnnrt_offload *t, int32_t handle, void *dst, int64_t bytes) {
   return guarded(
       t, [&](OffloadTiers &o) { return o.prefetch(handle, dst, bytes); });
+}
+
+int gnnrt_offload_host_block(gnnrt_offload *t, int32_t handle, int64_t bytes,
+                             const void **block) {
+  return guarded(
+      t, [&](OffloadTiers &o) { return o.hostBlock(handle, bytes, block); });
 }
 
 int gnnrt_offload_rows_to_host(gnnrt_offload *t, int32_t handle,

@@ -80,6 +80,10 @@ constexpr uint64_t kTilePieceBytes = 20;
 constexpr uint64_t kGraphTileBytesPerSlot = kTilePieceBytes + 8;
 constexpr uint64_t kWeightTileBytesPerSlot = 4;
 
+/// gnnrt_cpu_csr_matmul_tiles: a tile's bytes per slot of the CSR matrix (a
+/// piece record, the slot's other index and its value, int32 and f32).
+constexpr uint64_t kCsrTileBytesPerSlot = kTilePieceBytes + 8;
+
 /// The slots a plan's tiles hold for a graph of \p edges edges: a 64th of
 /// them (about 64 tiles per aggregation, so the per-tile cost stays small
 /// beside the copy), at least 4096 and at most 2^20.

@@ -377,6 +377,25 @@ int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
                          int64_t graph_tile_bytes, void *weights_tile,
                          int64_t weights_tile_bytes, float *y, int64_t *moved);
 
+/* gnn.matmul with a CSR left operand `a` (the buffer of
+   gnnrt_cpu_csr_matrix_build, CSC sections included) that stays in host
+   memory, read a tile at a time through \p tile (device memory,
+   \p tile_bytes; 28 bytes per slot: a piece record, the slot's other index
+   and its value). `c = a b`, or `a^T b` when transpose_a, as
+   gnnrt_cpu_csr_matmul; with \p row_sets non-null, as
+   gnnrt_cpu_csr_matmul_rows (below) with the same hops, level and
+   zero_rest (`a^T b` then reads only the slots of the rows of a in
+   R_level). \p c gets the bits of gnnrt_cpu_csr_matmul
+   (gnnrt_cpu_csr_matmul_rows), whatever the tile size: an output row longer
+   than a tile goes on in the next one. Adds the bytes copied from host
+   memory into the tiles to *moved. A tile that cannot hold one slot is
+   GNNRT_ERR_BAD_SIZE. */
+int gnnrt_cpu_csr_matmul_tiles(const void *a, int64_t rows, int64_t cols,
+                               int64_t nnz, int transpose_a, const float *b,
+                               int64_t n, const int32_t *row_sets, int64_t hops,
+                               int64_t level, int zero_rest, void *tile,
+                               int64_t tile_bytes, float *c, int64_t *moved);
+
 /* gnn.dropout_rows of a CSR matrix: \p y gets \p x's pattern, as from
    gnnrt_cpu_csr_dropout, and its values at the slots of the rows in
    R_level (row sets over the matrix's rows); +0.0 at every other slot. */

@@ -86,6 +86,14 @@ int gnnrt_offload_to_disk(gnnrt_offload *t, int32_t handle, const void *src,
    must equal the offloaded size. The handle stays live. */
 int gnnrt_prefetch(gnnrt_offload *t, int32_t handle, void *dst, int64_t bytes);
 
+/* Sets *\p block to the host-tier block offloaded for \p handle, which
+   must hold \p bytes, without copying it: for kernels that read it a tile
+   at a time (`mem.prefetch {tile_bytes}`, gnnrt_cpu_csr_matmul_tiles), who
+   count what they copy with gnnrt_home_note_loaded. A handle on disk is
+   an error. The block stays valid until gnnrt_offload_free. */
+int gnnrt_offload_host_block(gnnrt_offload *t, int32_t handle, int64_t bytes,
+                             const void **block);
+
 /* gnnrt_offload_to_host of some rows only: \p src is a matrix of \p rows
    rows of \p row_bytes bytes, and \p row_sets a gnnrt_cpu_receptive_rows
    buffer over its rows with \p hops hops. The host block holds the rows of
@@ -240,6 +248,7 @@ public:
   int offloadToHost(int32_t handle, const void *src, int64_t bytes);
   int offloadToDisk(int32_t handle, const void *src, int64_t bytes);
   int prefetch(int32_t handle, void *dst, int64_t bytes);
+  int hostBlock(int32_t handle, int64_t bytes, const void **block);
   int offloadRowsToHost(int32_t handle, const void *src, int64_t rows,
                         int64_t rowBytes, const int32_t *rowSets, int64_t hops,
                         int64_t level);

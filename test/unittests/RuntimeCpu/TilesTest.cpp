@@ -1,21 +1,28 @@
-//===- TilesTest.cpp - SpMM over a graph read a tile at a time ------------===//
+//===- TilesTest.cpp - Sparse products over operands read a tile at a time ===//
 //
 // gnnrt_cpu_spmm_tiles against gnnrt_cpu_spmm and gnnrt_cpu_spmm_rows, bit
 // for bit: every tile size from one slot (every row split into pieces) to
 // the whole graph, sum and mean, weights on the device or tiled with the
 // graph, one weight per edge or one per head, every row or one row set's,
 // one thread or two. The graph has a hub row of more than N / 2 slots, so
-// small tiles split rows over many tiles. Outputs start as NaN sentinels,
-// so a row the kernel forgets shows. Also: the bytes it reports copying,
-// and its argument checks.
+// small tiles split rows over many tiles. Then gnnrt_cpu_csr_matmul_tiles
+// against gnnrt_cpu_csr_matmul and gnnrt_cpu_csr_matmul_rows, the same
+// way, both directions, on a feature matrix with a long row and a dense
+// column, before and after a dropout (half its values +0.0, which the
+// whole kernels skip when b is finite), and with an infinity in b (which
+// they then do not). Outputs start as NaN sentinels, so a row a kernel
+// forgets shows. Also: the bytes they report copying, and their argument
+// checks.
 //
 //===----------------------------------------------------------------------===//
 #include "CpuTestUtil.h"
+#include "CsrBuffer.h"
 #include "FloatBits.h"
 #include "RowSetsUtil.h"
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -268,6 +275,427 @@ TEST_F(TilesTest, RejectsBadArguments) {
                  nullptr, 0, nullptr),
             GNNRT_ERR_NULL_POINTER);
   EXPECT_EQ(moved, 0) << "no call that failed copied anything";
+}
+
+//===----------------------------------------------------------------------===//
+// gnnrt_cpu_csr_matmul_tiles
+//===----------------------------------------------------------------------===//
+
+/// Bytes of a CSR tile per slot (a piece record, an index, a value).
+constexpr int64_t kCsrSlotBytes = 28;
+
+/// A feature matrix as the tiled products see it: about 10% of its
+/// elements stored, plus a long row (kLongRow: every column but the empty
+/// ones) and a dense column (kDenseCol: every row but the empty ones), so
+/// that small tiles split output rows both ways; every fifth row and
+/// every seventh column empty (pieces with no slots). `dropped` is it
+/// after a dropout at p = 0.5: half its values +0.0. The row sets are over
+/// its rows, R_0 holding the long row.
+struct CsrTilesCase {
+  static constexpr int64_t kRows = 600, kCols = 90, kHops = 2;
+  static constexpr int64_t kLongRow = 7, kDenseCol = 5;
+  CsrBuffer plain = featureMatrix();
+  CsrBuffer dropped = dropout(plain);
+  RowSets sets = rowSets();
+
+  /// Whether element (i, j) is in an empty row or column.
+  static bool empty(int64_t i, int64_t j) { return i % 5 == 3 || j % 7 == 2; }
+
+  static CsrBuffer featureMatrix() {
+    std::vector<int32_t> indptr{0}, indices;
+    std::vector<float> values;
+    uint64_t state = 71;
+    const uint64_t cut = static_cast<uint64_t>(0.1 * 0x1p32);
+    for (int64_t i = 0; i < kRows; ++i) {
+      for (int64_t j = 0; j < kCols; ++j) {
+        const bool random = (nextRandom(state) >> 32) < cut;
+        if (!empty(i, j) && (i == kLongRow || j == kDenseCol || random)) {
+          indices.push_back(static_cast<int32_t>(j));
+          values.push_back(uniform(state));
+        }
+      }
+      indptr.push_back(static_cast<int32_t>(indices.size()));
+    }
+    CsrBuffer m(kRows, kCols, static_cast<int64_t>(indices.size()));
+    EXPECT_EQ(gnnrt_cpu_csr_matrix_build(indptr.data(), indices.data(),
+                                         values.data(), m.rows, m.cols, m.nnz,
+                                         m.data()),
+              GNNRT_OK);
+    return m;
+  }
+
+  static CsrBuffer dropout(const CsrBuffer &x) {
+    CsrBuffer y(x.rows, x.cols, x.nnz);
+    EXPECT_EQ(gnnrt_cpu_csr_dropout(x.data(), x.rows, x.cols, x.nnz, 72, 2, 3,
+                                    0.5, y.data()),
+              GNNRT_OK);
+    return y;
+  }
+
+  static RowSets rowSets() {
+    const CsrGraph csr = toCsr(ref::randomGraph(kRows, 4, 73));
+    std::vector<uint8_t> mask = randomMask(kRows, 2, 74);
+    mask[kLongRow] = 1;
+    return receptiveRows(csr.view(), mask, kHops);
+  }
+
+  /// The slots of the rows of level <= \p level.
+  int64_t slotsUpTo(int64_t level) const {
+    const gnnrt_csr_matrix v = plain.view();
+    int64_t slots = 0;
+    for (int64_t i = 0; i < kRows; ++i)
+      if (sets.level(i) <= level)
+        slots += v.indptr[i + 1] - v.indptr[i];
+    return slots;
+  }
+};
+
+const CsrTilesCase &csrTilesCase() {
+  static const CsrTilesCase c;
+  return c;
+}
+
+/// A tiled product's inputs beyond a and b.
+struct CsrTileArgs {
+  bool transpose = false;
+  int64_t slots = 1; // slots per tile
+  const RowSets *sets = nullptr;
+  int64_t level = 0;
+  int zeroRest = 1;
+};
+
+int64_t outputRows(const CsrBuffer &a, bool transpose) {
+  return transpose ? a.cols : a.rows;
+}
+
+/// gnnrt_cpu_csr_matmul_tiles over NaN sentinels (and a tile of garbage);
+/// the call must succeed. \p moved, when given, gets the bytes reported.
+std::vector<float> csrMatmulTiles(const CsrBuffer &a,
+                                  const std::vector<float> &b, int64_t n,
+                                  const CsrTileArgs &t,
+                                  int64_t *moved = nullptr,
+                                  int64_t extraBytes = 0) {
+  std::vector<char> tile(
+      static_cast<size_t>(kCsrSlotBytes * t.slots + extraBytes),
+      static_cast<char>(0xA5));
+  std::vector<float> c(static_cast<size_t>(outputRows(a, t.transpose) * n),
+                       NAN);
+  int64_t bytes = 0;
+  EXPECT_EQ(gnnrt_cpu_csr_matmul_tiles(
+                a.data(), a.rows, a.cols, a.nnz, t.transpose, b.data(), n,
+                t.sets ? t.sets->data() : nullptr, t.sets ? t.sets->hops : 0,
+                t.level, t.zeroRest, tile.data(),
+                static_cast<int64_t>(tile.size()), c.data(), &bytes),
+            GNNRT_OK);
+  if (moved)
+    *moved = bytes;
+  return c;
+}
+
+/// gnnrt_cpu_csr_matmul over NaN sentinels; the call must succeed.
+std::vector<float> csrMatmul(const CsrBuffer &a, bool transpose,
+                             const std::vector<float> &b, int64_t n) {
+  std::vector<float> c(static_cast<size_t>(outputRows(a, transpose) * n), NAN);
+  EXPECT_EQ(gnnrt_cpu_csr_matmul(a.data(), a.rows, a.cols, a.nnz, transpose,
+                                 b.data(), n, c.data()),
+            GNNRT_OK);
+  return c;
+}
+
+/// gnnrt_cpu_csr_matmul_rows over NaN sentinels; the call must succeed.
+std::vector<float> csrMatmulRows(const CsrBuffer &a, bool transpose,
+                                 const std::vector<float> &b, int64_t n,
+                                 const RowSets &sets, int64_t level,
+                                 int zeroRest) {
+  std::vector<float> c(static_cast<size_t>(outputRows(a, transpose) * n), NAN);
+  EXPECT_EQ(gnnrt_cpu_csr_matmul_rows(a.data(), a.rows, a.cols, a.nnz,
+                                      transpose, b.data(), n, sets.data(),
+                                      sets.hops, level, zeroRest, c.data()),
+            GNNRT_OK);
+  return c;
+}
+
+/// The matrices' stored values that are +0.0 or -0.0.
+int64_t zeroValues(const CsrBuffer &a) {
+  const gnnrt_csr_matrix v = a.view();
+  int64_t zeros = 0;
+  for (int64_t s = 0; s < a.nnz; ++s)
+    zeros += v.values[s] == 0.0f;
+  return zeros;
+}
+
+/// The tile sizes: one slot, a few (the long row and the dense column split
+/// over many tiles), more than either (split where a tile ends), and the
+/// whole matrix.
+std::vector<int64_t> csrTileSlots(const CsrBuffer &a) {
+  return {1, 7, 64, 500, a.nnz};
+}
+
+/// `fn(a, transpose, n)` for both matrices, both directions and widths 64
+/// and 32 (skipping zero values), 16 and 7 (compile-time widths), and 9 (a
+/// run-time one), with 1 and 2 threads (set before the call).
+template <typename Fn> void forEachCsrProduct(const CsrTilesCase &t, Fn fn) {
+  for (int threads : {1, 2})
+    for (const CsrBuffer *a : {&t.plain, &t.dropped})
+      for (bool transpose : {false, true})
+        for (int64_t n : {64, 32, 16, 7, 9}) {
+          SCOPED_TRACE("threads " + std::to_string(threads) +
+                       (a == &t.plain ? ", plain" : ", dropped") +
+                       (transpose ? ", a^T b" : ", a b") + ", n " +
+                       std::to_string(n));
+          gnnrt_cpu_set_num_threads(threads);
+          fn(*a, transpose, n);
+        }
+}
+
+TEST_F(TilesTest, CsrMatmulTilesGiveTheCsrMatmulBits) {
+  const CsrTilesCase &t = csrTilesCase();
+  ASSERT_GE(zeroValues(t.dropped), t.dropped.nnz / 4)
+      << "the whole kernel skips the zeros of the dropped matrix";
+  ASSERT_EQ(zeroValues(t.plain), 0);
+  forEachCsrProduct(t, [&](const CsrBuffer &a, bool transpose, int64_t n) {
+    const std::vector<float> b =
+        randomDense((transpose ? a.rows : a.cols) * n, 80 + n);
+    const std::vector<float> want = csrMatmul(a, transpose, b, n);
+    for (int64_t slots : csrTileSlots(a)) {
+      SCOPED_TRACE(std::to_string(slots) + " slots per tile");
+      CsrTileArgs args;
+      args.transpose = transpose;
+      args.slots = slots;
+      EXPECT_TRUE(sameBits(csrMatmulTiles(a, b, n, args), want));
+    }
+  });
+}
+
+// Forward: the rows of R_level, the others +0.0 or left as they were
+// (zero_rest). a^T b: every row of c, summing over the rows of a in R_level
+// only; b's other rows are not zero here, so a kernel that reads them
+// fails.
+TEST_F(TilesTest, CsrMatmulTilesWithRowSetsGiveTheCsrMatmulRowsBits) {
+  const CsrTilesCase &t = csrTilesCase();
+  ASSERT_EQ(t.sets.level(CsrTilesCase::kLongRow), 0);
+  ASSERT_LT(t.sets.counts()[0], t.sets.counts()[1]);
+  ASSERT_LT(t.sets.counts()[CsrTilesCase::kHops], CsrTilesCase::kRows)
+      << "some rows outside R_2";
+  forEachCsrProduct(t, [&](const CsrBuffer &a, bool transpose, int64_t n) {
+    const std::vector<float> b =
+        randomDense((transpose ? a.rows : a.cols) * n, 90 + n);
+    for (int64_t level = 0; level <= CsrTilesCase::kHops; ++level)
+      for (int zeroRest : {0, 1}) {
+        const std::vector<float> want =
+            csrMatmulRows(a, transpose, b, n, t.sets, level, zeroRest);
+        for (int64_t slots : csrTileSlots(a)) {
+          SCOPED_TRACE("level " + std::to_string(level) + ", zero_rest " +
+                       std::to_string(zeroRest) + ", " + std::to_string(slots) +
+                       " slots per tile");
+          CsrTileArgs args;
+          args.transpose = transpose;
+          args.slots = slots;
+          args.sets = &t.sets;
+          args.level = level;
+          args.zeroRest = zeroRest;
+          EXPECT_TRUE(sameBits(csrMatmulTiles(a, b, n, args), want));
+        }
+      }
+  });
+}
+
+// The whole kernels skip the +0.0 values of the dropped matrix only where
+// b is finite; with an infinity in a row of b that a +0.0 slot reads they
+// add 0 * inf = NaN, and so must the tiles.
+TEST_F(TilesTest, CsrMatmulTilesKeepTheNaNOfZeroTimesInfinity) {
+  const CsrTilesCase &t = csrTilesCase();
+  const CsrBuffer &a = t.dropped;
+  const gnnrt_csr_matrix v = a.view();
+  // A +0.0 slot in a row of R_0.
+  int64_t row = -1, slot = -1;
+  for (int64_t i = 0; i < a.rows && slot < 0; ++i)
+    for (int32_t s = v.indptr[i]; s < v.indptr[i + 1] && slot < 0; ++s)
+      if (t.sets.level(i) == 0 && v.values[s] == 0.0f) {
+        row = i;
+        slot = s;
+      }
+  ASSERT_GE(slot, 0) << "no zero value in R_0";
+  const int64_t n = 64;
+  for (int threads : {1, 2})
+    for (bool transpose : {false, true}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) +
+                   (transpose ? ", a^T b" : ", a b"));
+      gnnrt_cpu_set_num_threads(threads);
+      std::vector<float> b = randomDense((transpose ? a.rows : a.cols) * n, 99);
+      b[(transpose ? row : v.indices[slot]) * n + 5] =
+          std::numeric_limits<float>::infinity();
+      const int64_t out = transpose ? v.indices[slot] : row;
+      const std::vector<float> want = csrMatmul(a, transpose, b, n);
+      ASSERT_TRUE(std::isnan(want[out * n + 5]));
+      const std::vector<float> wantRows =
+          csrMatmulRows(a, transpose, b, n, t.sets, 0, 1);
+      ASSERT_TRUE(std::isnan(wantRows[out * n + 5]));
+      for (int64_t slots : {int64_t(3), a.nnz}) {
+        SCOPED_TRACE(std::to_string(slots) + " slots per tile");
+        CsrTileArgs args;
+        args.transpose = transpose;
+        args.slots = slots;
+        EXPECT_TRUE(sameBits(csrMatmulTiles(a, b, n, args), want));
+        args.sets = &t.sets;
+        EXPECT_TRUE(sameBits(csrMatmulTiles(a, b, n, args), wantRows));
+      }
+    }
+}
+
+// What the tiles copy: a piece record per output row and an index and a
+// value per slot, once each when one tile holds the whole matrix; a piece
+// per slot (and per row with none) in tiles of one slot. a^T b with row
+// sets copies only the slots of the rows of a in R_level.
+TEST_F(TilesTest, CsrMatmulTilesReportTheBytesCopied) {
+  const CsrTilesCase &t = csrTilesCase();
+  const CsrBuffer &a = t.plain;
+  const gnnrt_csr_matrix v = a.view();
+  const int64_t n = 4, rows = a.rows, cols = a.cols, nnz = a.nnz;
+  const std::vector<float> b = randomDense(std::max(rows, cols) * n, 100);
+  int64_t emptyRows = 0, emptyCols = 0;
+  for (int64_t i = 0; i < rows; ++i)
+    emptyRows += v.indptr[i + 1] == v.indptr[i];
+  for (int64_t j = 0; j < cols; ++j)
+    emptyCols += v.colptr[j + 1] == v.colptr[j];
+  ASSERT_GT(emptyRows, 0);
+  ASSERT_GT(emptyCols, 0);
+
+  CsrTileArgs args;
+  args.slots = nnz;
+  int64_t moved = 0;
+  csrMatmulTiles(a, b, n, args, &moved);
+  EXPECT_EQ(moved, 20 * rows + 8 * nnz);
+  csrMatmulTiles(a, b, n, args, &moved, kCsrSlotBytes - 1);
+  EXPECT_EQ(moved, 20 * rows + 8 * nnz) << "a partial slot holds nothing";
+  args.slots = 1;
+  csrMatmulTiles(a, b, n, args, &moved);
+  EXPECT_EQ(moved, 20 * (nnz + emptyRows) + 8 * nnz);
+  args.transpose = true;
+  args.slots = nnz;
+  csrMatmulTiles(a, b, n, args, &moved);
+  EXPECT_EQ(moved, 20 * cols + 8 * nnz);
+  args.slots = 1;
+  csrMatmulTiles(a, b, n, args, &moved);
+  EXPECT_EQ(moved, 20 * (nnz + emptyCols) + 8 * nnz);
+
+  args.sets = &t.sets;
+  for (int64_t level = 0; level <= CsrTilesCase::kHops; ++level) {
+    SCOPED_TRACE("level " + std::to_string(level));
+    args.level = level;
+    const int64_t kept = t.slotsUpTo(level);
+    // The columns with no slot in a row of R_level.
+    int64_t none = 0;
+    for (int64_t j = 0; j < cols; ++j) {
+      bool any = false;
+      for (int32_t s = v.colptr[j]; s < v.colptr[j + 1]; ++s)
+        any |= t.sets.level(v.rowidx[s]) <= level;
+      none += !any;
+    }
+    args.transpose = true;
+    args.slots = nnz;
+    csrMatmulTiles(a, b, n, args, &moved);
+    EXPECT_EQ(moved, 20 * cols + 8 * kept);
+    args.slots = 1;
+    csrMatmulTiles(a, b, n, args, &moved);
+    EXPECT_EQ(moved, 20 * (kept + none) + 8 * kept);
+    args.transpose = false;
+    args.slots = nnz;
+    csrMatmulTiles(a, b, n, args, &moved);
+    EXPECT_EQ(moved, 20 * t.sets.counts()[level] + 8 * kept);
+  }
+
+  // The count is added to.
+  std::vector<char> tile(kCsrSlotBytes * 16);
+  std::vector<float> c(static_cast<size_t>(rows * n));
+  moved = 1000;
+  ASSERT_EQ(gnnrt_cpu_csr_matmul_tiles(a.data(), rows, cols, nnz, 0, b.data(),
+                                       n, nullptr, 0, 0, 0, tile.data(),
+                                       kCsrSlotBytes * 16, c.data(), &moved),
+            GNNRT_OK);
+  EXPECT_GT(moved, 1000 + 8 * nnz);
+  const int64_t once = moved - 1000;
+  ASSERT_EQ(gnnrt_cpu_csr_matmul_tiles(a.data(), rows, cols, nnz, 0, b.data(),
+                                       n, nullptr, 0, 0, 0, tile.data(),
+                                       kCsrSlotBytes * 16, c.data(), &moved),
+            GNNRT_OK);
+  EXPECT_EQ(moved, 1000 + 2 * once);
+}
+
+TEST_F(TilesTest, CsrMatmulTilesRejectBadArguments) {
+  const CsrTilesCase &t = csrTilesCase();
+  const CsrBuffer &a = t.plain;
+  const int64_t n = 4, rows = a.rows, cols = a.cols, nnz = a.nnz;
+  const std::vector<float> b(static_cast<size_t>(cols * n), 1.0f);
+  std::vector<float> c(static_cast<size_t>(rows * n), NAN);
+  std::vector<char> tile(kCsrSlotBytes * 8);
+  RowSets sets = t.sets;
+  int64_t moved = 0;
+  auto call = [&](const void *m, int64_t z, const float *bp, int64_t width,
+                  const int32_t *rowSets, int64_t hops, int64_t level, void *tp,
+                  int64_t tileBytes, int64_t *out) {
+    return gnnrt_cpu_csr_matmul_tiles(m, rows, cols, z, 0, bp, width, rowSets,
+                                      hops, level, 1, tp, tileBytes, c.data(),
+                                      out);
+  };
+  const int64_t bytes = kCsrSlotBytes * 8, hops = CsrTilesCase::kHops;
+  // The tile.
+  EXPECT_EQ(call(a.data(), nnz, b.data(), n, nullptr, 0, 0, tile.data(),
+                 kCsrSlotBytes - 1, &moved),
+            GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(
+      call(a.data(), nnz, b.data(), n, nullptr, 0, 0, tile.data(), -28, &moved),
+      GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(
+      call(a.data(), nnz, b.data(), n, nullptr, 0, 0, nullptr, bytes, &moved),
+      GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(call(a.data(), nnz, b.data(), n, nullptr, 0, 0, tile.data(), bytes,
+                 nullptr),
+            GNNRT_ERR_NULL_POINTER);
+  // The product's own.
+  EXPECT_EQ(call(nullptr, nnz, b.data(), n, nullptr, 0, 0, tile.data(), bytes,
+                 &moved),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(call(a.data(), nnz, nullptr, n, nullptr, 0, 0, tile.data(), bytes,
+                 &moved),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(call(a.data(), nnz, b.data(), -1, nullptr, 0, 0, tile.data(), bytes,
+                 &moved),
+            GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(call(a.data(), nnz - 1, b.data(), n, nullptr, 0, 0, tile.data(),
+                 bytes, &moved),
+            GNNRT_ERR_BAD_ARGUMENT); // offsets that do not span nnz
+  EXPECT_EQ(gnnrt_cpu_csr_matmul_tiles(a.data(), rows, cols, nnz, 0, b.data(),
+                                       n, nullptr, 0, 0, 1, tile.data(), bytes,
+                                       nullptr, &moved),
+            GNNRT_ERR_NULL_POINTER);
+  // The row sets'.
+  EXPECT_EQ(call(a.data(), nnz, b.data(), n, sets.data(), -1, 0, tile.data(),
+                 bytes, &moved),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call(a.data(), nnz, b.data(), n, sets.data(), hops, hops + 1,
+                 tile.data(), bytes, &moved),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call(a.data(), nnz, b.data(), n, sets.data(), hops, -1, tile.data(),
+                 bytes, &moved),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call(a.data(), nnz - 1, b.data(), n, sets.data(), hops, 0,
+                 tile.data(), bytes, &moved),
+            GNNRT_ERR_BAD_ARGUMENT);
+  sets.buffer[1] = static_cast<int32_t>(rows + 1); // |R_1| beyond the rows
+  EXPECT_EQ(call(a.data(), nnz, b.data(), n, sets.data(), hops, 1, tile.data(),
+                 bytes, &moved),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(moved, 0) << "no call that failed copied anything";
+  for (float e : c)
+    ASSERT_TRUE(std::isnan(e)) << "no call that failed wrote c";
+  // The same calls with valid arguments succeed.
+  EXPECT_EQ(call(a.data(), nnz, b.data(), n, sets.data(), hops, 0, tile.data(),
+                 bytes, &moved),
+            GNNRT_OK);
+  EXPECT_EQ(call(a.data(), nnz, b.data(), n, nullptr, 0, 0, tile.data(), bytes,
+                 &moved),
+            GNNRT_OK);
 }
 
 } // namespace

@@ -188,6 +188,44 @@ TEST(OffloadHost, RoundTripIsByteExact) {
   EXPECT_EQ(tiers->bytesToDisk(), 0u);
 }
 
+// gnnrt_offload_host_block: the host copy itself, for a kernel that reads
+// it a tile at a time; nothing is copied or counted.
+TEST(OffloadHost, HostBlockIsTheCopy) {
+  auto tiers = makeTiers(hostConfig(1 * MiB));
+  ASSERT_TRUE(tiers);
+  std::vector<unsigned char> x(1000);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = static_cast<unsigned char>(i * 7 + 3);
+  ASSERT_EQ(tiers->offloadToHost(4, x.data(), 1000), GNNRT_OK);
+  const void *block = nullptr;
+  ASSERT_EQ(tiers->hostBlock(4, 1000, &block), GNNRT_OK);
+  ASSERT_NE(block, nullptr);
+  EXPECT_NE(block, static_cast<const void *>(x.data()));
+  EXPECT_EQ(std::memcmp(block, x.data(), 1000), 0);
+  EXPECT_EQ(tiers->bytesFromHost(), 0u);
+  // The wrong size, an unknown handle, a null result, a freed handle.
+  EXPECT_EQ(tiers->hostBlock(4, 999, &block), GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(block, nullptr);
+  EXPECT_NE(tiers->hostBlock(5, 1000, &block), GNNRT_OK);
+  EXPECT_EQ(tiers->hostBlock(4, 1000, nullptr), GNNRT_ERR_NULL_POINTER);
+  ASSERT_EQ(tiers->release(4), GNNRT_OK);
+  EXPECT_NE(tiers->hostBlock(4, 1000, &block), GNNRT_OK);
+}
+
+TEST(OffloadDisk, HostBlockOfAFileIsRefused) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  auto tiers = makeTiers(diskConfig(dir, 1 * MiB));
+  ASSERT_TRUE(tiers);
+  std::vector<unsigned char> x(100, 1);
+  ASSERT_EQ(tiers->offloadToDisk(0, x.data(), 100), GNNRT_OK);
+  const void *block = &x;
+  EXPECT_EQ(tiers->hostBlock(0, 100, &block), GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(block, nullptr);
+  EXPECT_NE(tiers->lastError().find("on disk"), std::string::npos);
+  EXPECT_EQ(tiers->sync(), GNNRT_OK);
+}
+
 /// A gnnrt_cpu_receptive_rows buffer over 6 rows with 1 hop: R_0 = {4},
 /// R_1 = {1, 4} (counts, levels, then the rows sorted by level and id).
 std::vector<int32_t> sixRowSets() {
