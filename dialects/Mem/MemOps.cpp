@@ -285,6 +285,20 @@ LogicalResult PrefetchOp::verify() {
         offload.getLevel() != getLevel())
       return emitOpError("must bring back the rows its mem.offload copied");
   }
+  if (getTileBytes()) {
+    // gnnrt_cpu_csr_matmul_tiles reads the host block of a whole CSR copy.
+    if (!gnn::isCsr(expected) || getRowSets())
+      return emitOpError("with tile_bytes brings back a whole CSR matrix");
+    if (getHandle().getType().getTier() != Tier::host)
+      return emitOpError("with tile_bytes reads a copy in the host tier");
+    for (OpOperand &use : getResult().getUses()) {
+      auto matmul = dyn_cast<gnn::MatmulOp>(use.getOwner());
+      if (!matmul || use.getOperandNumber() != 0)
+        return emitOpError("with tile_bytes may only be read as the left "
+                           "operand of a gnn.matmul, but '")
+               << use.getOwner()->getName() << "' reads it";
+    }
+  }
   return verifyTransferRows(*this, getRowSets(), getLevel(), expected);
 }
 
@@ -385,9 +399,18 @@ LogicalResult LoadHomeOp::verify() {
   if (failed(verifyHomeOperand(*this, getHome())))
     return failure();
   if (getTileBytes()) {
-    // The edge weights of aggregations that read their graph in tiles.
     if (getRowSets())
       return emitOpError("with tile_bytes copies no rows");
+    // A CSR matrix that products read (gnnrt_cpu_csr_matmul_tiles).
+    if (gnn::isCsr(getHome().getType())) {
+      for (OpOperand &use : getResult().getUses())
+        if (!isa<gnn::MatmulOp>(use.getOwner()) || use.getOperandNumber() != 0)
+          return emitOpError("with tile_bytes may only be read as the left "
+                             "operand of a gnn.matmul, but '")
+                 << use.getOwner()->getName() << "' reads it";
+      return success();
+    }
+    // The edge weights of aggregations that read their graph in tiles.
     for (OpOperand &use : getResult().getUses()) {
       auto spmm = dyn_cast<gnn::SpmmOp>(use.getOwner());
       if (!spmm || use.get() != spmm.getWeights() ||

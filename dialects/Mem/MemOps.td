@@ -100,14 +100,24 @@ def Mem_PrefetchOp : Mem_Op<"prefetch", [Mem_PlanEffects]> {
     made with the same rows: the rows of `R_k` land where they were, and
     the others hold whatever the buffer held (no op reads them).
 
+    With `tile_bytes`, the prefetch copies nothing: its result stands for
+    the host copy of a CSR matrix (`#gnn.csr`, offloaded to the host tier
+    whole), which each user, a `gnn.matmul` reading it as its left operand
+    (`A b` or `A^T b`), reads a tile at a time (a run of rows' or
+    columns' column or row indices and values, 28 bytes a slot with the
+    tile's piece records) through a device buffer of `tile_bytes` bytes,
+    the result's storage. The device then holds a tile of the matrix
+    instead of all of it, for the time of the product.
+
     Example:
     ```mlir
     %y = mem.prefetch %h {stream = 1} : !mem.offloaded<host, tensor<2708x16xf32>> -> tensor<2708x16xf32>
     %z = mem.prefetch %r rows %sets {level = 1 : i64} : !mem.offloaded<host, tensor<2708x16xf32>>, tensor<5419xi32> -> tensor<2708x16xf32>
+    %a = mem.prefetch %c {tile_bytes = 114688 : i64} : !mem.offloaded<host, tensor<2708x1433xf32, #gnn.csr<nnz = 49216>>> -> tensor<2708x1433xf32, #gnn.csr<nnz = 49216>>
     ```
   }];
   let arguments = !con((ins Mem_OffloadedType:$handle), Mem_RowArgs,
-                       (ins Mem_Stream:$stream));
+                       (ins Mem_Stream:$stream, Mem_TileBytes:$tile_bytes));
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $handle (`rows` $row_sets^)? attr-dict `:` qualified(type($handle))
@@ -116,7 +126,8 @@ def Mem_PrefetchOp : Mem_Op<"prefetch", [Mem_PlanEffects]> {
   let builders = [
     OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$handle), [{
       build($_builder, $_state, result, handle, /*row_sets=*/::mlir::Value(),
-            /*level=*/::mlir::IntegerAttr(), /*stream=*/nullptr);
+            /*level=*/::mlir::IntegerAttr(), /*stream=*/nullptr,
+            /*tile_bytes=*/nullptr);
     }]>
   ];
   let hasVerifier = 1;

@@ -865,15 +865,28 @@ OpCost tiledReads(SpmmOp spmm, const MachineProfile &profile) {
   return cost;
 }
 
+/// The tile bytes through which \p matmul reads its CSR left operand from
+/// host memory, if it does (a prefetch or a load from a home, for tiles).
+std::optional<uint64_t> csrTileBytesRead(MatmulOp matmul) {
+  if (auto prefetch = matmul.getLhs().getDefiningOp<mem::PrefetchOp>())
+    return prefetch.getTileBytes();
+  if (auto load = matmul.getLhs().getDefiningOp<mem::LoadHomeOp>())
+    return load.getTileBytes();
+  return std::nullopt;
+}
+
 OpCost estimateRows(Operation *op, const Pricer &p);
 
 OpCost estimate(Operation *op, const Pricer &p) {
   OpCost cost = estimateRows(op, p);
-  if (auto spmm = dyn_cast<SpmmOp>(op)) {
-    OpCost tiles = tiledReads(spmm, p.profile);
-    if (tiles.seconds > 0)
-      cost += tiles;
-  }
+  OpCost tiles;
+  if (auto spmm = dyn_cast<SpmmOp>(op))
+    tiles = tiledReads(spmm, p.profile);
+  else if (auto matmul = dyn_cast<MatmulOp>(op))
+    if (std::optional<uint64_t> tile = csrTileBytesRead(matmul))
+      tiles = tiledCsrReads(matmul, static_cast<int64_t>(*tile), p.profile);
+  if (tiles.seconds > 0)
+    cost += tiles;
   return cost;
 }
 
@@ -1142,6 +1155,9 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
         return cost;
       })
       .Case([&](mem::PrefetchOp o) {
+        // A prefetch for tiles copies nothing: its readers do (tiledReads).
+        if (o.getTileBytes())
+          return none;
         auto handle = cast<mem::OffloadedType>(o.getHandle().getType());
         bool disk = handle.getTier() == mem::Tier::disk;
         double bytes = copiedBytes(o.getResult(), o.getRowSets(), o.getLevel());
@@ -1210,6 +1226,30 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
 } // namespace
 
 double mlir::gnn::estimatedRowShare(Operation *op) { return rowShare(op); }
+
+OpCost mlir::gnn::tiledCsrReads(Operation *op, int64_t tileBytes,
+                                const MachineProfile &profile) {
+  auto matmul = cast<MatmulOp>(op);
+  auto type = cast<RankedTensorType>(matmul.getLhs().getType());
+  const double share = rowShare(matmul);
+  const auto slots = static_cast<int64_t>(
+      share * static_cast<double>(getCsrEncoding(type).getNnz()));
+  // A^T b has an output row per column of A, every one computed.
+  const int64_t outer =
+      matmul.getTransposeA()
+          ? type.getDimSize(1)
+          : static_cast<int64_t>(share *
+                                 static_cast<double>(type.getDimSize(0)));
+  const auto tileSlots =
+      static_cast<int64_t>(static_cast<uint64_t>(tileBytes) /
+                           gnnrt::footprint::kCsrTileBytesPerSlot);
+  OpCost cost;
+  cost.rate = CostRate::HostLink;
+  cost.seconds =
+      tiledReadSeconds(outer, slots, /*weightHeads=*/0, tileSlots, profile);
+  cost.bytes = tiledReadBytes(outer, slots, /*weightHeads=*/0);
+  return cost;
+}
 
 OpCost mlir::gnn::estimateOpCost(Operation *op, const MachineProfile &profile) {
   return estimate(op, Pricer(profile));

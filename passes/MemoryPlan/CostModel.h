@@ -233,6 +233,14 @@ double tiledWeightSeconds(double edges, int64_t weightHeads,
 double tiledReadSeconds(int64_t rows, int64_t edges, int64_t weightHeads,
                         int64_t tileSlots, const MachineProfile &profile);
 
+/// Seconds and bytes gnnrt_cpu_csr_matmul_tiles adds to \p matmul (whose
+/// left operand is a CSR matrix) when it reads that matrix from host memory
+/// in tiles of \p tileBytes: a piece record per output row and a column
+/// (or row) index and a value per slot read, at the share of rows it
+/// computes (`A b`) or sums over (`A^T b`), priced as tiledReadSeconds.
+OpCost tiledCsrReads(Operation *matmul, int64_t tileBytes,
+                     const MachineProfile &profile);
+
 /// Seconds to convert \p elements between f32 and bf16/f16 once (either
 /// way): a streaming kernel reading one width and writing the other,
 /// secondsPerOp + 6 * elements / memBytesPerSecond. 0 for elements <= 0.

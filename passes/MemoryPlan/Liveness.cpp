@@ -42,6 +42,9 @@ std::optional<int64_t> mlir::gnn::storageBytes(Value value) {
   if (auto load = value.getDefiningOp<mem::LoadGraphHomeOp>())
     if (std::optional<uint64_t> tile = load.getTileBytes())
       return static_cast<int64_t>(*tile);
+  if (auto prefetch = value.getDefiningOp<mem::PrefetchOp>())
+    if (std::optional<uint64_t> tile = prefetch.getTileBytes())
+      return static_cast<int64_t>(*tile);
   if (auto tensor = dyn_cast<RankedTensorType>(value.getType())) {
     std::optional<int64_t> element = elementBytes(tensor.getElementType());
     if (!element || !tensor.hasStaticShape())

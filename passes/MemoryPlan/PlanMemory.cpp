@@ -34,6 +34,7 @@
 #include "passes/Passes.h"
 
 #include "gnnrt/Footprint.h"
+#include "gnnrt/Kernels.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -184,6 +185,35 @@ int64_t weightTileBytes(int64_t edges, int64_t heads) {
   return static_cast<int64_t>(
       fp::align64(fp::tileSlots(static_cast<uint64_t>(edges)) *
                   fp::kWeightTileBytesPerSlot * static_cast<uint64_t>(heads)));
+}
+
+/// The device bytes of a tile of a CSR matrix of \p nnz stored values
+/// (gnnrt_cpu_csr_matmul_tiles): tileSlots' slots, but never more than
+/// the matrix has.
+int64_t csrTileBytes(int64_t nnz) {
+  namespace fp = gnnrt::footprint;
+  const uint64_t slots =
+      std::min(fp::tileSlots(static_cast<uint64_t>(nnz)),
+               static_cast<uint64_t>(std::max<int64_t>(nnz, 1)));
+  return static_cast<int64_t>(fp::align64(slots * fp::kCsrTileBytesPerSlot));
+}
+
+/// Whether every reader of \p value is a product reading it as its CSR
+/// left operand (`A b` or `A^T b`), which gnnrt_cpu_csr_matmul_tiles can
+/// read from host memory a tile at a time, and a tile is smaller than the
+/// matrix (a small matrix's tile, at 28 bytes a slot, is not).
+bool readByProductsOnly(Value value) {
+  auto csr = getCsrEncoding(value.getType());
+  if (!csr || value.use_empty())
+    return false;
+  auto type = cast<RankedTensorType>(value.getType());
+  if (csrTileBytes(csr.getNnz()) >= gnnrt_csr_matrix_bytes(type.getDimSize(0),
+                                                           type.getDimSize(1),
+                                                           csr.getNnz()))
+    return false;
+  return llvm::all_of(value.getUses(), [](OpOperand &use) {
+    return isa<MatmulOp>(use.getOwner()) && use.getOperandNumber() == 0;
+  });
 }
 
 /// Gives \p load, a copy in of the edge weights that \p spmm reads over a
@@ -437,6 +467,12 @@ constexpr int64_t kForbiddenBytes = std::numeric_limits<int64_t>::max() / 8;
 /// Or, for prepare's graphs and edge weights, before each use, but read a
 /// tile at a time by the aggregations that can (gnnrt_cpu_spmm_tiles).
 enum HomeStaging : int64_t { StageOnce = 0, StagePerUse = 1, StageTiles = 2 };
+
+/// How a saved tensor with a host fate comes back (Option::detail): copied
+/// to the device before its first backward use; or, for a CSR matrix that
+/// only products read, offloaded as soon as it is computed and read from
+/// the host a tile at a time by every product, the forward's too.
+enum SavedHost : int64_t { RestoreWhole = 0, ReadInTiles = 1 };
 
 /// Builds the Problem of one step and rewrites solutions into IR.
 class StepPlanner {
@@ -912,6 +948,22 @@ void StepPlanner::residentOptions(int c) {
     }
     cand.options.push_back(std::move(o));
   }
+  // Features that only products read (no input dropout): per use, read
+  // from the home a tile at a time by each product.
+  if (info.resultIndex < 0 && readByProductsOnly(info.value)) {
+    const int64_t tile =
+        csrTileBytes(getCsrEncoding(info.value.getType()).getNnz());
+    plan::Option o;
+    o.fate = Fate::Host;
+    o.detail = StageTiles;
+    o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
+    for (int64_t u : info.uses) {
+      o.seconds += tiledCsrReads(live.getSchedule()[u], tile, profile).seconds;
+      o.usage.push_back({Tier::Device, boundary(u), point(u), tile});
+    }
+    cand.options.push_back(std::move(o));
+    return;
+  }
   // prepare's edge weights, per use, read a tile at a time by the
   // aggregations that read their graph so: valid with the graphs' tiles.
   if (!info.prepared || graphTilesOption < 0 || info.resultIndex >= 0)
@@ -1075,6 +1127,28 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
       o.usage.push_back({Tier::Device, restored, info.end, info.bytes});
       cand.options.push_back(std::move(o));
     }
+    // A CSR matrix that only products read (dropout's features): to host
+    // memory right after its op, and every product, the forward's too,
+    // reads it a tile at a time. The device holds it only while its op
+    // writes it, and a tile during each product.
+    if (readByProductsOnly(info.value)) {
+      auto csr = getCsrEncoding(info.value.getType());
+      const int64_t tile = csrTileBytes(csr.getNnz());
+      const int64_t offloaded = boundary(info.def + 1);
+      plan::Option o;
+      o.fate = Fate::Host;
+      o.detail = ReadInTiles;
+      o.seconds =
+          transferSeconds(info.bytes, TransferTier::Host, false, profile);
+      o.usage.push_back({Tier::Device, point(info.def), offloaded, info.bytes});
+      o.usage.push_back({Tier::Host, offloaded, info.end, info.bytes});
+      for (Operation *user : info.value.getUsers()) {
+        const int64_t u = live.getIndex(user);
+        o.usage.push_back({Tier::Device, boundary(u), point(u), tile});
+        o.seconds += tiledCsrReads(user, tile, profile).seconds;
+      }
+      cand.options.push_back(std::move(o));
+    }
     auto type = cast<RankedTensorType>(info.value.getType());
     if (allowNarrow && type.getElementType().isF32() && !getCsrEncoding(type)) {
       int64_t narrow = alignToArena(type.getNumElements() *
@@ -1129,7 +1203,17 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
     Location loc = value.getLoc();
     auto type = cast<RankedTensorType>(value.getType());
     Value handle;
-    if (o.fate == Fate::Host || o.fate == Fate::Disk) {
+    const bool inTiles = o.fate == Fate::Host && o.detail == ReadInTiles;
+    if (inTiles) {
+      // Offloaded right after its op; the products read the host copy.
+      b.setInsertionPoint(ops[info.def + 1]);
+      auto op = b.create<mem::OffloadOp>(
+          loc, mem::OffloadedType::get(ctx, mem::Tier::host, type), value,
+          mem::Tier::host);
+      op->setAttr("mem.handle", b.getI64IntegerAttr(handles++));
+      position[op] = 2 * (info.def + 1);
+      handle = op;
+    } else if (o.fate == Fate::Host || o.fate == Fate::Disk) {
       mem::Tier tier = o.fate == Fate::Host ? mem::Tier::host : mem::Tier::disk;
       auto op = b.create<mem::OffloadOp>(
           loc, mem::OffloadedType::get(ctx, tier, type), value, tier);
@@ -1155,6 +1239,32 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       continue;
     const CandidateInfo &info = candidates[c];
     Value value = toTarget.lookup(info.value);
+    if (o.fate == Fate::Host && o.detail == ReadInTiles) {
+      // Each product reads the host copy through its own tile; the copy
+      // is freed after the last.
+      auto csr = getCsrEncoding(value.getType());
+      SmallVector<OpOperand *> reads;
+      for (OpOperand &use : value.getUses())
+        if (isa<MatmulOp>(use.getOwner()))
+          reads.push_back(&use);
+      Operation *last = nullptr;
+      for (OpOperand *use : reads) {
+        Operation *user = use->getOwner();
+        b.setInsertionPoint(user);
+        auto prefetch =
+            b.create<mem::PrefetchOp>(value.getLoc(), value.getType(), handle);
+        prefetch.setTileBytes(
+            static_cast<uint64_t>(csrTileBytes(csr.getNnz())));
+        position[prefetch] = position.lookup(user) - 1;
+        use->set(prefetch);
+        if (!last || position.lookup(user) > position.lookup(last))
+          last = user;
+      }
+      b.setInsertionPointAfter(last);
+      auto free = b.create<mem::FreeOp>(value.getLoc(), handle);
+      position[free] = position.lookup(last) + 1;
+      continue;
+    }
     Operation *before = ops[info.firstBackward];
     b.setInsertionPoint(before);
     Location loc = value.getLoc();
@@ -1241,9 +1351,20 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       auto load = loadHome();
       arg.replaceAllUsesExcept(load, load);
     } else {
+      const bool productTiles =
+          o.detail == StageTiles && readByProductsOnly(info.value);
       for (int64_t u : info.uses) {
         Operation *user = ops[u];
         b.setInsertionPoint(user);
+        if (productTiles) {
+          // Features read a tile at a time: no copy, no rows.
+          auto load =
+              b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
+          load.setTileBytes(static_cast<uint64_t>(
+              csrTileBytes(getCsrEncoding(arg.getType()).getNnz())));
+          user->replaceUsesOfWith(arg, load);
+          continue;
+        }
         auto load = loadHome();
         // Edge weights read a tile at a time with their graph (the graphs'
         // candidate comes last, so the aggregation still reads its
@@ -1321,6 +1442,18 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
       continue;
     if (isa<GraphType>(arg.getType())) {
       loadGraphViews(b, arg, /*perUse=*/tiledGraphs, /*tiles=*/tiledGraphs);
+      continue;
+    }
+    if (readByProductsOnly(arg)) {
+      // Features that only products read (predict's, say): read from the
+      // home a tile at a time, never whole on the device.
+      const int64_t tile = csrTileBytes(getCsrEncoding(arg.getType()).getNnz());
+      for (OpOperand &use : llvm::make_early_inc_range(arg.getUses())) {
+        b.setInsertionPoint(use.getOwner());
+        auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
+        load.setTileBytes(static_cast<uint64_t>(tile));
+        use.set(load);
+      }
       continue;
     }
     if (tiledWeights.contains(key(f, arg.getArgNumber(), false))) {

@@ -15,6 +15,7 @@
 #include "dialects/Gnn/RowSets.h"
 #include "dialects/Mem/MemOps.h"
 #include "dialects/Train/TrainOps.h"
+#include "gnnrt/Kernels.h"
 #include "passes/MemoryPlan/Liveness.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -513,6 +514,22 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     if (failed(defineAll(op)))
       return failure();
     Value y = prefetch.getResult();
+    if (std::optional<uint64_t> tile = prefetch.getTileBytes()) {
+      // Nothing copied here: gnnrt_cpu_csr_matmul_tiles reads the host copy
+      // through the tile, the value's arena slot.
+      auto type = cast<RankedTensorType>(y.getType());
+      std::string block = "v" + std::to_string(counter++);
+      os << "  const void *" << block << " = nullptr;\n";
+      call("gnnrt_offload_host_block",
+           {"tiers", name(prefetch.getHandle()),
+            std::to_string(
+                gnnrt_csr_matrix_bytes(type.getDimSize(0), type.getDimSize(1),
+                                       getCsrEncoding(type).getNnz())),
+            "&" + block});
+      tileOf[y] = {"(void *)" + names[y], std::to_string(*tile)};
+      names[y] = block;
+      return success();
+    }
     if (Value sets = prefetch.getRowSets()) {
       SmallVector<std::string> args = {"tiers", name(prefetch.getHandle()),
                                        names[y]};
@@ -540,7 +557,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     Value result = op->getResult(0);
     if (auto load = dyn_cast<mem::LoadHomeOp>(op);
         load && load.getTileBytes()) {
-      // Edge weights its aggregation reads a tile at a time: nothing here.
+      // Edge weights its aggregation reads, or a CSR matrix its products
+      // read, a tile at a time: nothing here.
       tileOf[result] = {"(void *)" + names[result],
                         std::to_string(*load.getTileBytes())};
       std::string home = name(load.getHome()); // a copy, as above
@@ -701,6 +719,30 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       .Case([&](MatmulOp o) {
         Value result = o.getResult();
         auto csr = getCsrEncoding(o.getLhs().getType());
+        if (auto tile = tileOf.find(o.getLhs()); tile != tileOf.end()) {
+          // The CSR matrix read from host memory a tile at a time; the
+          // bytes copied count as bytes from the host tier.
+          SmallVector<std::string> sets = {"nullptr", "0", "0", "0"};
+          if (Value rs = o.getRowSets())
+            sets = {name(rs), i64(rowSetsHops(rs, o.getLhs())),
+                    i64(*o.getLevel()), zeroRest(op)};
+          std::string moved = "v" + std::to_string(counter++);
+          os << "  int64_t " << moved << " = 0;\n";
+          SmallVector<std::string> args = {name(o.getLhs()),
+                                           d(o.getLhs(), 0),
+                                           d(o.getLhs(), 1),
+                                           i64(csr.getNnz()),
+                                           o.getTransposeA() ? "1" : "0",
+                                           name(o.getRhs()),
+                                           d(result, 1)};
+          llvm::append_range(args, sets);
+          llvm::append_range(args, SmallVector<std::string>{
+                                       tile->second.first, tile->second.second,
+                                       out(), "&" + moved});
+          call("gnnrt_cpu_csr_matmul_tiles", args);
+          call("gnnrt_home_note_loaded", {"tiers", moved});
+          return success();
+        }
         if (Value sets = o.getRowSets(); sets && csr) {
           call("gnnrt_cpu_csr_matmul_rows",
                {name(o.getLhs()), d(o.getLhs(), 0), d(o.getLhs(), 1),

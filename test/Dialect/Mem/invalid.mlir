@@ -399,3 +399,40 @@ func.func @load_home_tiles_zero(%w: tensor<6xf32> {mem.home = "host"}) {
   %w0 = mem.load_home %w {tile_bytes = 0 : i64} : tensor<6xf32>
   return
 }
+
+// -----
+
+func.func @prefetch_tiles_dense(%x: tensor<4x8xf32>) {
+  %h = mem.offload %x to host : tensor<4x8xf32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  // expected-error @+1 {{with tile_bytes brings back a whole CSR matrix}}
+  %t = mem.prefetch %h {tile_bytes = 112 : i64} : !mem.offloaded<host, tensor<4x8xf32>> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @prefetch_tiles_disk(%a: tensor<4x6xf32, #gnn.csr<nnz = 5>>) {
+  %h = mem.offload %a to disk : tensor<4x6xf32, #gnn.csr<nnz = 5>> -> !mem.offloaded<disk, tensor<4x6xf32, #gnn.csr<nnz = 5>>>
+  // expected-error @+1 {{with tile_bytes reads a copy in the host tier}}
+  %t = mem.prefetch %h {tile_bytes = 112 : i64} : !mem.offloaded<disk, tensor<4x6xf32, #gnn.csr<nnz = 5>>> -> tensor<4x6xf32, #gnn.csr<nnz = 5>>
+  return
+}
+
+// -----
+
+func.func @prefetch_tiles_dropout(%a: tensor<4x6xf32, #gnn.csr<nnz = 5>>, %k: !gnn.rng_key) {
+  %h = mem.offload %a to host : tensor<4x6xf32, #gnn.csr<nnz = 5>> -> !mem.offloaded<host, tensor<4x6xf32, #gnn.csr<nnz = 5>>>
+  // expected-error @+1 {{with tile_bytes may only be read as the left operand of a gnn.matmul, but 'gnn.dropout' reads it}}
+  %t = mem.prefetch %h {tile_bytes = 112 : i64} : !mem.offloaded<host, tensor<4x6xf32, #gnn.csr<nnz = 5>>> -> tensor<4x6xf32, #gnn.csr<nnz = 5>>
+  %d = gnn.dropout %t, %k {p = 5.000000e-01 : f64, stream = 0 : i64} : tensor<4x6xf32, #gnn.csr<nnz = 5>>
+  return
+}
+
+// -----
+
+func.func @load_home_csr_tiles_dropout(%f: tensor<4x6xf32, #gnn.csr<nnz = 5>> {mem.home = "host"}, %k: !gnn.rng_key) {
+  // expected-error @+1 {{with tile_bytes may only be read as the left operand of a gnn.matmul, but 'gnn.dropout' reads it}}
+  %f0 = mem.load_home %f {tile_bytes = 112 : i64} : tensor<4x6xf32, #gnn.csr<nnz = 5>>
+  %d = gnn.dropout %f0, %k {p = 5.000000e-01 : f64, stream = 0 : i64} : tensor<4x6xf32, #gnn.csr<nnz = 5>>
+  return
+}

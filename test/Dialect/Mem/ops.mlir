@@ -75,6 +75,25 @@ func.func @load_graph_home_tiles(%g: !gnn.graph<4x6> {mem.home = "host"}, %x: te
   return %y : tensor<4x8xf32>
 }
 
+// A CSR matrix offloaded whole, then read from the host copy a tile at a
+// time by both products; features read from their home the same way.
+// CHECK-LABEL: func.func @csr_tiles
+func.func @csr_tiles(%a: tensor<4x6xf32, #gnn.csr<nnz = 5>>, %f: tensor<4x6xf32, #gnn.csr<nnz = 5>> {mem.home = "host"}, %w: tensor<6x2xf32>, %g: tensor<4x2xf32>) -> (tensor<4x2xf32>, tensor<6x2xf32>, tensor<4x2xf32>) {
+  // CHECK: %[[H:.*]] = mem.offload
+  %h = mem.offload %a to host : tensor<4x6xf32, #gnn.csr<nnz = 5>> -> !mem.offloaded<host, tensor<4x6xf32, #gnn.csr<nnz = 5>>>
+  // CHECK: %[[T:.*]] = mem.prefetch %[[H]] {tile_bytes = 112 : i64}
+  %t = mem.prefetch %h {tile_bytes = 112 : i64} : !mem.offloaded<host, tensor<4x6xf32, #gnn.csr<nnz = 5>>> -> tensor<4x6xf32, #gnn.csr<nnz = 5>>
+  // CHECK: gnn.matmul %[[T]]
+  %y = gnn.matmul %t, %w : (tensor<4x6xf32, #gnn.csr<nnz = 5>>, tensor<6x2xf32>) -> tensor<4x2xf32>
+  %t2 = mem.prefetch %h {tile_bytes = 112 : i64} : !mem.offloaded<host, tensor<4x6xf32, #gnn.csr<nnz = 5>>> -> tensor<4x6xf32, #gnn.csr<nnz = 5>>
+  %dw = gnn.matmul %t2, %g {transpose_a} : (tensor<4x6xf32, #gnn.csr<nnz = 5>>, tensor<4x2xf32>) -> tensor<6x2xf32>
+  mem.free %h : !mem.offloaded<host, tensor<4x6xf32, #gnn.csr<nnz = 5>>>
+  // CHECK: mem.load_home %{{.*}} {tile_bytes = 112 : i64} : tensor<4x6xf32, #gnn.csr<nnz = 5>>
+  %f0 = mem.load_home %f {tile_bytes = 112 : i64} : tensor<4x6xf32, #gnn.csr<nnz = 5>>
+  %z = gnn.matmul %f0, %w : (tensor<4x6xf32, #gnn.csr<nnz = 5>>, tensor<6x2xf32>) -> tensor<4x2xf32>
+  return %y, %dw, %z : tensor<4x2xf32>, tensor<6x2xf32>, tensor<4x2xf32>
+}
+
 // CHECK-LABEL: func.func @recompute
 // CHECK-SAME: (%[[A:.*]]: tensor<8x4xf32>, %[[W:.*]]: tensor<4x4xf32>)
 func.func @recompute(%a: tensor<8x4xf32>, %w: tensor<4x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {

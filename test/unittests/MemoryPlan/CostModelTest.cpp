@@ -383,6 +383,43 @@ func.func @m(%x: tensor<100x16xf32>) -> tensor<100x16xf32> {
   EXPECT_EQ(rc.rate, CostRate::Memory);
 }
 
+// A product reading its CSR matrix from host memory in tiles pays the tiles'
+// copies on top of its kernel: a piece record per output row (the rows of
+// A b, the columns of A^T b) and 8 bytes per stored value; the prefetch and
+// the load for tiles copy nothing themselves.
+TEST_F(CostModelTest, CsrProductsInTilesPayTheirCopies) {
+  parse(R"mlir(
+func.func @m(%a: tensor<100x30xf32, #gnn.csr<nnz = 400>>, %f: tensor<100x30xf32, #gnn.csr<nnz = 400>> {mem.home = "host"}, %a2: tensor<100x30xf32, #gnn.csr<nnz = 400>>, %w: tensor<30x16xf32>, %g: tensor<100x16xf32>) -> (tensor<100x16xf32>, tensor<30x16xf32>, tensor<100x16xf32>, tensor<100x16xf32>) {
+  %h = mem.offload %a to host : tensor<100x30xf32, #gnn.csr<nnz = 400>> -> !mem.offloaded<host, tensor<100x30xf32, #gnn.csr<nnz = 400>>>
+  %t = mem.prefetch %h {tile_bytes = 2800 : i64} : !mem.offloaded<host, tensor<100x30xf32, #gnn.csr<nnz = 400>>> -> tensor<100x30xf32, #gnn.csr<nnz = 400>>
+  %y = gnn.matmul %t, %w : (tensor<100x30xf32, #gnn.csr<nnz = 400>>, tensor<30x16xf32>) -> tensor<100x16xf32>
+  %t2 = mem.prefetch %h {tile_bytes = 2800 : i64} : !mem.offloaded<host, tensor<100x30xf32, #gnn.csr<nnz = 400>>> -> tensor<100x30xf32, #gnn.csr<nnz = 400>>
+  %dw = gnn.matmul %t2, %g {transpose_a} : (tensor<100x30xf32, #gnn.csr<nnz = 400>>, tensor<100x16xf32>) -> tensor<30x16xf32>
+  mem.free %h : !mem.offloaded<host, tensor<100x30xf32, #gnn.csr<nnz = 400>>>
+  %f0 = mem.load_home %f {tile_bytes = 2800 : i64} : tensor<100x30xf32, #gnn.csr<nnz = 400>>
+  %z = gnn.matmul %f0, %w : (tensor<100x30xf32, #gnn.csr<nnz = 400>>, tensor<30x16xf32>) -> tensor<100x16xf32>
+  %whole = gnn.matmul %a2, %w : (tensor<100x30xf32, #gnn.csr<nnz = 400>>, tensor<30x16xf32>) -> tensor<100x16xf32>
+  return %y, %dw, %z, %whole : tensor<100x16xf32>, tensor<30x16xf32>, tensor<100x16xf32>, tensor<100x16xf32>
+}
+)mlir");
+  EXPECT_EQ(cost("t").seconds, 0);
+  EXPECT_EQ(cost("f0").seconds, 0);
+  // 2800 bytes are 100 slots: 4 tiles of the 400 stored values.
+  const OpCost kernel = cost("whole");
+  const double forward =
+      tiledReadSeconds(100, 400, /*weightHeads=*/0, 100, profile);
+  EXPECT_DOUBLE_EQ(forward, 4 * profile.secondsPerOp +
+                                (20.0 * 100 + 8.0 * 400) /
+                                    profile.hostLinkBytesPerSecond);
+  EXPECT_DOUBLE_EQ(cost("y").seconds, kernel.seconds + forward);
+  EXPECT_DOUBLE_EQ(cost("z").seconds, kernel.seconds + forward);
+  EXPECT_DOUBLE_EQ(cost("y").bytes, kernel.bytes + 20.0 * 100 + 8.0 * 400);
+  // A^T b: a piece per column of A.
+  EXPECT_DOUBLE_EQ(tiledCsrReads(op("dw"), 2800, profile).seconds,
+                   tiledReadSeconds(30, 400, 0, 100, profile));
+  EXPECT_EQ(tiledCsrReads(op("dw"), 2800, profile).rate, CostRate::HostLink);
+}
+
 TEST(CostModel, TransferAndConvertFormulas) {
   MachineProfile p = testProfile();
   // Host: (1 - 0.25) of the copy at 2e9 B/s.
