@@ -274,6 +274,23 @@ LogicalResult OffloadOp::verify() {
                           "was offloaded (use the mem.prefetch result)");
 }
 
+Operation *mlir::mem::nonProductReader(Value csr) {
+  for (OpOperand &use : csr.getUses())
+    if (!isa<gnn::MatmulOp>(use.getOwner()) || use.getOperandNumber() != 0)
+      return use.getOwner();
+  return nullptr;
+}
+
+/// A CSR matrix that \p op (with `tile_bytes`) leaves in host memory is
+/// read by products only.
+static LogicalResult verifyReadByProducts(Operation *op) {
+  if (Operation *reader = nonProductReader(op->getResult(0)))
+    return op->emitOpError("with tile_bytes may only be read as the left "
+                           "operand of a gnn.matmul, but '")
+           << reader->getName() << "' reads it";
+  return success();
+}
+
 LogicalResult PrefetchOp::verify() {
   RankedTensorType expected = getHandle().getType().getTensorType();
   if (getResult().getType() != expected)
@@ -291,13 +308,8 @@ LogicalResult PrefetchOp::verify() {
       return emitOpError("with tile_bytes brings back a whole CSR matrix");
     if (getHandle().getType().getTier() != Tier::host)
       return emitOpError("with tile_bytes reads a copy in the host tier");
-    for (OpOperand &use : getResult().getUses()) {
-      auto matmul = dyn_cast<gnn::MatmulOp>(use.getOwner());
-      if (!matmul || use.getOperandNumber() != 0)
-        return emitOpError("with tile_bytes may only be read as the left "
-                           "operand of a gnn.matmul, but '")
-               << use.getOwner()->getName() << "' reads it";
-    }
+    if (failed(verifyReadByProducts(*this)))
+      return failure();
   }
   return verifyTransferRows(*this, getRowSets(), getLevel(), expected);
 }
@@ -402,14 +414,8 @@ LogicalResult LoadHomeOp::verify() {
     if (getRowSets())
       return emitOpError("with tile_bytes copies no rows");
     // A CSR matrix that products read (gnnrt_cpu_csr_matmul_tiles).
-    if (gnn::isCsr(getHome().getType())) {
-      for (OpOperand &use : getResult().getUses())
-        if (!isa<gnn::MatmulOp>(use.getOwner()) || use.getOperandNumber() != 0)
-          return emitOpError("with tile_bytes may only be read as the left "
-                             "operand of a gnn.matmul, but '")
-                 << use.getOwner()->getName() << "' reads it";
-      return success();
-    }
+    if (gnn::isCsr(getHome().getType()))
+      return verifyReadByProducts(*this);
     // The edge weights of aggregations that read their graph in tiles.
     for (OpOperand &use : getResult().getUses()) {
       auto spmm = dyn_cast<gnn::SpmmOp>(use.getOwner());

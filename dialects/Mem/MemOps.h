@@ -50,6 +50,12 @@ namespace mlir::mem {
 /// not the gnn dialect's.
 enum class GraphView { In, Out };
 std::optional<GraphView> graphViewReadBy(Operation *user);
+
+/// The first reader of \p csr that is not a `gnn.matmul` reading it as its
+/// left operand (`A b` or `A^T b`), or nullptr when there is none: products
+/// are what can read a CSR matrix from host memory a tile at a time
+/// (`tile_bytes`, gnnrt_cpu_csr_matmul_tiles).
+Operation *nonProductReader(Value csr);
 } // namespace mlir::mem
 
 #endif // GNNC_DIALECTS_MEM_MEMOPS_H

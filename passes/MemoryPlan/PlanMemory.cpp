@@ -198,22 +198,30 @@ int64_t csrTileBytes(int64_t nnz) {
   return static_cast<int64_t>(fp::align64(slots * fp::kCsrTileBytesPerSlot));
 }
 
-/// Whether every reader of \p value is a product reading it as its CSR
-/// left operand (`A b` or `A^T b`), which gnnrt_cpu_csr_matmul_tiles can
-/// read from host memory a tile at a time, and a tile is smaller than the
-/// matrix (a small matrix's tile, at 28 bytes a slot, is not).
-bool readByProductsOnly(Value value) {
+/// The tile bytes through which products would read \p value, a CSR
+/// matrix, from host memory (gnnrt_cpu_csr_matmul_tiles): when only
+/// products read it and a tile is smaller than the matrix (a small
+/// matrix's tile, at 28 bytes a slot, is not).
+std::optional<int64_t> productTileBytes(Value value) {
   auto csr = getCsrEncoding(value.getType());
-  if (!csr || value.use_empty())
-    return false;
+  if (!csr || value.use_empty() || mem::nonProductReader(value))
+    return std::nullopt;
   auto type = cast<RankedTensorType>(value.getType());
-  if (csrTileBytes(csr.getNnz()) >= gnnrt_csr_matrix_bytes(type.getDimSize(0),
-                                                           type.getDimSize(1),
-                                                           csr.getNnz()))
-    return false;
-  return llvm::all_of(value.getUses(), [](OpOperand &use) {
-    return isa<MatmulOp>(use.getOwner()) && use.getOperandNumber() == 0;
-  });
+  const int64_t tile = csrTileBytes(csr.getNnz());
+  if (tile >= gnnrt_csr_matrix_bytes(type.getDimSize(0), type.getDimSize(1),
+                                     csr.getNnz()))
+    return std::nullopt;
+  return tile;
+}
+
+/// Before \p user, a product reading \p arg (a host-homed CSR matrix) a
+/// tile of \p tile bytes at a time, a load from the home that copies
+/// nothing, which \p user then reads.
+void loadCsrTiles(OpBuilder &b, Value arg, Operation *user, int64_t tile) {
+  b.setInsertionPoint(user);
+  auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
+  load.setTileBytes(static_cast<uint64_t>(tile));
+  user->replaceUsesOfWith(arg, load);
 }
 
 /// Gives \p load, a copy in of the edge weights that \p spmm reads over a
@@ -950,16 +958,15 @@ void StepPlanner::residentOptions(int c) {
   }
   // Features that only products read (no input dropout): per use, read
   // from the home a tile at a time by each product.
-  if (info.resultIndex < 0 && readByProductsOnly(info.value)) {
-    const int64_t tile =
-        csrTileBytes(getCsrEncoding(info.value.getType()).getNnz());
+  std::optional<int64_t> tile = productTileBytes(info.value);
+  if (info.resultIndex < 0 && tile) {
     plan::Option o;
     o.fate = Fate::Host;
     o.detail = StageTiles;
     o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
     for (int64_t u : info.uses) {
-      o.seconds += tiledCsrReads(live.getSchedule()[u], tile, profile).seconds;
-      o.usage.push_back({Tier::Device, boundary(u), point(u), tile});
+      o.seconds += tiledCsrReads(live.getSchedule()[u], *tile, profile).seconds;
+      o.usage.push_back({Tier::Device, boundary(u), point(u), *tile});
     }
     cand.options.push_back(std::move(o));
     return;
@@ -1131,9 +1138,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
     // memory right after its op, and every product, the forward's too,
     // reads it a tile at a time. The device holds it only while its op
     // writes it, and a tile during each product.
-    if (readByProductsOnly(info.value)) {
-      auto csr = getCsrEncoding(info.value.getType());
-      const int64_t tile = csrTileBytes(csr.getNnz());
+    if (std::optional<int64_t> tile = productTileBytes(info.value)) {
       const int64_t offloaded = boundary(info.def + 1);
       plan::Option o;
       o.fate = Fate::Host;
@@ -1144,8 +1149,8 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
       o.usage.push_back({Tier::Host, offloaded, info.end, info.bytes});
       for (Operation *user : info.value.getUsers()) {
         const int64_t u = live.getIndex(user);
-        o.usage.push_back({Tier::Device, boundary(u), point(u), tile});
-        o.seconds += tiledCsrReads(user, tile, profile).seconds;
+        o.usage.push_back({Tier::Device, boundary(u), point(u), *tile});
+        o.seconds += tiledCsrReads(user, *tile, profile).seconds;
       }
       cand.options.push_back(std::move(o));
     }
@@ -1240,9 +1245,9 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
     const CandidateInfo &info = candidates[c];
     Value value = toTarget.lookup(info.value);
     if (o.fate == Fate::Host && o.detail == ReadInTiles) {
-      // Each product reads the host copy through its own tile; the copy
-      // is freed after the last.
-      auto csr = getCsrEncoding(value.getType());
+      // Each product reads the host copy through its own tile (the size
+      // the option was priced at); the copy is freed after the last.
+      const int64_t tile = *productTileBytes(info.value);
       SmallVector<OpOperand *> reads;
       for (OpOperand &use : value.getUses())
         if (isa<MatmulOp>(use.getOwner()))
@@ -1253,8 +1258,7 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
         b.setInsertionPoint(user);
         auto prefetch =
             b.create<mem::PrefetchOp>(value.getLoc(), value.getType(), handle);
-        prefetch.setTileBytes(
-            static_cast<uint64_t>(csrTileBytes(csr.getNnz())));
+        prefetch.setTileBytes(static_cast<uint64_t>(tile));
         position[prefetch] = position.lookup(user) - 1;
         use->set(prefetch);
         if (!last || position.lookup(user) > position.lookup(last))
@@ -1351,20 +1355,17 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       auto load = loadHome();
       arg.replaceAllUsesExcept(load, load);
     } else {
-      const bool productTiles =
-          o.detail == StageTiles && readByProductsOnly(info.value);
+      // Features read a tile at a time by products: no copy, no rows.
+      std::optional<int64_t> productTiles;
+      if (o.detail == StageTiles)
+        productTiles = productTileBytes(info.value);
       for (int64_t u : info.uses) {
         Operation *user = ops[u];
-        b.setInsertionPoint(user);
         if (productTiles) {
-          // Features read a tile at a time: no copy, no rows.
-          auto load =
-              b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
-          load.setTileBytes(static_cast<uint64_t>(
-              csrTileBytes(getCsrEncoding(arg.getType()).getNnz())));
-          user->replaceUsesOfWith(arg, load);
+          loadCsrTiles(b, arg, user, *productTiles);
           continue;
         }
+        b.setInsertionPoint(user);
         auto load = loadHome();
         // Edge weights read a tile at a time with their graph (the graphs'
         // candidate comes last, so the aggregation still reads its
@@ -1444,16 +1445,11 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
       loadGraphViews(b, arg, /*perUse=*/tiledGraphs, /*tiles=*/tiledGraphs);
       continue;
     }
-    if (readByProductsOnly(arg)) {
+    if (std::optional<int64_t> tile = productTileBytes(arg)) {
       // Features that only products read (predict's, say): read from the
       // home a tile at a time, never whole on the device.
-      const int64_t tile = csrTileBytes(getCsrEncoding(arg.getType()).getNnz());
-      for (OpOperand &use : llvm::make_early_inc_range(arg.getUses())) {
-        b.setInsertionPoint(use.getOwner());
-        auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
-        load.setTileBytes(static_cast<uint64_t>(tile));
-        use.set(load);
-      }
+      for (Operation *user : llvm::to_vector(arg.getUsers()))
+        loadCsrTiles(b, arg, user, *tile);
       continue;
     }
     if (tiledWeights.contains(key(f, arg.getArgNumber(), false))) {

@@ -156,6 +156,10 @@ struct OffloadTiers::Impl {
                       const char *operation, int &status);
   /// The entry of a live \p handle, or nullptr with the error set.
   Entry *liveEntry(int32_t handle, const char *operation, int &status);
+  /// liveEntry, also checking that the handle holds \p bytes bytes (the
+  /// callers that read the whole copy: prefetch, host block).
+  Entry *wholeEntry(int32_t handle, int64_t bytes, const char *operation,
+                    int &status);
 
   /// A block of \p size bytes of the host tier, or nullptr with the error
   /// set (GNNRT_ERR_HOST_FULL); \p what names the tensor in messages
@@ -834,6 +838,19 @@ int OffloadTiers::offloadToDisk(int32_t handle, const void *src,
   return GNNRT_OK;
 }
 
+Entry *OffloadTiers::Impl::wholeEntry(int32_t handle, int64_t bytes,
+                                      const char *operation, int &status) {
+  Entry *entry = liveEntry(handle, operation, status);
+  if (entry && (bytes < 0 || static_cast<uint64_t>(bytes) != entry->bytes)) {
+    status = fail(GNNRT_ERR_BAD_SIZE,
+                  std::string(operation) + ": " + handleName(handle) +
+                      " holds " + std::to_string(entry->bytes) +
+                      " bytes, not " + std::to_string(bytes));
+    return nullptr;
+  }
+  return entry;
+}
+
 int OffloadTiers::hostBlock(int32_t handle, int64_t bytes, const void **block) {
   Impl &d = *impl;
   if (!block)
@@ -841,14 +858,9 @@ int OffloadTiers::hostBlock(int32_t handle, int64_t bytes, const void **block) {
                   "host block: " + handleName(handle) + ": no result pointer");
   *block = nullptr;
   int status = GNNRT_OK;
-  Entry *entry = d.liveEntry(handle, "host block", status);
+  Entry *entry = d.wholeEntry(handle, bytes, "host block", status);
   if (!entry)
     return status;
-  if (bytes < 0 || static_cast<uint64_t>(bytes) != entry->bytes)
-    return d.fail(GNNRT_ERR_BAD_SIZE,
-                  "host block: " + handleName(handle) + " holds " +
-                      std::to_string(entry->bytes) + " bytes, not " +
-                      std::to_string(bytes));
   if (entry->tier != Tier::Host)
     return d.fail(GNNRT_ERR_BAD_ARGUMENT,
                   "host block: " + handleName(handle) +
@@ -860,14 +872,9 @@ int OffloadTiers::hostBlock(int32_t handle, int64_t bytes, const void **block) {
 int OffloadTiers::prefetch(int32_t handle, void *dst, int64_t bytes) {
   Impl &d = *impl;
   int status = GNNRT_OK;
-  Entry *entry = d.liveEntry(handle, "prefetch", status);
+  Entry *entry = d.wholeEntry(handle, bytes, "prefetch", status);
   if (!entry)
     return status;
-  if (bytes < 0 || static_cast<uint64_t>(bytes) != entry->bytes)
-    return d.fail(GNNRT_ERR_BAD_SIZE,
-                  "prefetch: " + handleName(handle) + " holds " +
-                      std::to_string(entry->bytes) + " bytes, not " +
-                      std::to_string(bytes));
   if (!dst && bytes > 0)
     return d.fail(GNNRT_ERR_NULL_POINTER, "prefetch: " + handleName(handle) +
                                               ": the destination is null");
