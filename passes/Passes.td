@@ -154,9 +154,11 @@ def GnnAssignBuffers : Pass<"gnn-assign-buffers", "::mlir::ModuleOp"> {
     For every function (a single block of ops, in order), computes each op
     result's live interval `[defining op, last use]` (a `gnn.transpose` is a
     view: its uses keep its graph operand alive) and places every value that
-    needs storage in one arena, first fit (in definition order and largest
-    first, keeping the smaller arena), sizes and offsets rounded up to 64
-    bytes. Values whose intervals overlap never share bytes, with one
+    needs storage in one arena, sizes and offsets rounded up to 64 bytes:
+    in definition order and largest first, each value at the lowest free
+    offset (first fit) or in the slot freed last before it begins; while
+    the arena is above the live-bytes peak, a bounded, deterministic local
+    search over orders; the smallest arena found is kept. Values whose intervals overlap never share bytes, with one
     exception: an element-wise op (add, sub, mul, scale, an activation or
     its gradient, bias_add, row_mul, dense dropout) writes its result over
     the first operand it reads at the element that dies at it and has the
@@ -224,7 +226,13 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     and predict get the same homes. Prepare's graphs, which share its
     arena, are one candidate; with a host home prepare builds them in host
     memory and the step copies in the one CSR view each op reads
-    (`mem.load_graph_home`). `host_memory` and `disk = spill(dir, size)` bound
+    (`mem.load_graph_home`), or the aggregations read the view and the edge
+    weights from host memory a tile at a time (`tile_bytes`), in tiles of
+    the runtime's size or a quarter of it. A tensor of at least 4 KiB that
+    the backward pass computes and reads only after an op in between (a
+    weight gradient waiting for the optimizer) is a candidate too, kept or
+    parked in host memory or on disk meanwhile, never recomputed or
+    narrowed. `host_memory` and `disk = spill(dir, size)` bound
     the other tiers; without `disk`, nothing goes to disk. Narrow storage
     (bf16, or f16) is only considered when `saved_precision` is not `exact`.
 
@@ -248,7 +256,7 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     parameters they read) and the residents, and recomputes every other
     saved tensor by its cheapest recipe reading only those, as
     torch.utils.checkpoint around each layer would.
-    Each plan is placed first fit (as gnn-assign-buffers will) and solved
+    Each plan is placed as gnn-assign-buffers will place it and solved
     again with less room while fragmentation pushes the arena over.
 
     A budget no plan fits is an error stating the smallest budget that has

@@ -194,10 +194,13 @@ struct ArenaLayout {
   llvm::DenseMap<Value, int64_t> offsets;
   int64_t arenaBytes = 0;
 };
-/// Places the arena values of \p live, each at the lowest 64-byte-aligned
-/// offset free over its whole interval, in definition order and largest
-/// first (the smaller arena is kept). A chain of in-place results
-/// (ValueLiveness::inPlaceOf) is one slot over the union of its intervals.
+/// Places the arena values of \p live, each at a 64-byte-aligned offset
+/// free over its whole interval: in definition order and largest first,
+/// each at the lowest free offset or in the slot freed last, and while the
+/// arena is above the live peak (a lower bound), a bounded deterministic
+/// local search over orders; the smallest arena found is kept. A chain of
+/// in-place results (ValueLiveness::inPlaceOf) is one slot over the union
+/// of its intervals.
 ArenaLayout placeFirstFit(const StepLiveness &live);
 
 } // namespace mlir::gnn

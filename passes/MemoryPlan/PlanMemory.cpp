@@ -15,6 +15,9 @@
 //              `mem.load_as` before the first backward use, only when the
 //              program's `saved_precision` allows it.
 //
+// A weight gradient idle until the optimizer reads it is a candidate too
+// ("parked"): kept, or host/disk from its op to its first reader.
+//
 // The timeline has two points per op k: 2k, the boundary before it (where
 // `mem` ops go), and 2k + 1, the op itself. The device tier is the step's
 // arena; what the session holds besides it (graph, inputs, parameters and
@@ -172,19 +175,28 @@ bool readsInTiles(Operation *user, Value graph) {
   return spmm && spmm.getGraph() == graph && spmm.getAggr() != Aggregation::max;
 }
 
-/// The device bytes of a tile of a graph of \p edges edges, and of its
-/// weights (\p heads per edge).
-int64_t graphTileBytes(int64_t edges) {
-  namespace fp = gnnrt::footprint;
-  return static_cast<int64_t>(
-      fp::align64(fp::tileSlots(static_cast<uint64_t>(edges)) *
-                  fp::kGraphTileBytesPerSlot));
+/// The slots of a plan's tile of a graph of \p edges edges: the runtime's
+/// tileSlots, or with \p small a quarter of them (at least 1024), for the
+/// tightest budgets: four times the tiles, each paying its fixed cost, for
+/// a quarter of the bytes.
+int64_t graphTileSlots(int64_t edges, bool small) {
+  const int64_t slots = static_cast<int64_t>(
+      gnnrt::footprint::tileSlots(static_cast<uint64_t>(edges)));
+  return small ? std::max<int64_t>(1024, slots / 4) : slots;
 }
-int64_t weightTileBytes(int64_t edges, int64_t heads) {
+
+/// The device bytes of a graph's tile of \p slots slots, and of its
+/// weights' (\p heads per edge).
+int64_t graphTileBytes(int64_t slots) {
   namespace fp = gnnrt::footprint;
   return static_cast<int64_t>(
-      fp::align64(fp::tileSlots(static_cast<uint64_t>(edges)) *
-                  fp::kWeightTileBytesPerSlot * static_cast<uint64_t>(heads)));
+      fp::align64(static_cast<uint64_t>(slots) * fp::kGraphTileBytesPerSlot));
+}
+int64_t weightTileBytes(int64_t slots, int64_t heads) {
+  namespace fp = gnnrt::footprint;
+  return static_cast<int64_t>(
+      fp::align64(static_cast<uint64_t>(slots) * fp::kWeightTileBytesPerSlot *
+                  static_cast<uint64_t>(heads)));
 }
 
 /// The device bytes of a tile of a CSR matrix of \p nnz stored values
@@ -225,12 +237,12 @@ void loadCsrTiles(OpBuilder &b, Value arg, Operation *user, int64_t tile) {
 }
 
 /// Gives \p load, a copy in of the edge weights that \p spmm reads over a
-/// graph read in tiles, the tile of those weights: it then copies nothing.
-void setWeightTile(mem::LoadHomeOp load, SpmmOp spmm) {
+/// graph read in tiles of \p slots slots, the tile of those weights: it
+/// then copies nothing.
+void setWeightTile(mem::LoadHomeOp load, int64_t slots) {
   auto type = cast<RankedTensorType>(load.getType());
   load.setTileBytes(static_cast<uint64_t>(
-      weightTileBytes(cast<GraphType>(spmm.getGraph().getType()).getEdges(),
-                      type.getRank() == 2 ? type.getDimSize(1) : 1)));
+      weightTileBytes(slots, type.getRank() == 2 ? type.getDimSize(1) : 1)));
 }
 
 /// The copies in of a host-homed graph argument: one per view its users
@@ -245,9 +257,9 @@ struct GraphLoad {
 /// each view its readers read (in block order), one mem.load_graph_home
 /// before the first reader, or before each when \p perUse. With \p tiles
 /// (and perUse), the loads of the readers that can read in tiles copy
-/// nothing (`tile_bytes`).
+/// nothing (`tile_bytes`, \p tiles slots).
 void loadGraphViews(OpBuilder &b, BlockArgument arg, bool perUse,
-                    bool tiles = false) {
+                    std::optional<int64_t> tiles = std::nullopt) {
   for (mem::GraphView view : {mem::GraphView::In, mem::GraphView::Out}) {
     mem::LoadGraphHomeOp load;
     for (Operation &op : llvm::make_early_inc_range(*arg.getOwner())) {
@@ -259,8 +271,7 @@ void loadGraphViews(OpBuilder &b, BlockArgument arg, bool perUse,
         load = b.create<mem::LoadGraphHomeOp>(arg.getLoc(), arg.getType(), arg);
         load.setOut(view == mem::GraphView::Out);
         if (tiles && perUse && readsInTiles(&op, arg))
-          load.setTileBytes(static_cast<uint64_t>(
-              graphTileBytes(cast<GraphType>(arg.getType()).getEdges())));
+          load.setTileBytes(static_cast<uint64_t>(graphTileBytes(*tiles)));
       }
       op.replaceUsesOfWith(arg, load);
     }
@@ -444,6 +455,11 @@ struct CandidateInfo {
   int64_t end = 0;
   int64_t bytes = 0;                    // Aligned.
   std::vector<RecomputeRecipe> recipes; // Indexed by Option::detail.
+  /// Not saved but idle from its op to its first reader (`lastForward`
+  /// is its op, `firstBackward` that reader): a weight gradient waiting for
+  /// the optimizer. Kept, or parked in host memory or on disk meanwhile;
+  /// never recomputed or narrowed (the optimizer must read the exact bits).
+  bool parked = false;
 
   /// A resident: a parameter, optimizer state or the features, an argument
   /// the session holds between steps, whose home may be host memory.
@@ -473,8 +489,14 @@ constexpr int64_t kForbiddenBytes = std::numeric_limits<int64_t>::max() / 8;
 /// (Option::detail): once before its first use, kept until its last; or
 /// before each use and dropped after it.
 /// Or, for prepare's graphs and edge weights, before each use, but read a
-/// tile at a time by the aggregations that can (gnnrt_cpu_spmm_tiles).
-enum HomeStaging : int64_t { StageOnce = 0, StagePerUse = 1, StageTiles = 2 };
+/// tile at a time by the aggregations that can (gnnrt_cpu_spmm_tiles), in
+/// tiles of the runtime's size or a quarter of it (graphTileSlots).
+enum HomeStaging : int64_t {
+  StageOnce = 0,
+  StagePerUse = 1,
+  StageTiles = 2,
+  StageSmallTiles = 3
+};
 
 /// How a saved tensor with a host fate comes back (Option::detail): copied
 /// to the device before its first backward use; or, for a CSR matrix that
@@ -514,7 +536,7 @@ public:
   /// Device bytes of prepare's values that are candidates, were all kept.
   int64_t preparedCandidateBytes() const;
   /// The candidate of prepare's graphs, or -1; its option that reads them
-  /// in tiles, or -1.
+  /// in tiles, or -1 (the one with small tiles follows it).
   int graphCandidate = -1, graphTilesOption = -1;
   /// Set before build(): whether keeping prepare's graphs must be refused
   /// (the budget cannot hold them and the bound graph while prepare runs).
@@ -825,7 +847,8 @@ void StepPlanner::addResidents(const SessionFootprint &fp) {
   graphCandidate = static_cast<int>(candidates.size());
   for (BlockArgument arg : graphs.graphArgs) {
     candidateOf[arg] = graphCandidate;
-    // graphOptions' fourth option, after keep, once and per use.
+    // graphOptions' fourth option, after keep, once and per use (the
+    // fifth reads in small tiles).
     for (Operation *user : arg.getUsers())
       if (readsInTiles(user, arg))
         graphTilesOption = 3;
@@ -869,30 +892,32 @@ void StepPlanner::graphOptions(int c) {
   // Per use, the aggregations reading a tile at a time: the device holds a
   // tile during each, and they pay the copies (tiledReadSeconds).
   assert(graphTilesOption == static_cast<int>(cand.options.size()));
-  plan::Option o;
-  o.fate = Fate::Host;
-  o.detail = StageTiles;
-  o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
-  for (const GraphLoad &load : loads)
-    for (int64_t u : load.uses) {
-      Operation *user = live.getSchedule()[u];
-      if (!readsInTiles(user, load.arg)) {
-        o.seconds += in;
-        o.usage.push_back({Tier::Device, boundary(u), point(u), info.bytes});
-        continue;
+  for (HomeStaging staging : {StageTiles, StageSmallTiles}) {
+    plan::Option o;
+    o.fate = Fate::Host;
+    o.detail = staging;
+    o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
+    for (const GraphLoad &load : loads)
+      for (int64_t u : load.uses) {
+        Operation *user = live.getSchedule()[u];
+        if (!readsInTiles(user, load.arg)) {
+          o.seconds += in;
+          o.usage.push_back({Tier::Device, boundary(u), point(u), info.bytes});
+          continue;
+        }
+        auto type = cast<GraphType>(load.arg.getType());
+        const int64_t slots =
+            graphTileSlots(type.getEdges(), staging == StageSmallTiles);
+        double share = estimatedRowShare(user);
+        o.seconds += tiledReadSeconds(
+            static_cast<int64_t>(share * static_cast<double>(type.getNodes())),
+            static_cast<int64_t>(share * static_cast<double>(type.getEdges())),
+            0, slots, profile);
+        o.usage.push_back(
+            {Tier::Device, boundary(u), point(u), graphTileBytes(slots)});
       }
-      auto type = cast<GraphType>(load.arg.getType());
-      double share = estimatedRowShare(user);
-      o.seconds += tiledReadSeconds(
-          static_cast<int64_t>(share * static_cast<double>(type.getNodes())),
-          static_cast<int64_t>(share * static_cast<double>(type.getEdges())), 0,
-          static_cast<int64_t>(graphTileBytes(type.getEdges()) /
-                               gnnrt::footprint::kGraphTileBytesPerSlot),
-          profile);
-      o.usage.push_back({Tier::Device, boundary(u), point(u),
-                         graphTileBytes(type.getEdges())});
-    }
-  cand.options.push_back(std::move(o));
+    cand.options.push_back(std::move(o));
+  }
 }
 
 SmallVector<GraphLoad>
@@ -972,35 +997,42 @@ void StepPlanner::residentOptions(int c) {
     return;
   }
   // prepare's edge weights, per use, read a tile at a time by the
-  // aggregations that read their graph so: valid with the graphs' tiles.
+  // aggregations that read their graph so: valid with the graphs' tiles of
+  // the same size (each tile of weights holds its graph tile's slots).
   if (!info.prepared || graphTilesOption < 0 || info.resultIndex >= 0)
     return;
   auto type = cast<RankedTensorType>(info.value.getType());
   int64_t heads = type.getRank() == 2 ? type.getDimSize(1) : 1;
-  plan::Option o;
-  o.fate = Fate::Host;
-  o.detail = StageTiles;
-  o.requiresOption.push_back({graphCandidate, graphTilesOption});
-  o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
-  bool anyTiled = false;
-  for (int64_t u : info.uses) {
-    Operation *user = live.getSchedule()[u];
-    if (!readsWeightsInTiles(user, info.value)) {
-      o.seconds += in;
-      o.usage.push_back({Tier::Device, boundary(u), point(u), info.bytes});
-      continue;
+  for (HomeStaging staging : {StageTiles, StageSmallTiles}) {
+    plan::Option o;
+    o.fate = Fate::Host;
+    o.detail = staging;
+    o.requiresOption.push_back(
+        {graphCandidate,
+         graphTilesOption + (staging == StageSmallTiles ? 1 : 0)});
+    o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
+    bool anyTiled = false;
+    for (int64_t u : info.uses) {
+      Operation *user = live.getSchedule()[u];
+      if (!readsWeightsInTiles(user, info.value)) {
+        o.seconds += in;
+        o.usage.push_back({Tier::Device, boundary(u), point(u), info.bytes});
+        continue;
+      }
+      anyTiled = true;
+      auto spmm = cast<SpmmOp>(user);
+      int64_t edges = cast<GraphType>(spmm.getGraph().getType()).getEdges();
+      double share = estimatedRowShare(user);
+      o.seconds += tiledWeightSeconds(share * static_cast<double>(edges), heads,
+                                      profile);
+      o.usage.push_back(
+          {Tier::Device, boundary(u), point(u),
+           weightTileBytes(graphTileSlots(edges, staging == StageSmallTiles),
+                           heads)});
     }
-    anyTiled = true;
-    auto spmm = cast<SpmmOp>(user);
-    int64_t edges = cast<GraphType>(spmm.getGraph().getType()).getEdges();
-    double share = estimatedRowShare(user);
-    o.seconds +=
-        tiledWeightSeconds(share * static_cast<double>(edges), heads, profile);
-    o.usage.push_back(
-        {Tier::Device, boundary(u), point(u), weightTileBytes(edges, heads)});
+    if (anyTiled)
+      cand.options.push_back(std::move(o));
   }
-  if (anyTiled)
-    cand.options.push_back(std::move(o));
 }
 
 bool StepPlanner::readsWeightsInTiles(Operation *user, Value weights) const {
@@ -1070,6 +1102,40 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
     candidateOf[v.value] = static_cast<int>(candidates.size());
     candidates.push_back(std::move(info));
   }
+  // Parked candidates: other arena tensors idle for at least one op
+  // between their op and their first reader, the weight gradients above
+  // all (computed layer by layer in the backward pass, read by the
+  // optimizer after the last). Below 4 KiB a value is left out: moving it
+  // saves less than the row sets' and tiles' rounding, and each candidate
+  // costs the solver time.
+  constexpr int64_t kMinParkedBytes = 4096;
+  for (const ValueLiveness &v : live.getValues()) {
+    if (v.saved || v.storage != Storage::Arena ||
+        !isa<RankedTensorType>(v.value.getType()) ||
+        alignToArena(v.bytes) < kMinParkedBytes || candidateOf.count(v.value) ||
+        isa_and_nonnull<ReceptiveRowsOp>(v.value.getDefiningOp()))
+      continue;
+    int64_t firstUse = std::numeric_limits<int64_t>::max();
+    bool hasView = false;
+    for (Operation *user : v.value.getUsers()) {
+      firstUse = std::min(firstUse, live.getIndex(user));
+      for (Value r : user->getResults())
+        hasView |= getViewSource(r) == v.value;
+    }
+    if (hasView || firstUse == std::numeric_limits<int64_t>::max() ||
+        firstUse < v.def + 2 || getCsrEncoding(v.value.getType()))
+      continue;
+    CandidateInfo info;
+    info.value = v.value;
+    info.def = info.lastForward = v.def;
+    info.firstBackward = firstUse;
+    info.lastUse = v.lastUse;
+    info.end = lastPoint(v);
+    info.bytes = alignToArena(v.bytes);
+    info.parked = true;
+    candidateOf[v.value] = static_cast<int>(candidates.size());
+    candidates.push_back(std::move(info));
+  }
   size_t numSaved = candidates.size();
   addResidents(fp);
 
@@ -1107,7 +1173,8 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
     // they are small: 2N + hops + 1 integers).
     if (isa_and_nonnull<ReceptiveRowsOp>(info.value.getDefiningOp()))
       continue;
-    makeRecipes(static_cast<int>(c));
+    if (!info.parked)
+      makeRecipes(static_cast<int>(c));
     int64_t released = boundary(info.lastForward + 1);
     int64_t restored = boundary(info.firstBackward);
     for (auto [fate, tier, transfer] :
@@ -1155,7 +1222,8 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
       cand.options.push_back(std::move(o));
     }
     auto type = cast<RankedTensorType>(info.value.getType());
-    if (allowNarrow && type.getElementType().isF32() && !getCsrEncoding(type)) {
+    if (allowNarrow && !info.parked && type.getElementType().isF32() &&
+        !getCsrEncoding(type)) {
       int64_t narrow = alignToArena(type.getNumElements() *
                                     narrowType.getIntOrFloatBitWidth() / 8);
       plan::Option o;
@@ -1331,8 +1399,11 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       auto arg = cast<BlockArgument>(toTarget.lookup(graph));
       target.setArgAttr(arg.getArgNumber(), "mem.home",
                         b.getStringAttr("host"));
-      loadGraphViews(b, arg, /*perUse=*/o.detail != StageOnce,
-                     /*tiles=*/o.detail == StageTiles);
+      std::optional<int64_t> tiles;
+      if (o.detail == StageTiles || o.detail == StageSmallTiles)
+        tiles = graphTileSlots(cast<GraphType>(arg.getType()).getEdges(),
+                               o.detail == StageSmallTiles);
+      loadGraphViews(b, arg, /*perUse=*/o.detail != StageOnce, tiles);
     }
     if (!info.graphArgs.empty())
       continue;
@@ -1370,9 +1441,13 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
         // Edge weights read a tile at a time with their graph (the graphs'
         // candidate comes last, so the aggregation still reads its
         // argument here).
-        if (o.detail == StageTiles &&
+        if ((o.detail == StageTiles || o.detail == StageSmallTiles) &&
             readsWeightsInTiles(live.getSchedule()[u], info.value))
-          setWeightTile(load, cast<SpmmOp>(user));
+          setWeightTile(
+              load, graphTileSlots(
+                        cast<GraphType>(cast<SpmmOp>(user).getGraph().getType())
+                            .getEdges(),
+                        o.detail == StageSmallTiles));
         user->replaceUsesOfWith(arg, load);
       }
     }
@@ -1418,10 +1493,12 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
     return;
   // Where the step reads prepare's graphs, and edge weights, a tile at a
   // time, so do they: their arenas must not need more than the step's.
-  bool tiledGraphs = false;
+  std::optional<int64_t> graphTiles; // Slots.
   llvm::StringSet<> tiledWeights;
   step.walk([&](mem::LoadGraphHomeOp load) {
-    tiledGraphs |= load.getTileBytes().has_value();
+    if (std::optional<uint64_t> tile = load.getTileBytes())
+      graphTiles = static_cast<int64_t>(
+          *tile / gnnrt::footprint::kGraphTileBytesPerSlot);
   });
   step.walk([&](mem::LoadHomeOp load) {
     if (load.getTileBytes())
@@ -1442,7 +1519,7 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
     if (arg.use_empty())
       continue;
     if (isa<GraphType>(arg.getType())) {
-      loadGraphViews(b, arg, /*perUse=*/tiledGraphs, /*tiles=*/tiledGraphs);
+      loadGraphViews(b, arg, /*perUse=*/graphTiles.has_value(), graphTiles);
       continue;
     }
     if (std::optional<int64_t> tile = productTileBytes(arg)) {
@@ -1462,7 +1539,9 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
                          ? spmm.getGraph().getDefiningOp<mem::LoadGraphHomeOp>()
                          : mem::LoadGraphHomeOp();
         if (graph && graph.getTileBytes() && spmm.getWeights() == arg)
-          setWeightTile(load, spmm);
+          setWeightTile(load, static_cast<int64_t>(
+                                  *graph.getTileBytes() /
+                                  gnnrt::footprint::kGraphTileBytesPerSlot));
         use.set(load);
       }
       continue;

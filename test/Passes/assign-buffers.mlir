@@ -150,3 +150,29 @@ func.func @prepare(%g: !gnn.graph<3x2>)
   %t = gnn.transpose %g1 : <3x5>
   return %g1, %w, %t : !gnn.graph<3x5>, tensor<5xf32>, !gnn.graph<3x5>
 }
+
+// -----
+
+// A value living across a hand-over of large values: %m is born while %c
+// (1024 bytes) lives and dies where %a (1024 bytes) is born, and %l (64
+// bytes) lives throughout. First fit puts %a where %e was, so %m sits above
+// both large slots and %l above %m: 2368 bytes in definition order and
+// largest first alike. Reusing the slot freed last, %c's, for %a leaves
+// %e's slot to %m and then %b: the arena is the live peak, 2112 bytes
+// (%l, %e and %c at %c's op; %l, %a and %b at %b's).
+// CHECK-LABEL: func.func @hand_over
+// CHECK-SAME: gnn.arena_bytes = 2112 : i64
+func.func @hand_over(%x: tensor<16x16xf32>, %w: tensor<16x16xf32>,
+                     %p: tensor<4x16xf32>, %q: tensor<16x4xf32>)
+    -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<16x16xf32>) {
+  %l = gnn.matmul %p, %q : (tensor<4x16xf32>, tensor<16x4xf32>) -> tensor<4x4xf32>
+  %e = gnn.matmul %x, %w : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %c = gnn.matmul %e, %w : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %m = gnn.matmul %p, %w : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
+  %s = gnn.matmul %p, %c : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
+  %a = gnn.matmul %q, %m : (tensor<16x4xf32>, tensor<4x16xf32>) -> tensor<16x16xf32>
+  %b = gnn.matmul %a, %w : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %f = gnn.matmul %l, %p : (tensor<4x4xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %r = gnn.matmul %b, %w : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %s, %f, %r : tensor<4x16xf32>, tensor<4x16xf32>, tensor<16x16xf32>
+}
