@@ -168,6 +168,48 @@ void packTiles(Tile &tile, int64_t capacity, int64_t count,
   }
 }
 
+/// packTiles for a walk that takes every slot of its rows (SpMM's), so
+/// that a tile's pieces are known from the row offsets alone: the calling
+/// thread plans each tile's pieces, then `fill(resume)` copies their slots
+/// and sums them, on the threads at once (each piece's slots are its own).
+/// A piece that begins its row starts at `offsets[row]`; the tile's first
+/// piece, when it goes on from the previous tile, at `resume`. Same pieces,
+/// slots and counts as packTiles with a pack that takes all it can.
+template <typename RowAt, typename Fill>
+void planTiles(Tile &tile, int64_t capacity, int64_t count,
+               const int32_t *offsets, RowAt rowAt, Fill fill, int64_t &pieces,
+               int64_t &slots) {
+  int64_t t = 0, next = 0;
+  bool goesOn = false;
+  while (t < count) {
+    const int64_t resume = next;
+    tile.numPieces = tile.numSlots = 0;
+    while (t < count && tile.numPieces < capacity) {
+      const int64_t i = rowAt(t);
+      const int64_t first = goesOn ? next : offsets[i], last = offsets[i + 1];
+      const int64_t room = capacity - tile.numSlots;
+      if (room == 0 && last > first)
+        break;
+      const int64_t take = std::min(last - first, room);
+      const bool ends = first + take == last;
+      tile.pieces[tile.numPieces++] = {
+          static_cast<int32_t>(i), static_cast<int32_t>(tile.numSlots),
+          static_cast<int32_t>(take), !goesOn,
+          ends ? static_cast<int32_t>(last - offsets[i]) : -1};
+      tile.numSlots += take;
+      goesOn = !ends;
+      if (goesOn) {
+        next = first + take;
+        break;
+      }
+      ++t;
+    }
+    pieces += tile.numPieces;
+    slots += tile.numSlots;
+    fill(resume);
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -211,31 +253,34 @@ int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
   const int32_t *levels = row_sets && skip <= hops ? sets.level : nullptr;
   const float *deviceWeights = tile.weights ? nullptr : weights;
   int64_t pieces = 0, slots = 0;
-  packTiles(
+  // A piece's slots are copied by the thread that sums it: the copies run
+  // on the threads too, and one parallel loop per tile does both.
+  auto copyPiece = [&](const Piece &piece, int64_t resume) {
+    const int64_t first = piece.begins ? g->in.indptr[piece.row] : resume;
+    const int64_t at = piece.first, take = piece.count;
+    copyInts(tile.src + at, g->in.src + first, take);
+    copyInts(tile.eid + at, g->in.edge_id + first, take);
+    if (tile.weights) {
+      // Gathered by edge id: a plain loop, not a memcpy call per slot.
+      float *to = tile.weights + at * heads;
+      for (int64_t k = 0; k < take; ++k) {
+        const float *from = weights + int64_t(g->in.edge_id[first + k]) * heads;
+        for (int64_t h = 0; h < heads; ++h)
+          to[k * heads + h] = from[h];
+      }
+    }
+  };
+  planTiles(
       tile, capacity, rows, g->in.indptr,
       [&](int64_t t) { return row_sets ? int64_t(sets.order[t]) : t; },
-      [&](int64_t first, int64_t last, int64_t room, int64_t at) {
-        const int64_t take = std::min(last - first, room);
-        copyInts(tile.src + at, g->in.src + first, take);
-        copyInts(tile.eid + at, g->in.edge_id + first, take);
-        if (tile.weights) {
-          // Gathered by edge id: a plain loop, not a memcpy call per slot.
-          float *to = tile.weights + at * heads;
-          for (int64_t k = 0; k < take; ++k) {
-            const float *from =
-                weights + int64_t(g->in.edge_id[first + k]) * heads;
-            for (int64_t h = 0; h < heads; ++h)
-              to[k * heads + h] = from[h];
-          }
-        }
-        return Packed{first + take, take};
-      },
-      [&] {
+      [&](int64_t resume) {
         [[maybe_unused]] const bool par =
             worthThreads(tile.numSlots + tile.numPieces, d);
         withRowWidth(d, [&](auto fixed) {
           forEachChunk(tile.numPieces, 16, par,
                        [&](int64_t begin, int64_t end) {
+                         for (int64_t p = begin; p < end; ++p)
+                           copyPiece(tile.pieces[p], resume);
                          sumPieces<fixed()>(tile, x, d, deviceWeights, heads,
                                             mean, levels, skip, y, begin, end);
                        });
