@@ -45,6 +45,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -257,7 +258,7 @@ struct GraphLoad {
 /// each view its readers read (in block order), one mem.load_graph_home
 /// before the first reader, or before each when \p perUse. With \p tiles
 /// (and perUse), the loads of the readers that can read in tiles copy
-/// nothing (`tile_bytes`, \p tiles slots).
+/// nothing (`tile_bytes` = \p tiles).
 void loadGraphViews(OpBuilder &b, BlockArgument arg, bool perUse,
                     std::optional<int64_t> tiles = std::nullopt) {
   for (mem::GraphView view : {mem::GraphView::In, mem::GraphView::Out}) {
@@ -271,7 +272,7 @@ void loadGraphViews(OpBuilder &b, BlockArgument arg, bool perUse,
         load = b.create<mem::LoadGraphHomeOp>(arg.getLoc(), arg.getType(), arg);
         load.setOut(view == mem::GraphView::Out);
         if (tiles && perUse && readsInTiles(&op, arg))
-          load.setTileBytes(static_cast<uint64_t>(graphTileBytes(*tiles)));
+          load.setTileBytes(static_cast<uint64_t>(*tiles));
       }
       op.replaceUsesOfWith(arg, load);
     }
@@ -1401,8 +1402,9 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
                         b.getStringAttr("host"));
       std::optional<int64_t> tiles;
       if (o.detail == StageTiles || o.detail == StageSmallTiles)
-        tiles = graphTileSlots(cast<GraphType>(arg.getType()).getEdges(),
-                               o.detail == StageSmallTiles);
+        tiles = graphTileBytes(
+            graphTileSlots(cast<GraphType>(arg.getType()).getEdges(),
+                           o.detail == StageSmallTiles));
       loadGraphViews(b, arg, /*perUse=*/o.detail != StageOnce, tiles);
     }
     if (!info.graphArgs.empty())
@@ -1492,18 +1494,18 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
   if (homes.empty())
     return;
   // Where the step reads prepare's graphs, and edge weights, a tile at a
-  // time, so do they: their arenas must not need more than the step's.
-  std::optional<int64_t> graphTiles; // Slots.
-  llvm::StringSet<> tiledWeights;
+  // time, so do they, through tiles of the step's sizes: their arenas must
+  // not need more than the step's.
+  std::optional<int64_t> graphTiles;
+  llvm::StringMap<uint64_t> weightTiles;
   step.walk([&](mem::LoadGraphHomeOp load) {
     if (std::optional<uint64_t> tile = load.getTileBytes())
-      graphTiles = static_cast<int64_t>(
-          *tile / gnnrt::footprint::kGraphTileBytesPerSlot);
+      graphTiles = static_cast<int64_t>(*tile);
   });
   step.walk([&](mem::LoadHomeOp load) {
-    if (load.getTileBytes())
-      tiledWeights.insert(
-          key(step, cast<BlockArgument>(load.getHome()).getArgNumber(), false));
+    if (std::optional<uint64_t> tile = load.getTileBytes())
+      weightTiles[key(step, cast<BlockArgument>(load.getHome()).getArgNumber(),
+                      false)] = *tile;
   });
   OpBuilder b(f.getContext());
   StringAttr host = b.getStringAttr("host");
@@ -1529,7 +1531,8 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
         loadCsrTiles(b, arg, user, *tile);
       continue;
     }
-    if (tiledWeights.contains(key(f, arg.getArgNumber(), false))) {
+    if (auto weightTile = weightTiles.find(key(f, arg.getArgNumber(), false));
+        weightTile != weightTiles.end()) {
       for (OpOperand &use : llvm::make_early_inc_range(arg.getUses())) {
         Operation *user = use.getOwner();
         b.setInsertionPoint(user);
@@ -1539,9 +1542,7 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
                          ? spmm.getGraph().getDefiningOp<mem::LoadGraphHomeOp>()
                          : mem::LoadGraphHomeOp();
         if (graph && graph.getTileBytes() && spmm.getWeights() == arg)
-          setWeightTile(load, static_cast<int64_t>(
-                                  *graph.getTileBytes() /
-                                  gnnrt::footprint::kGraphTileBytesPerSlot));
+          load.setTileBytes(weightTile->second);
         use.set(load);
       }
       continue;

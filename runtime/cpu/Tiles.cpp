@@ -117,17 +117,22 @@ sumPieces(const Tile &tile, const float *x, int64_t d, const float *weights,
 }
 
 /// Where a packing function of packTiles stopped: at slot `end` of the row
-/// (the row's end when it is done), having written `slots` slots.
+/// (the row's end when it is done), having taken `slots` slots.
 struct Packed {
   int64_t end, slots;
 };
 
 /// Packs the slots of the rows `rowAt(t)`, t in [0, \p count), in order,
 /// into \p tile (\p capacity slots and piece records) one tile after
-/// another, calling `sum()` on each (the device's part). Row i's slots are
-/// [offsets[i], offsets[i + 1]); `pack(first, last, room, at)` writes up to
-/// `room` of the slots [first, last) from tile slot `at` on and says where
-/// it stopped, before `last` only when the tile is full. A row gets a piece
+/// another, calling `sum(resume)` on each (the device's part). Row i's
+/// slots are [offsets[i], offsets[i + 1]); `pack(first, last, room, at)`
+/// takes up to `room` of the slots [first, last) for tile slots `at` on and
+/// says where it stopped, before `last` only when the tile is full. It
+/// writes them there, or, when it takes every slot it can (SpMM's), may
+/// leave the copies to `sum`, which then copies each piece's slots on the
+/// thread that sums it: a piece that begins its row from `offsets[row]`,
+/// the tile's first piece, when it goes on from the previous tile, from
+/// `resume`. A row gets a piece
 /// in every tile that holds part of it (a row longer than what is left of
 /// the tile goes on in the next one), and one even when it has no slots,
 /// so that its output row is written. Adds the pieces and slots packed to
@@ -140,6 +145,7 @@ void packTiles(Tile &tile, int64_t capacity, int64_t count,
   bool goesOn = false;     // when it goes on from the previous tile
   while (t < count) {
     // Host: pack the next run of slots.
+    const int64_t resume = next;
     tile.numPieces = tile.numSlots = 0;
     while (t < count && tile.numPieces < capacity) {
       const int64_t i = rowAt(t);
@@ -164,49 +170,7 @@ void packTiles(Tile &tile, int64_t capacity, int64_t count,
     pieces += tile.numPieces;
     slots += tile.numSlots;
     // Device: sum the pieces; each row is in one piece of a tile.
-    sum();
-  }
-}
-
-/// packTiles for a walk that takes every slot of its rows (SpMM's), so
-/// that a tile's pieces are known from the row offsets alone: the calling
-/// thread plans each tile's pieces, then `fill(resume)` copies their slots
-/// and sums them, on the threads at once (each piece's slots are its own).
-/// A piece that begins its row starts at `offsets[row]`; the tile's first
-/// piece, when it goes on from the previous tile, at `resume`. Same pieces,
-/// slots and counts as packTiles with a pack that takes all it can.
-template <typename RowAt, typename Fill>
-void planTiles(Tile &tile, int64_t capacity, int64_t count,
-               const int32_t *offsets, RowAt rowAt, Fill fill, int64_t &pieces,
-               int64_t &slots) {
-  int64_t t = 0, next = 0;
-  bool goesOn = false;
-  while (t < count) {
-    const int64_t resume = next;
-    tile.numPieces = tile.numSlots = 0;
-    while (t < count && tile.numPieces < capacity) {
-      const int64_t i = rowAt(t);
-      const int64_t first = goesOn ? next : offsets[i], last = offsets[i + 1];
-      const int64_t room = capacity - tile.numSlots;
-      if (room == 0 && last > first)
-        break;
-      const int64_t take = std::min(last - first, room);
-      const bool ends = first + take == last;
-      tile.pieces[tile.numPieces++] = {
-          static_cast<int32_t>(i), static_cast<int32_t>(tile.numSlots),
-          static_cast<int32_t>(take), !goesOn,
-          ends ? static_cast<int32_t>(last - offsets[i]) : -1};
-      tile.numSlots += take;
-      goesOn = !ends;
-      if (goesOn) {
-        next = first + take;
-        break;
-      }
-      ++t;
-    }
-    pieces += tile.numPieces;
-    slots += tile.numSlots;
-    fill(resume);
+    sum(resume);
   }
 }
 
@@ -270,9 +234,13 @@ int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
       }
     }
   };
-  planTiles(
+  packTiles(
       tile, capacity, rows, g->in.indptr,
       [&](int64_t t) { return row_sets ? int64_t(sets.order[t]) : t; },
+      [](int64_t first, int64_t last, int64_t room, int64_t) {
+        const int64_t take = std::min(last - first, room);
+        return Packed{first + take, take};
+      },
       [&](int64_t resume) {
         [[maybe_unused]] const bool par =
             worthThreads(tile.numSlots + tile.numPieces, d);
@@ -358,7 +326,7 @@ int gnnrt_cpu_csr_matmul_tiles(const void *a, int64_t rows, int64_t cols,
       ++s;
     return Packed{s, k - at};
   };
-  auto sum = [&] {
+  auto sum = [&](int64_t) {
     [[maybe_unused]] const bool par = worthThreads(t.numSlots + t.numPieces, n);
     withRowWidth(n, [&](auto fixed) {
       forEachChunk(t.numPieces, 16, par, [&](int64_t begin, int64_t end) {

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "CpuTestUtil.h"
 #include "CsrBuffer.h"
+#include "CsrProducts.h"
 #include "FloatBits.h"
 #include "RowSetsUtil.h"
 
@@ -540,29 +541,6 @@ TEST_F(RowsTest, CsrDropoutRowsRejectBadArguments) {
   EXPECT_EQ(call(sets.data(), 2, 2, 0.5), GNNRT_ERR_BAD_ARGUMENT);
   const Matrix fresh(8, 10, x.nnz);
   EXPECT_EQ(std::memcmp(y.data(), fresh.data(), y.bytes()), 0);
-}
-
-/// gnnrt_cpu_csr_matmul over NaN sentinels; the call must succeed.
-std::vector<float> csrMatmul(const Matrix &a, bool transpose,
-                             const std::vector<float> &b, int64_t n) {
-  std::vector<float> c(static_cast<size_t>((transpose ? a.cols : a.rows) * n),
-                       NAN);
-  EXPECT_EQ(gnnrt_cpu_csr_matmul(a.data(), a.rows, a.cols, a.nnz, transpose,
-                                 b.data(), n, c.data()),
-            GNNRT_OK);
-  return c;
-}
-
-std::vector<float> csrMatmulRows(const Matrix &a, bool transpose,
-                                 const std::vector<float> &b, int64_t n,
-                                 const RowSets &sets, int64_t level) {
-  std::vector<float> c(static_cast<size_t>((transpose ? a.cols : a.rows) * n),
-                       NAN);
-  EXPECT_EQ(gnnrt_cpu_csr_matmul_rows(a.data(), a.rows, a.cols, a.nnz,
-                                      transpose, b.data(), n, sets.data(),
-                                      sets.hops, level, 1, c.data()),
-            GNNRT_OK);
-  return c;
 }
 
 /// A feature matrix as the products see it: plain, and after a dropout at

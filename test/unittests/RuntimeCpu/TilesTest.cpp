@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "CpuTestUtil.h"
 #include "CsrBuffer.h"
+#include "CsrProducts.h"
 #include "FloatBits.h"
 #include "RowSetsUtil.h"
 
@@ -364,10 +365,6 @@ struct CsrTileArgs {
   int zeroRest = 1;
 };
 
-int64_t outputRows(const CsrBuffer &a, bool transpose) {
-  return transpose ? a.cols : a.rows;
-}
-
 /// gnnrt_cpu_csr_matmul_tiles over NaN sentinels (and a tile of garbage);
 /// the call must succeed. \p moved, when given, gets the bytes reported.
 std::vector<float> csrMatmulTiles(const CsrBuffer &a,
@@ -389,29 +386,6 @@ std::vector<float> csrMatmulTiles(const CsrBuffer &a,
             GNNRT_OK);
   if (moved)
     *moved = bytes;
-  return c;
-}
-
-/// gnnrt_cpu_csr_matmul over NaN sentinels; the call must succeed.
-std::vector<float> csrMatmul(const CsrBuffer &a, bool transpose,
-                             const std::vector<float> &b, int64_t n) {
-  std::vector<float> c(static_cast<size_t>(outputRows(a, transpose) * n), NAN);
-  EXPECT_EQ(gnnrt_cpu_csr_matmul(a.data(), a.rows, a.cols, a.nnz, transpose,
-                                 b.data(), n, c.data()),
-            GNNRT_OK);
-  return c;
-}
-
-/// gnnrt_cpu_csr_matmul_rows over NaN sentinels; the call must succeed.
-std::vector<float> csrMatmulRows(const CsrBuffer &a, bool transpose,
-                                 const std::vector<float> &b, int64_t n,
-                                 const RowSets &sets, int64_t level,
-                                 int zeroRest) {
-  std::vector<float> c(static_cast<size_t>(outputRows(a, transpose) * n), NAN);
-  EXPECT_EQ(gnnrt_cpu_csr_matmul_rows(a.data(), a.rows, a.cols, a.nnz,
-                                      transpose, b.data(), n, sets.data(),
-                                      sets.hops, level, zeroRest, c.data()),
-            GNNRT_OK);
   return c;
 }
 
