@@ -8,20 +8,26 @@
 // products with a dense matrix read it the same way
 // (gnnrt_cpu_csr_matmul_tiles).
 //
-// The host side walks the output rows (all of them, or one row set's) and
-// packs the next run of their slots into the tile: for each slot what the
-// device reads of it (a graph slot's source and edge id, and its weights
-// when those stay in host memory too; a CSR slot's other index and value),
-// plus one piece record per row (part of a row, when the row is longer than
-// what is left of the tile; it continues in the next tile). The device side
-// then sums the tile's pieces, one thread per piece. A row is summed in slot
-// order into a register row that starts at +0.0, or at what the previous
-// tile left in the output row, with the same adds and multiplies as sumRow
-// (Common.h) and productRow (CsrMatrix.h): the bits of gnnrt_cpu_spmm and
-// gnnrt_cpu_spmm_rows, gnnrt_cpu_csr_matmul and gnnrt_cpu_csr_matmul_rows,
-// whatever the tile size and the thread count. (productRow may skip the
-// slots whose value is +-0.0 when b is finite; each such product is +-0.0,
-// which the sum absorbs, so adding every slot gives the same bits.)
+// The tile buffer is cut into one section per thread, and the output rows
+// (all of them, or one row set's) into runs that the threads take in turn.
+// A thread walks its run and packs the next slots of its rows into its
+// section: for each slot what the device reads of it (a graph slot's source
+// and edge id, and its weights when those stay in host memory too; a CSR
+// slot's other index and value), plus one piece record per row (part of a
+// row, when the row is longer than what is left of the section; it
+// continues in the next one). Then it sums the section's pieces and packs
+// the next. The threads share nothing but the output, whose rows each
+// belong to one run, so a tile costs no fork, join or barrier: with tiles
+// of a few thousand slots those were most of the cost of a small budget.
+// A row is summed in slot order into a register row that starts at +0.0,
+// or at what the previous tile left in the output row, with the same adds
+// and multiplies as sumRow (Common.h) and productRow (CsrMatrix.h): the
+// bits of gnnrt_cpu_spmm and gnnrt_cpu_spmm_rows, gnnrt_cpu_csr_matmul and
+// gnnrt_cpu_csr_matmul_rows, whatever the tile size and the thread count.
+// (productRow may skip the slots whose value is +-0.0 when b is finite;
+// each such product is +-0.0, which the sum absorbs, so adding every slot
+// gives the same bits.) The pieces, and so the bytes copied, depend on
+// where the runs and sections end, and so on the thread count.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -32,6 +38,10 @@
 
 #include <algorithm>
 #include <cstring>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 using namespace gnnrt::cpu;
 
@@ -57,7 +67,8 @@ static_assert(sizeof(Piece) == gnnrt::footprint::kTilePieceBytes &&
                   kCsrBytesPerSlot == gnnrt::footprint::kCsrTileBytesPerSlot,
               "the planner sizes tiles by Footprint.h");
 
-/// The tile's arrays, carved out of the caller's buffers.
+/// The tile's arrays, carved out of the caller's buffers: the whole
+/// buffer's, or one thread's section of them.
 struct Tile {
   Piece *pieces;
   /// Per slot, the row of the dense operand it reads: an edge's source, or
@@ -67,22 +78,33 @@ struct Tile {
   float *weights; // SpMM's weights when tiled, a CSR slot's value; null:
                   // SpMM's weights are read on the device by edge id
   int64_t numPieces = 0, numSlots = 0;
+
+  /// Section \p k of \p slots slots (and piece records) each; \p heads
+  /// weights per slot.
+  Tile section(int64_t k, int64_t slots, int64_t heads) const {
+    Tile t;
+    t.pieces = pieces + k * slots;
+    t.src = src + k * slots;
+    t.eid = eid ? eid + k * slots : nullptr;
+    t.weights = weights ? weights + k * slots * heads : nullptr;
+    return t;
+  }
 };
 
-/// Sums the tile's pieces \p begin .. \p end into \p y (width \p Fixed, or
-/// \p d when 0), as sumRow does; a CSR product's as productRow does, its
-/// values being weights tiled with one head.
+/// Sums the tile's pieces into \p y (width \p Fixed, or \p d when 0), as
+/// sumRow does; a CSR product's as productRow does, its values being
+/// weights tiled with one head.
 template <int64_t Fixed>
-GNNRT_VECTOR_CLONES void
-sumPieces(const Tile &tile, const float *x, int64_t d, const float *weights,
-          int64_t heads, bool mean, const int32_t *level, int64_t skip,
-          float *y, int64_t begin, int64_t end) {
+GNNRT_VECTOR_CLONES void sumPieces(const Tile &tile, const float *x, int64_t d,
+                                   const float *weights, int64_t heads,
+                                   bool mean, const int32_t *level,
+                                   int64_t skip, float *y) {
   const int64_t width = Fixed > 0 ? Fixed : d;
   const int64_t f = width / heads;
   // A compile-time width sums in registers; a run-time one in the output
   // row itself (the same operations on each element, in the same order).
   float local[Fixed > 0 ? Fixed : 1];
-  for (int64_t p = begin; p < end; ++p) {
+  for (int64_t p = 0; p < tile.numPieces; ++p) {
     const Piece &piece = tile.pieces[p];
     float *yi = y + static_cast<int64_t>(piece.row) * width;
     float *acc = Fixed > 0 ? local : yi;
@@ -122,38 +144,31 @@ struct Packed {
   int64_t end, slots;
 };
 
-/// Packs the slots of the rows `rowAt(t)`, t in [0, \p count), in order,
-/// into \p tile (\p capacity slots and piece records) one tile after
-/// another, calling `sum(resume)` on each (the device's part). Row i's
-/// slots are [offsets[i], offsets[i + 1]); `pack(first, last, room, at)`
-/// takes up to `room` of the slots [first, last) for tile slots `at` on and
-/// says where it stopped, before `last` only when the tile is full. It
-/// writes them there, or, when it takes every slot it can (SpMM's), may
-/// leave the copies to `sum`, which then copies each piece's slots on the
-/// thread that sums it: a piece that begins its row from `offsets[row]`,
-/// the tile's first piece, when it goes on from the previous tile, from
-/// `resume`. A row gets a piece
-/// in every tile that holds part of it (a row longer than what is left of
-/// the tile goes on in the next one), and one even when it has no slots,
-/// so that its output row is written. Adds the pieces and slots packed to
-/// \p pieces and \p slots.
+/// Packs the slots of the rows `rowAt(t)`, t in [\p begin, \p end), in
+/// order, into \p tile (\p capacity slots and piece records) one tile after
+/// another, and calls `sum(tile)` on each. Row i's slots are
+/// [offsets[i], offsets[i + 1]); `pack(tile, first, last, room)` copies up
+/// to `room` of the slots [first, last) to the tile's slots from numSlots on
+/// and says where it stopped, before `last` only when the tile is full. A
+/// row gets a piece in every tile that holds part of it (a row longer than
+/// what is left of the tile goes on in the next one), and one even when it
+/// has no slots, so that its output row is written. Adds the pieces and
+/// slots packed to \p pieces and \p slots.
 template <typename RowAt, typename Pack, typename Sum>
-void packTiles(Tile &tile, int64_t capacity, int64_t count,
-               const int32_t *offsets, RowAt rowAt, Pack pack, Sum sum,
+void packTiles(Tile &tile, int64_t capacity, int64_t begin, int64_t end,
+               const int32_t *offsets, RowAt &rowAt, Pack &pack, Sum &sum,
                int64_t &pieces, int64_t &slots) {
-  int64_t t = 0, next = 0; // the next row of the walk, and its next slot
-  bool goesOn = false;     // when it goes on from the previous tile
-  while (t < count) {
-    // Host: pack the next run of slots.
-    const int64_t resume = next;
+  int64_t t = begin, next = 0; // the next row of the walk, and its next slot
+  bool goesOn = false;         // when it goes on from the previous tile
+  while (t < end) {
     tile.numPieces = tile.numSlots = 0;
-    while (t < count && tile.numPieces < capacity) {
+    while (t < end && tile.numPieces < capacity) {
       const int64_t i = rowAt(t);
       const int64_t first = goesOn ? next : offsets[i], last = offsets[i + 1];
       const int64_t room = capacity - tile.numSlots;
       if (room == 0 && last > first)
         break; // the tile is full
-      const Packed packed = pack(first, last, room, tile.numSlots);
+      const Packed packed = pack(tile, first, last, room);
       const bool ends = packed.end == last;
       tile.pieces[tile.numPieces++] = {
           static_cast<int32_t>(i), static_cast<int32_t>(tile.numSlots),
@@ -169,9 +184,46 @@ void packTiles(Tile &tile, int64_t capacity, int64_t count,
     }
     pieces += tile.numPieces;
     slots += tile.numSlots;
-    // Device: sum the pieces; each row is in one piece of a tile.
-    sum(resume);
+    sum(tile);
   }
+}
+
+/// Runs of rows per thread: enough that a thread that draws the long rows
+/// does not hold the others back, few enough that the tile each run leaves
+/// part empty costs nothing.
+constexpr int64_t kRunsPerThread = 8;
+
+/// packTiles over the rows t in [0, \p count) on the threads: \p tile's
+/// arrays (\p capacity slots, \p heads weights per slot) cut into one
+/// section per thread, the rows into runs that the threads take in turn,
+/// each through its own section; on the calling thread alone unless \p par.
+template <typename RowAt, typename Pack, typename Sum>
+void packTilesOnThreads(const Tile &tile, int64_t capacity, int64_t heads,
+                        int64_t count, const int32_t *offsets, RowAt rowAt,
+                        Pack pack, Sum sum, bool par, int64_t &pieces,
+                        int64_t &slots) {
+  int64_t threads = 1;
+#ifdef _OPENMP
+  if (par)
+    threads = std::min<int64_t>({omp_get_max_threads(), capacity, count});
+#endif
+  threads = std::max<int64_t>(threads, 1);
+  const int64_t sectionSlots = capacity / threads;
+  const int64_t runs = threads == 1 ? 1 : threads * kRunsPerThread;
+  int64_t runPieces = 0, runSlots = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)             \
+    reduction(+ : runPieces, runSlots) if (threads > 1)
+  for (int64_t r = 0; r < runs; ++r) {
+    int64_t k = 0;
+#ifdef _OPENMP
+    k = omp_get_thread_num();
+#endif
+    Tile section = tile.section(k, sectionSlots, heads);
+    packTiles(section, sectionSlots, count * r / runs, count * (r + 1) / runs,
+              offsets, rowAt, pack, sum, runPieces, runSlots);
+  }
+  pieces += runPieces;
+  slots += runSlots;
 }
 
 } // namespace
@@ -217,44 +269,30 @@ int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
   const int32_t *levels = row_sets && skip <= hops ? sets.level : nullptr;
   const float *deviceWeights = tile.weights ? nullptr : weights;
   int64_t pieces = 0, slots = 0;
-  // A piece's slots are copied by the thread that sums it: the copies run
-  // on the threads too, and one parallel loop per tile does both.
-  auto copyPiece = [&](const Piece &piece, int64_t resume) {
-    const int64_t first = piece.begins ? g->in.indptr[piece.row] : resume;
-    const int64_t at = piece.first, take = piece.count;
-    copyInts(tile.src + at, g->in.src + first, take);
-    copyInts(tile.eid + at, g->in.edge_id + first, take);
-    if (tile.weights) {
+  auto pack = [&](Tile &t, int64_t first, int64_t last, int64_t room) {
+    const int64_t take = std::min(last - first, room), at = t.numSlots;
+    copyInts(t.src + at, g->in.src + first, take);
+    copyInts(t.eid + at, g->in.edge_id + first, take);
+    if (t.weights) {
       // Gathered by edge id: a plain loop, not a memcpy call per slot.
-      float *to = tile.weights + at * heads;
+      float *to = t.weights + at * heads;
       for (int64_t k = 0; k < take; ++k) {
         const float *from = weights + int64_t(g->in.edge_id[first + k]) * heads;
         for (int64_t h = 0; h < heads; ++h)
           to[k * heads + h] = from[h];
       }
     }
+    return Packed{first + take, take};
   };
-  packTiles(
-      tile, capacity, rows, g->in.indptr,
-      [&](int64_t t) { return row_sets ? int64_t(sets.order[t]) : t; },
-      [](int64_t first, int64_t last, int64_t room, int64_t) {
-        const int64_t take = std::min(last - first, room);
-        return Packed{first + take, take};
-      },
-      [&](int64_t resume) {
-        [[maybe_unused]] const bool par =
-            worthThreads(tile.numSlots + tile.numPieces, d);
-        withRowWidth(d, [&](auto fixed) {
-          forEachChunk(tile.numPieces, 16, par,
-                       [&](int64_t begin, int64_t end) {
-                         for (int64_t p = begin; p < end; ++p)
-                           copyPiece(tile.pieces[p], resume);
-                         sumPieces<fixed()>(tile, x, d, deviceWeights, heads,
-                                            mean, levels, skip, y, begin, end);
-                       });
-        });
-      },
-      pieces, slots);
+  auto sum = [&](const Tile &t) {
+    withRowWidth(d, [&](auto fixed) {
+      sumPieces<fixed()>(t, x, d, deviceWeights, heads, mean, levels, skip, y);
+    });
+  };
+  packTilesOnThreads(
+      tile, capacity, heads, rows, g->in.indptr,
+      [&](int64_t t) { return row_sets ? int64_t(sets.order[t]) : t; }, pack,
+      sum, worthThreads(g->num_edges + rows, d), pieces, slots);
   if (row_sets && zero_rest)
     zeroOtherRows(sets.level, g->num_nodes, level, d, y);
   *moved += static_cast<int64_t>(sizeof(Piece)) * pieces +
@@ -290,18 +328,19 @@ int gnnrt_cpu_csr_matmul_tiles(const void *a, int64_t rows, int64_t cols,
   if (cSize == 0)
     return GNNRT_OK;
 
-  Tile t;
-  t.pieces = static_cast<Piece *>(tile);
-  t.src = reinterpret_cast<int32_t *>(t.pieces + capacity);
-  t.eid = nullptr;
-  t.weights = reinterpret_cast<float *>(t.src + capacity);
+  Tile whole;
+  whole.pieces = static_cast<Piece *>(tile);
+  whole.src = reinterpret_cast<int32_t *>(whole.pieces + capacity);
+  whole.eid = nullptr;
+  whole.weights = reinterpret_cast<float *>(whole.src + capacity);
 
   const bool transpose = transpose_a != 0;
   // `a^T b` with row sets leaves out the slots of the rows of a outside
   // R_level, as gnnrt_cpu_csr_matmul_rows does: when packing, so that the
   // tiles do not carry them.
   const int32_t *levels = transpose && row_sets ? sets.level : nullptr;
-  auto pack = [&](int64_t first, int64_t last, int64_t room, int64_t at) {
+  auto pack = [&](Tile &t, int64_t first, int64_t last, int64_t room) {
+    const int64_t at = t.numSlots;
     if (!transpose) {
       const int64_t take = std::min(last - first, room);
       copyInts(t.src + at, m.indices + first, take);
@@ -326,30 +365,31 @@ int gnnrt_cpu_csr_matmul_tiles(const void *a, int64_t rows, int64_t cols,
       ++s;
     return Packed{s, k - at};
   };
-  auto sum = [&](int64_t) {
-    [[maybe_unused]] const bool par = worthThreads(t.numSlots + t.numPieces, n);
+  auto sum = [&](const Tile &t) {
     withRowWidth(n, [&](auto fixed) {
-      forEachChunk(t.numPieces, 16, par, [&](int64_t begin, int64_t end) {
-        sumPieces<fixed()>(t, b, n, nullptr, 1, false, nullptr, 0, c, begin,
-                           end);
-      });
+      sumPieces<fixed()>(t, b, n, nullptr, 1, false, nullptr, 0, c);
     });
   };
   int64_t pieces = 0, slots = 0;
+  // Every column of a is an output row of `a^T b`, read through the CSC
+  // sections; `a b` reads the rows of a, or a row set's.
+  const int64_t count = transpose  ? cols
+                        : row_sets ? int64_t(sets.count[level])
+                                   : rows;
+  const bool par = worthThreads(nnz + count, n);
   if (transpose)
-    // Every column of a is an output row, read through the CSC sections.
-    packTiles(
-        t, capacity, cols, m.colptr, [](int64_t j) { return j; }, pack, sum,
-        pieces, slots);
+    packTilesOnThreads(
+        whole, capacity, 1, count, m.colptr, [](int64_t j) { return j; }, pack,
+        sum, par, pieces, slots);
   else if (row_sets)
-    packTiles(
-        t, capacity, sets.count[level], m.indptr,
-        [&](int64_t k) { return int64_t(sets.order[k]); }, pack, sum, pieces,
-        slots);
-  else
-    packTiles(
-        t, capacity, rows, m.indptr, [](int64_t i) { return i; }, pack, sum,
+    packTilesOnThreads(
+        whole, capacity, 1, count, m.indptr,
+        [&](int64_t k) { return int64_t(sets.order[k]); }, pack, sum, par,
         pieces, slots);
+  else
+    packTilesOnThreads(
+        whole, capacity, 1, count, m.indptr, [](int64_t i) { return i; }, pack,
+        sum, par, pieces, slots);
   if (row_sets && zero_rest && !transpose)
     zeroOtherRows(sets.level, rows, level, n, c);
   *moved += static_cast<int64_t>(sizeof(Piece)) * pieces +

@@ -213,11 +213,16 @@ TEST_F(TilesTest, ThreadTeamsGiveTheSameBits) {
   TileArgs a;
   a.weights = t.weights.data();
   a.tileWeights = true;
-  a.slots = 4096;
-  gnnrt_cpu_set_num_threads(1);
-  const std::vector<float> one = spmmTiles(g, x, d, a);
-  gnnrt_cpu_set_num_threads(2);
-  EXPECT_TRUE(sameBits(spmmTiles(g, x, d, a), one));
+  // Two threads cut the tile into two sections: 1 slot leaves one thread,
+  // 3 and 7 sections of 1 and 3 slots that split most rows.
+  for (int64_t slots : {1, 3, 7, 4096}) {
+    SCOPED_TRACE("slots " + std::to_string(slots));
+    a.slots = slots;
+    gnnrt_cpu_set_num_threads(1);
+    const std::vector<float> one = spmmTiles(g, x, d, a);
+    gnnrt_cpu_set_num_threads(2);
+    EXPECT_TRUE(sameBits(spmmTiles(g, x, d, a), one));
+  }
 }
 
 // What the tiles copy: a piece record per row and a source and edge id per
