@@ -55,6 +55,43 @@ constexpr uint64_t kMaxChunk = 4 << 20;
 /// chunks rather than a table of 16384 slots).
 constexpr uint64_t kMaxSlots = 4096;
 
+/// Copies to and from the host tier, and home loads, are the host's own
+/// work on the CPU device, where a GPU would give them to a copy engine:
+/// the kernels' threads are idle meanwhile, and one core does not draw all
+/// of the memory bandwidth, so a large copy is split over the threads
+/// (OpenMP's, as the kernels'). Pieces of kCopyPiece bytes, or of whole
+/// rows of about that size.
+constexpr uint64_t kThreadedCopyBytes = 1 << 20;
+constexpr uint64_t kCopyPiece = 256 << 10;
+
+void copyBytes(void *to, const void *from, uint64_t bytes) {
+  const auto pieces =
+      static_cast<int64_t>((bytes + kCopyPiece - 1) / kCopyPiece);
+#pragma omp parallel for schedule(static) if (bytes >= kThreadedCopyBytes)
+  for (int64_t k = 0; k < pieces; ++k) {
+    const uint64_t at = static_cast<uint64_t>(k) * kCopyPiece;
+    std::memcpy(static_cast<char *>(to) + at,
+                static_cast<const char *>(from) + at,
+                std::min(kCopyPiece, bytes - at));
+  }
+}
+
+/// Copies \p count rows of \p rowBytes bytes: row t from `from` at byte
+/// `fromAt(t)` to `to` at `toAt(t)`.
+template <typename ToAt, typename FromAt>
+void copyRows(char *to, const char *from, int64_t count, int64_t rowBytes,
+              ToAt toAt, FromAt fromAt) {
+  const uint64_t bytes = static_cast<uint64_t>(count * rowBytes);
+  const int64_t perPiece = std::max<int64_t>(
+      1, static_cast<int64_t>(kCopyPiece) / std::max<int64_t>(rowBytes, 1));
+  const int64_t pieces = (count + perPiece - 1) / perPiece;
+#pragma omp parallel for schedule(static) if (bytes >= kThreadedCopyBytes)
+  for (int64_t k = 0; k < pieces; ++k)
+    for (int64_t t = k * perPiece; t < std::min(count, (k + 1) * perPiece); ++t)
+      std::memcpy(to + toAt(t), from + fromAt(t),
+                  static_cast<size_t>(rowBytes));
+}
+
 using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point start) {
@@ -576,8 +613,7 @@ int OffloadTiers::offloadToHost(int32_t handle, const void *src,
   void *block = d.hostBlock(size, handleName(handle), status);
   if (!block)
     return status;
-  if (size > 0)
-    std::memcpy(block, src, size);
+  copyBytes(block, src, size);
   entry->tier = Tier::Host;
   entry->host = block;
   entry->bytes = size;
@@ -637,9 +673,9 @@ int OffloadTiers::offloadRowsToHost(int32_t handle, const void *src,
     return status;
   const char *from = static_cast<const char *>(src);
   char *to = static_cast<char *>(block);
-  for (int64_t t = 0; t < count; ++t)
-    std::memcpy(to + t * rowBytes, from + int64_t(order[t]) * rowBytes,
-                static_cast<size_t>(rowBytes));
+  copyRows(
+      to, from, count, rowBytes, [&](int64_t t) { return t * rowBytes; },
+      [&](int64_t t) { return int64_t(order[t]) * rowBytes; });
   entry->tier = Tier::Host;
   entry->host = block;
   entry->bytes = size;
@@ -675,9 +711,10 @@ int OffloadTiers::prefetchRows(int32_t handle, void *dst, int64_t rows,
                       ": the destination is null");
   const char *from = static_cast<const char *>(entry->host);
   char *to = static_cast<char *>(dst);
-  for (int64_t t = 0; t < count; ++t)
-    std::memcpy(to + int64_t(order[t]) * rowBytes, from + t * rowBytes,
-                static_cast<size_t>(rowBytes));
+  copyRows(
+      to, from, count, rowBytes,
+      [&](int64_t t) { return int64_t(order[t]) * rowBytes; },
+      [&](int64_t t) { return t * rowBytes; });
   d.fromHost += size;
   return GNNRT_OK;
 }
@@ -707,8 +744,7 @@ int OffloadTiers::Impl::homeCopy(const char *what, void *dst, const void *src,
                                  int64_t bytes, uint64_t &counter) {
   if (int status = checkHomeCopy(what, dst, src, bytes))
     return status;
-  if (bytes > 0)
-    std::memcpy(dst, src, static_cast<size_t>(bytes));
+  copyBytes(dst, src, static_cast<uint64_t>(bytes));
   counter += static_cast<uint64_t>(bytes);
   return GNNRT_OK;
 }
@@ -732,10 +768,8 @@ int OffloadTiers::homeLoadRows(void *dst, const void *src, int64_t rows,
     return status;
   const char *from = static_cast<const char *>(src);
   char *to = static_cast<char *>(dst);
-  for (int64_t t = 0; t < count; ++t) {
-    const int64_t at = int64_t(order[t]) * rowBytes;
-    std::memcpy(to + at, from + at, static_cast<size_t>(rowBytes));
-  }
+  auto at = [&](int64_t t) { return int64_t(order[t]) * rowBytes; };
+  copyRows(to, from, count, rowBytes, at, at);
   d.fromHost += static_cast<uint64_t>(count * rowBytes);
   return GNNRT_OK;
 }
@@ -880,8 +914,7 @@ int OffloadTiers::prefetch(int32_t handle, void *dst, int64_t bytes) {
                                               ": the destination is null");
   auto size = static_cast<uint64_t>(bytes);
   if (entry->tier == Tier::Host) {
-    if (size > 0)
-      std::memcpy(dst, entry->host, size);
+    copyBytes(dst, entry->host, size);
     d.fromHost += size;
     return GNNRT_OK;
   }
