@@ -22,6 +22,12 @@ Usage:
   --quick   Facebook only (minutes instead of tens of minutes).
   --repeat  runs per cell, taken round the policies of a row; the cell's
             time is the median of the runs' median epoch times.
+
+Every round of a row also trains keep-all (at a budget nothing comes near),
+and "auto vs keep-all" / "auto vs best forced" are the medians over the
+rounds of each round's own ratio: this machine's speed drifts by half
+between minutes, and a ratio of two runs taken seconds apart cancels most of
+that where a ratio against a keep-all time from another row does not.
 """
 import argparse
 import json
@@ -131,6 +137,28 @@ class Sweep:
                              for _ in range(self.args.repeat)])
 
     @staticmethod
+    def paired(runs):
+        """Per round, auto's time over keep-all's and over the best forced
+        policy's of the same round; their medians and ranges."""
+        def summary(ratios):
+            if not ratios:
+                return None
+            ratios = sorted(ratios)
+            return {"median": ratios[len(ratios) // 2], "min": ratios[0],
+                    "max": ratios[-1], "all": ratios}
+        vs_keep, vs_best = [], []
+        for rep, auto in enumerate(runs["auto"]):
+            keep = runs["keep_all"][rep]
+            if "ms" not in auto:
+                continue
+            if "ms" in keep:
+                vs_keep.append(auto["ms"] / keep["ms"])
+            forced = [runs[p][rep]["ms"] for p in POLICIES[1:] if "ms" in runs[p][rep]]
+            if forced:
+                vs_best.append(auto["ms"] / min(forced))
+        return {"vs_keep": summary(vs_keep), "vs_best": summary(vs_best)}
+
+    @staticmethod
     def combine(runs):
         """One cell from its runs: the epoch time is the median of their medians."""
         if any("error" in r for r in runs):
@@ -187,21 +215,26 @@ class Sweep:
                 continue
             row["plan_seconds"] = self.plan_seconds(model, graph, budget)
             # Repeats go round the policies, so a slow spell of the machine
-            # falls on every policy of the row rather than on one.
-            policies = (["keep_all"] if budget == peak else []) + POLICIES
+            # falls on every policy of the round rather than on one; each
+            # round has its own keep-all run to compare with.
+            policies = ["keep_all"] + POLICIES
             runs = {policy: [] for policy in policies}
             for rep in range(self.args.repeat):
                 for policy in policies:
                     print("   %5.1f%% %s (%d/%d)" % (100 * fraction, policy, rep + 1,
                                                    self.args.repeat),
                           file=sys.stderr, flush=True)
-                    runs[policy].append(self.run_once(model, graph, budget, policy))
+                    runs[policy].append(self.run_once(
+                        model, graph, BIG if policy == "keep_all" else budget, policy))
+            row["paired"] = self.paired(runs)
             for policy in policies:
                 r = self.combine(runs[policy])
                 if "loss" in r:
                     r["same_losses"] = r.pop("loss") == keep["loss"]
                 if policy == "keep_all":
-                    keep["ms"], keep["ms_all"] = r["ms"], r["ms_all"]
+                    row["keep_all"] = r
+                    if budget == peak:
+                        keep["ms"], keep["ms_all"] = r["ms"], r["ms_all"]
                     continue
                 row["runs"][policy] = r
             rows.append(row)
@@ -232,9 +265,13 @@ def table(result, markdown):
             continue
         runs = row["runs"]
         auto = runs["auto"]
-        forced = [runs[p]["ms"] for p in POLICIES[1:] if "ms" in runs[p]]
-        vs_keep = "%+.1f%%" % (100 * (auto["ms"] / keep["ms"] - 1)) if "ms" in auto else ""
-        vs_best = "%.2fx" % (auto["ms"] / min(forced)) if forced and "ms" in auto else "-"
+        paired = row["paired"]
+        vs_keep = ("%+.1f%% (%+.0f..%+.0f)" % tuple(
+            100 * (paired["vs_keep"][k] - 1) for k in ("median", "min", "max"))
+                   if paired["vs_keep"] else "")
+        vs_best = ("%.2fx (%.2f..%.2f)" % tuple(
+            paired["vs_best"][k] for k in ("median", "min", "max"))
+                   if paired["vs_best"] else "-")
         exact = all(r["measured"] == r["planned"] and r["measured"] <= row["budget"]
                     and r["same_losses"] for r in runs.values() if "ms" in r)
         plan = "%.3f s" % row["plan_seconds"] if row["plan_seconds"] is not None else "?"
@@ -282,6 +319,8 @@ def main():
     print("# build: " + stamp_line(stamps))
     print("# cells: median ms/epoch, measured device peak; 'planned = measured' also "
           "checks peak <= budget and losses bit-identical to keep_all")
+    print("# auto vs keep-all / best forced: median (range) over the rounds of each "
+          "round's own ratio; every round trains keep-all too")
     for r in results:
         print()
         print(table(r, args.markdown))

@@ -366,10 +366,13 @@ int gnnrt_cpu_spmm_rows(const gnnrt_graph *g, int aggr, const float *x,
    {tile_bytes}`): their tile then holds 4 * weight_heads bytes per slot.
    With \p row_sets non-null the rows are R_level's and the rest is as
    gnnrt_cpu_spmm_rows (one weight per edge); else every row. \p y gets the
-   bits of gnnrt_cpu_spmm (gnnrt_cpu_spmm_rows), whatever the tile sizes: a
-   row longer than a tile goes on in the next one. Adds the bytes copied
-   from host memory into the tiles to *moved. A tile that cannot hold one
-   slot is GNNRT_ERR_BAD_SIZE; max is GNNRT_ERR_BAD_ARGUMENT. */
+   bits of gnnrt_cpu_spmm (gnnrt_cpu_spmm_rows), whatever the tile sizes and
+   thread count: a row longer than a tile goes on in the next one. The tile
+   is cut into one section per thread. Adds the bytes copied from host
+   memory into the tiles to *moved (a row split between two tiles has a
+   piece record in each, so it depends on the thread count). A tile that
+   cannot hold one slot is GNNRT_ERR_BAD_SIZE; max is
+   GNNRT_ERR_BAD_ARGUMENT. */
 int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
                          int64_t d, const float *weights, int64_t weight_heads,
                          const int32_t *row_sets, int64_t hops, int64_t level,
@@ -386,9 +389,10 @@ int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
    gnnrt_cpu_csr_matmul_rows (below) with the same hops, level and
    zero_rest (`a^T b` then reads only the slots of the rows of a in
    R_level). \p c gets the bits of gnnrt_cpu_csr_matmul
-   (gnnrt_cpu_csr_matmul_rows), whatever the tile size: an output row longer
-   than a tile goes on in the next one. Adds the bytes copied from host
-   memory into the tiles to *moved. A tile that cannot hold one slot is
+   (gnnrt_cpu_csr_matmul_rows), whatever the tile size and thread count: an
+   output row longer than a tile goes on in the next one; the tile is cut
+   as gnnrt_cpu_spmm_tiles's. Adds the bytes copied from host memory into
+   the tiles to *moved. A tile that cannot hold one slot is
    GNNRT_ERR_BAD_SIZE. */
 int gnnrt_cpu_csr_matmul_tiles(const void *a, int64_t rows, int64_t cols,
                                int64_t nnz, int transpose_a, const float *b,
