@@ -281,6 +281,17 @@ Operation *mlir::mem::nonProductReader(Value csr) {
   return nullptr;
 }
 
+std::optional<uint64_t> mlir::mem::tileBytesRead(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (auto load = dyn_cast_or_null<LoadHomeOp>(def))
+    return load.getTileBytes();
+  if (auto load = dyn_cast_or_null<LoadGraphHomeOp>(def))
+    return load.getTileBytes();
+  if (auto prefetch = dyn_cast_or_null<PrefetchOp>(def))
+    return prefetch.getTileBytes();
+  return std::nullopt;
+}
+
 /// A CSR matrix that \p op (with `tile_bytes`) leaves in host memory is
 /// read by products only.
 static LogicalResult verifyReadByProducts(Operation *op) {
@@ -401,12 +412,6 @@ static LogicalResult verifyHomeOperand(Operation *op, Value home) {
   return success();
 }
 
-/// Whether \p graph is a load of a graph's host copy read a tile at a time.
-static bool isTiledGraph(Value graph) {
-  auto load = graph.getDefiningOp<LoadGraphHomeOp>();
-  return load && load.getTileBytes();
-}
-
 LogicalResult LoadHomeOp::verify() {
   if (failed(verifyHomeOperand(*this, getHome())))
     return failure();
@@ -420,7 +425,7 @@ LogicalResult LoadHomeOp::verify() {
     for (OpOperand &use : getResult().getUses()) {
       auto spmm = dyn_cast<gnn::SpmmOp>(use.getOwner());
       if (!spmm || use.get() != spmm.getWeights() ||
-          use.getOperandNumber() == 0 || !isTiledGraph(spmm.getGraph()))
+          use.getOperandNumber() == 0 || !tileBytesRead(spmm.getGraph()))
         return emitOpError("with tile_bytes may only be read as the weights "
                            "of a gnn.spmm whose graph is a mem.load_graph_home "
                            "with tile_bytes, but '")

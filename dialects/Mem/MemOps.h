@@ -56,6 +56,12 @@ std::optional<GraphView> graphViewReadBy(Operation *user);
 /// are what can read a CSR matrix from host memory a tile at a time
 /// (`tile_bytes`, gnnrt_cpu_csr_matmul_tiles).
 Operation *nonProductReader(Value csr);
+
+/// The tile_bytes of the load or prefetch that defines \p value when it
+/// leaves the copy in host memory for its readers to read a tile at a time
+/// (mem.load_home, mem.load_graph_home or mem.prefetch with `tile_bytes`):
+/// the device then holds a tile of that many bytes, not the value.
+std::optional<uint64_t> tileBytesRead(Value value);
 } // namespace mlir::mem
 
 #endif // GNNC_DIALECTS_MEM_MEMOPS_H

@@ -819,9 +819,6 @@ double copiedBytes(Value value, Value rowSets, std::optional<uint64_t> level) {
   return bytes;
 }
 
-/// estimateWhole, scaled to the rows a restricted op computes (see
-/// CostModel.h). A kernel that clears the rows outside its set (no
-/// gnn.rest_unread) writes those too.
 /// The estimated share of its rows that \p op computes: 1 unless
 /// gnn-restrict-rows restricted it to a set whose size is estimated.
 double rowShare(Operation *op) {
@@ -836,43 +833,36 @@ double rowShare(Operation *op) {
   return *rows / static_cast<double>(graphSize(sets.getGraph()).nodes);
 }
 
+/// The copies of a tiled kernel over \p rows output rows and \p slots
+/// slots in tiles of \p tileSlots: tiledReadSeconds and tiledReadBytes, at
+/// the host link rate.
+OpCost tiledCopies(int64_t rows, int64_t slots, int64_t weightHeads,
+                   int64_t tileSlots, const MachineProfile &profile) {
+  OpCost cost;
+  cost.rate = CostRate::HostLink;
+  cost.seconds = tiledReadSeconds(rows, slots, weightHeads, tileSlots, profile);
+  cost.bytes = tiledReadBytes(rows, slots, weightHeads);
+  return cost;
+}
+
 /// The copies of an aggregation that reads its graph (and its weights) from
 /// host memory a tile at a time (gnnrt_cpu_spmm_tiles), at the share of
 /// rows it computes.
 OpCost tiledReads(SpmmOp spmm, const MachineProfile &profile) {
-  auto graph = spmm.getGraph().getDefiningOp<mem::LoadGraphHomeOp>();
-  if (!graph || !graph.getTileBytes())
+  std::optional<uint64_t> tile = mem::tileBytesRead(spmm.getGraph());
+  if (!tile)
     return {};
   GraphSize g = graphSize(spmm.getGraph());
   int64_t weightHeads = 0;
-  if (Value w = spmm.getWeights())
-    if (auto load = w.getDefiningOp<mem::LoadHomeOp>();
-        load && load.getTileBytes())
-      weightHeads =
-          cast<RankedTensorType>(w.getType()).getRank() == 2 ? dim(w, 1) : 1;
+  if (Value w = spmm.getWeights(); w && mem::tileBytesRead(w))
+    weightHeads =
+        cast<RankedTensorType>(w.getType()).getRank() == 2 ? dim(w, 1) : 1;
   const double share = rowShare(spmm);
-  const int64_t slots = static_cast<int64_t>(
-      *graph.getTileBytes() / gnnrt::footprint::kGraphTileBytesPerSlot);
-  OpCost cost;
-  cost.rate = CostRate::HostLink;
-  cost.seconds = tiledReadSeconds(
+  return tiledCopies(
       static_cast<int64_t>(share * static_cast<double>(g.nodes)),
       static_cast<int64_t>(share * static_cast<double>(g.edges)), weightHeads,
-      slots, profile);
-  cost.bytes = tiledReadBytes(
-      static_cast<int64_t>(share * static_cast<double>(g.nodes)),
-      static_cast<int64_t>(share * static_cast<double>(g.edges)), weightHeads);
-  return cost;
-}
-
-/// The tile bytes through which \p matmul reads its CSR left operand from
-/// host memory, if it does (a prefetch or a load from a home, for tiles).
-std::optional<uint64_t> csrTileBytesRead(MatmulOp matmul) {
-  if (auto prefetch = matmul.getLhs().getDefiningOp<mem::PrefetchOp>())
-    return prefetch.getTileBytes();
-  if (auto load = matmul.getLhs().getDefiningOp<mem::LoadHomeOp>())
-    return load.getTileBytes();
-  return std::nullopt;
+      static_cast<int64_t>(*tile / gnnrt::footprint::kGraphTileBytesPerSlot),
+      profile);
 }
 
 OpCost estimateRows(Operation *op, const Pricer &p);
@@ -883,14 +873,16 @@ OpCost estimate(Operation *op, const Pricer &p) {
   if (auto spmm = dyn_cast<SpmmOp>(op))
     tiles = tiledReads(spmm, p.profile);
   else if (auto matmul = dyn_cast<MatmulOp>(op))
-    if (std::optional<uint64_t> tile = csrTileBytesRead(matmul))
+    if (std::optional<uint64_t> tile = mem::tileBytesRead(matmul.getLhs()))
       tiles = tiledCsrReads(matmul, static_cast<int64_t>(*tile), p.profile);
   if (tiles.seconds > 0)
     cost += tiles;
   return cost;
 }
 
-/// estimateWhole, at the share of rows a restricted op computes.
+/// estimateWhole, scaled to the rows a restricted op computes (see
+/// CostModel.h). A kernel that clears the rows outside its set (no
+/// gnn.rest_unread) writes those too.
 OpCost estimateRows(Operation *op, const Pricer &p) {
   OpCost whole = estimateWhole(op, p);
   std::optional<RowRestriction> restriction = getRowRestriction(op);
@@ -1155,7 +1147,8 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
         return cost;
       })
       .Case([&](mem::PrefetchOp o) {
-        // A prefetch for tiles copies nothing: its readers do (tiledReads).
+        // A prefetch for tiles copies nothing: its readers do
+        // (tiledCsrReads).
         if (o.getTileBytes())
           return none;
         auto handle = cast<mem::OffloadedType>(o.getHandle().getType());
@@ -1171,12 +1164,9 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       })
       .Case<mem::LoadHomeOp, mem::LoadGraphHomeOp, mem::StoreHomeOp>(
           [&](auto o) {
-            // A load for tiles copies nothing: its readers do (tiledReads).
-            if (auto tiled = dyn_cast<mem::LoadGraphHomeOp>(o.getOperation());
-                tiled && tiled.getTileBytes())
-              return none;
-            if (auto tiled = dyn_cast<mem::LoadHomeOp>(o.getOperation());
-                tiled && tiled.getTileBytes())
+            // A load for tiles copies nothing: its readers do (tiledReads,
+            // tiledCsrReads).
+            if (mem::tileBytesRead(o.getResult()))
               return none;
             // A graph's copy moves the one view its result holds.
             double bytes = bytesOf(o.getResult());
@@ -1240,15 +1230,11 @@ OpCost mlir::gnn::tiledCsrReads(Operation *op, int64_t tileBytes,
           ? type.getDimSize(1)
           : static_cast<int64_t>(share *
                                  static_cast<double>(type.getDimSize(0)));
-  const auto tileSlots =
+  return tiledCopies(
+      outer, slots, /*weightHeads=*/0,
       static_cast<int64_t>(static_cast<uint64_t>(tileBytes) /
-                           gnnrt::footprint::kCsrTileBytesPerSlot);
-  OpCost cost;
-  cost.rate = CostRate::HostLink;
-  cost.seconds =
-      tiledReadSeconds(outer, slots, /*weightHeads=*/0, tileSlots, profile);
-  cost.bytes = tiledReadBytes(outer, slots, /*weightHeads=*/0);
-  return cost;
+                           gnnrt::footprint::kCsrTileBytesPerSlot),
+      profile);
 }
 
 OpCost mlir::gnn::estimateOpCost(Operation *op, const MachineProfile &profile) {

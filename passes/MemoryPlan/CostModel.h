@@ -226,10 +226,10 @@ double tiledReadBytes(int64_t rows, int64_t edges, int64_t weightHeads);
 double tiledWeightSeconds(double edges, int64_t weightHeads,
                           const MachineProfile &profile);
 
-/// Seconds gnnrt_cpu_spmm_tiles adds to an aggregation for its copies: on
-/// the calling thread, before each tile's sums (nothing hides them),
-/// tiledReadBytes at the host link rate, plus secondsPerOp per tile of
-/// \p tileSlots slots.
+/// Seconds gnnrt_cpu_spmm_tiles adds to an aggregation for its copies: each
+/// thread's before the sums of its section of the tile (nothing hides
+/// them), tiledReadBytes at the host link rate, plus secondsPerOp per tile
+/// of \p tileSlots slots.
 double tiledReadSeconds(int64_t rows, int64_t edges, int64_t weightHeads,
                         int64_t tileSlots, const MachineProfile &profile);
 

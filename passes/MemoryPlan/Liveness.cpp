@@ -37,15 +37,8 @@ static std::optional<int64_t> elementBytes(Type type) {
 
 std::optional<int64_t> mlir::gnn::storageBytes(Value value) {
   // A host copy read a tile at a time: the device holds the tile buffer.
-  if (auto load = value.getDefiningOp<mem::LoadHomeOp>())
-    if (std::optional<uint64_t> tile = load.getTileBytes())
-      return static_cast<int64_t>(*tile);
-  if (auto load = value.getDefiningOp<mem::LoadGraphHomeOp>())
-    if (std::optional<uint64_t> tile = load.getTileBytes())
-      return static_cast<int64_t>(*tile);
-  if (auto prefetch = value.getDefiningOp<mem::PrefetchOp>())
-    if (std::optional<uint64_t> tile = prefetch.getTileBytes())
-      return static_cast<int64_t>(*tile);
+  if (std::optional<uint64_t> tile = mem::tileBytesRead(value))
+    return static_cast<int64_t>(*tile);
   if (auto tensor = dyn_cast<RankedTensorType>(value.getType())) {
     std::optional<int64_t> element = elementBytes(tensor.getElementType());
     if (!element || !tensor.hasStaticShape())

@@ -1538,10 +1538,8 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
         b.setInsertionPoint(user);
         auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
         auto spmm = dyn_cast<SpmmOp>(user);
-        auto graph = spmm
-                         ? spmm.getGraph().getDefiningOp<mem::LoadGraphHomeOp>()
-                         : mem::LoadGraphHomeOp();
-        if (graph && graph.getTileBytes() && spmm.getWeights() == arg)
+        if (spmm && spmm.getWeights() == arg &&
+            mem::tileBytesRead(spmm.getGraph()))
           load.setTileBytes(weightTile->second);
         use.set(load);
       }

@@ -167,6 +167,16 @@ private:
     llvm::interleaveComma(args, os);
     os << "));\n";
   }
+  /// Calls a kernel that reads host copies a tile at a time, with \p args
+  /// and then the count of the bytes it copies, which go on as bytes from
+  /// the host tier.
+  void callTiled(StringRef callee, SmallVector<std::string> args) {
+    std::string moved = "v" + std::to_string(counter++);
+    os << "  int64_t " << moved << " = 0;\n";
+    args.push_back("&" + moved);
+    call(callee, args);
+    call("gnnrt_home_note_loaded", {"tiers", moved});
+  }
   /// Every tensor the op touches is fp32 (or i32 labels, i1 masks).
   LogicalResult checkTypes(Operation *op);
   /// #gnn.csr values only where the CSR kernels take them.
@@ -645,8 +655,6 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                     i64(o.getSkip() ? int64_t(*o.getSkip()) : hops + 1),
                     zeroRest(op)};
           }
-          std::string moved = "v" + std::to_string(counter++);
-          os << "  int64_t " << moved << " = 0;\n";
           SmallVector<std::string> args = {
               name(o.getGraph()), ival(o.getAggr()),       name(o.getInput()),
               d(o.getInput(), 1), w ? name(w) : "nullptr", heads};
@@ -655,10 +663,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
               args, SmallVector<std::string>{
                         tile->second.first, tile->second.second,
                         tiledWeights ? weightTile->second.first : "nullptr",
-                        tiledWeights ? weightTile->second.second : "0", out(),
-                        "&" + moved});
-          call("gnnrt_cpu_spmm_tiles", args);
-          call("gnnrt_home_note_loaded", {"tiers", moved});
+                        tiledWeights ? weightTile->second.second : "0", out()});
+          callTiled("gnnrt_cpu_spmm_tiles", std::move(args));
           return success();
         }
         if (Value sets = o.getRowSets()) {
@@ -726,8 +732,6 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
           if (Value rs = o.getRowSets())
             sets = {name(rs), i64(rowSetsHops(rs, o.getLhs())),
                     i64(*o.getLevel()), zeroRest(op)};
-          std::string moved = "v" + std::to_string(counter++);
-          os << "  int64_t " << moved << " = 0;\n";
           SmallVector<std::string> args = {name(o.getLhs()),
                                            d(o.getLhs(), 0),
                                            d(o.getLhs(), 1),
@@ -736,11 +740,10 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                                            name(o.getRhs()),
                                            d(result, 1)};
           llvm::append_range(args, sets);
-          llvm::append_range(args, SmallVector<std::string>{
-                                       tile->second.first, tile->second.second,
-                                       out(), "&" + moved});
-          call("gnnrt_cpu_csr_matmul_tiles", args);
-          call("gnnrt_home_note_loaded", {"tiers", moved});
+          llvm::append_range(args, SmallVector<std::string>{tile->second.first,
+                                                            tile->second.second,
+                                                            out()});
+          callTiled("gnnrt_cpu_csr_matmul_tiles", std::move(args));
           return success();
         }
         if (Value sets = o.getRowSets(); sets && csr) {

@@ -229,6 +229,8 @@ TEST_F(TilesTest, ThreadTeamsGiveTheSameBits) {
 // slot (and the weights when tiled), once each when one tile holds the
 // whole graph; more pieces when rows are split.
 TEST_F(TilesTest, ReportsTheBytesCopied) {
+  // One thread's walk: see CsrMatmulTilesReportTheBytesCopied.
+  gnnrt_cpu_set_num_threads(1);
   const TilesCase &t = tilesCase();
   const gnnrt_graph g = t.csr.view();
   const int64_t d = 4, e = t.graph.numEdges();
@@ -540,23 +542,25 @@ TEST_F(TilesTest, CsrMatmulTilesReportTheBytesCopied) {
   ASSERT_GT(emptyRows, 0);
   ASSERT_GT(emptyCols, 0);
 
+  // The formulas count the pieces of one thread's walk: more threads cut
+  // the tile into sections, and a row may then split where a section ends.
+  gnnrt_cpu_set_num_threads(1);
   CsrTileArgs args;
-  args.slots = nnz;
-  int64_t moved = 0;
-  csrMatmulTiles(a, b, n, args, &moved);
-  EXPECT_EQ(moved, 20 * rows + 8 * nnz);
-  csrMatmulTiles(a, b, n, args, &moved, kCsrSlotBytes - 1);
-  EXPECT_EQ(moved, 20 * rows + 8 * nnz) << "a partial slot holds nothing";
-  args.slots = 1;
-  csrMatmulTiles(a, b, n, args, &moved);
-  EXPECT_EQ(moved, 20 * (nnz + emptyRows) + 8 * nnz);
-  args.transpose = true;
-  args.slots = nnz;
-  csrMatmulTiles(a, b, n, args, &moved);
-  EXPECT_EQ(moved, 20 * cols + 8 * nnz);
-  args.slots = 1;
-  csrMatmulTiles(a, b, n, args, &moved);
-  EXPECT_EQ(moved, 20 * (nnz + emptyCols) + 8 * nnz);
+  // The bytes one product reports, `a^T b` when \p transpose, in tiles of
+  // \p slots slots (and \p extra bytes).
+  auto movedBy = [&](bool transpose, int64_t slots, int64_t extra = 0) {
+    args.transpose = transpose;
+    args.slots = slots;
+    int64_t moved = 0;
+    csrMatmulTiles(a, b, n, args, &moved, extra);
+    return moved;
+  };
+  EXPECT_EQ(movedBy(false, nnz), 20 * rows + 8 * nnz);
+  EXPECT_EQ(movedBy(false, nnz, kCsrSlotBytes - 1), 20 * rows + 8 * nnz)
+      << "a partial slot holds nothing";
+  EXPECT_EQ(movedBy(false, 1), 20 * (nnz + emptyRows) + 8 * nnz);
+  EXPECT_EQ(movedBy(true, nnz), 20 * cols + 8 * nnz);
+  EXPECT_EQ(movedBy(true, 1), 20 * (nnz + emptyCols) + 8 * nnz);
 
   args.sets = &t.sets;
   for (int64_t level = 0; level <= CsrTilesCase::kHops; ++level) {
@@ -571,23 +575,15 @@ TEST_F(TilesTest, CsrMatmulTilesReportTheBytesCopied) {
         any |= t.sets.level(v.rowidx[s]) <= level;
       none += !any;
     }
-    args.transpose = true;
-    args.slots = nnz;
-    csrMatmulTiles(a, b, n, args, &moved);
-    EXPECT_EQ(moved, 20 * cols + 8 * kept);
-    args.slots = 1;
-    csrMatmulTiles(a, b, n, args, &moved);
-    EXPECT_EQ(moved, 20 * (kept + none) + 8 * kept);
-    args.transpose = false;
-    args.slots = nnz;
-    csrMatmulTiles(a, b, n, args, &moved);
-    EXPECT_EQ(moved, 20 * t.sets.counts()[level] + 8 * kept);
+    EXPECT_EQ(movedBy(true, nnz), 20 * cols + 8 * kept);
+    EXPECT_EQ(movedBy(true, 1), 20 * (kept + none) + 8 * kept);
+    EXPECT_EQ(movedBy(false, nnz), 20 * t.sets.counts()[level] + 8 * kept);
   }
 
   // The count is added to.
   std::vector<char> tile(kCsrSlotBytes * 16);
   std::vector<float> c(static_cast<size_t>(rows * n));
-  moved = 1000;
+  int64_t moved = 1000;
   ASSERT_EQ(gnnrt_cpu_csr_matmul_tiles(a.data(), rows, cols, nnz, 0, b.data(),
                                        n, nullptr, 0, 0, 0, tile.data(),
                                        kCsrSlotBytes * 16, c.data(), &moved),
