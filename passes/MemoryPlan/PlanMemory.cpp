@@ -117,15 +117,18 @@ BlockArgument argumentWithRole(func::FuncOp func, StringRef role) {
 /// phases: @M.prepare's arena and tensors and the graph's two CSR views
 /// while prepare runs; then the prepared values again, the inputs (features
 /// dense and/or CSR as the functions take them, labels, three masks), every
-/// parameter and optimizer state twice, the loss and the logits, and one
-/// workspace shared by the step with init and predict. The graph is freed
-/// after prepare when no other function reads it. Parameters, optimizer
-/// state, the features and prepare's values are the planner's candidates
-/// for a host home, so their bytes are left out of `rest` and `prepared`
-/// (once the planner has taken them, movePreparedToCandidates) and
+/// parameter and optimizer state twice, the loss, and one workspace shared
+/// by the step with init and predict (which writes the logits there). The graph
+/// is freed after prepare when no other function reads it. Parameters,
+/// optimizer state, the features and prepare's values are the planner's
+/// candidates for a host home, so their bytes are left out of `rest` and
+/// `prepared` (once the planner has taken them, movePreparedToCandidates) and
 /// counted by their options.
 struct SessionFootprint {
   int64_t prepared = 0, graph = 0, rest = 0;
+  /// The logits predict writes after its arena in the shared workspace
+  /// (footprint::predictWorkspace): part of predict's need, not a resident.
+  int64_t logits = 0;
   bool graphReleased = false;
   /// Whether the features may get a host home: every function that takes
   /// them takes the same form (dense or CSR), so one buffer serves all.
@@ -382,7 +385,9 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
   if (predict && predict.getNumResults() == 1)
     if (auto t = dyn_cast<RankedTensorType>(predict.getResultTypes()[0]))
       classes = t.getDimSize(1);
-  result.rest += fp::outputBytes(nodes, classes);
+  result.rest += fp::outputBytes();
+  result.logits = static_cast<int64_t>(fp::predictWorkspace(
+      0, static_cast<uint64_t>(nodes), static_cast<uint64_t>(classes)));
   if (auto config = step->getAttrOfType<DictionaryAttr>("train.config"))
     if (auto dataset = config.getAs<StringAttr>("dataset"))
       result.dataset = dataset.getValue().str();
@@ -1812,8 +1817,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     OwningOpRef<func::FuncOp> planned;
     /// The step's arena; the residents the plan keeps on the device; the
     /// largest arena of init and predict given the plan's homes (they copy
-    /// host-homed values in and out too). The session's workspace is the
-    /// largest of the three arenas.
+    /// host-homed values in and out too), predict's with the logits after
+    /// it. The session's workspace is the largest of the three.
     int64_t arena = 0, handles = 0, kept = 0, others = 0;
     /// Of `kept`, prepare's values; and whether prepare's graphs stay.
     int64_t keptPrepared = 0;
@@ -1856,6 +1861,10 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       FailureOr<int64_t> other = arenaOf(*copy);
       if (failed(other))
         return failure();
+      if (which == "predict")
+        *other = static_cast<int64_t>(
+                     gnnrt::footprint::align64(static_cast<uint64_t>(*other))) +
+                 fp->logits;
       a.others = std::max(a.others, *other);
     }
     return success();
@@ -2023,7 +2032,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
              << " bytes): the session holds " << formatBytes(fixed)
              << " besides the step's workspace (graph-derived values, "
              << (fp->graphReleased ? "" : "graph, ")
-             << "inputs, outputs, and any parameters and optimizer state "
+             << "inputs, the loss, and any parameters and optimizer state "
                 "that must stay), and the step needs at least "
              << formatBytes(hi) << " more with every fate available";
     }

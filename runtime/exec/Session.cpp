@@ -596,10 +596,14 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
                 static_cast<uint64_t>(elementCount(prep->results[k])));
   }
   const uint64_t deviceGraphBytes = graphsHome ? 0 : graphBytes;
-  const uint64_t outputBytes = fp::outputBytes(nodes, classes);
-  const uint64_t workspaceBytes = align64(
-      static_cast<uint64_t>(std::max({init.arena_bytes, stepFn.arena_bytes,
-                                      predictFn.arena_bytes, int64_t(1)})));
+  const uint64_t outputBytes = fp::outputBytes();
+  const uint64_t predictBytes = fp::predictWorkspace(
+      static_cast<uint64_t>(predictFn.arena_bytes),
+      static_cast<uint64_t>(nodes), static_cast<uint64_t>(classes));
+  const uint64_t workspaceBytes =
+      std::max(align64(static_cast<uint64_t>(std::max(
+                   {init.arena_bytes, stepFn.arena_bytes, int64_t(1)}))),
+               predictBytes);
   // Allocated in this order: prepare's arena and tensors, the graph, and
   // once prepare has run (and the graph has gone, when it may) the rest.
   // First fit packs each phase from the lowest free offset, so the arena's
@@ -645,8 +649,9 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
             (releaseGraph ? " freed once prepare has run, then" : ",") +
             " features/labels/masks " + formatBytes(inputBytes) +
             ", parameters and optimizer state x2 " + formatBytes(stateBytes) +
-            ", loss and logits " + formatBytes(outputBytes) +
-            ", step workspace " + formatBytes(workspaceBytes) +
+            ", loss " + formatBytes(outputBytes) +
+            ", workspace of the step, init and predict (with the logits) " +
+            formatBytes(workspaceBytes) +
             (homeBytes > 0
                  ? "; " + formatBytes(homeBytes) + " more kept in host memory"
                  : "") +
@@ -885,11 +890,13 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
                        : alloc(4 * static_cast<uint64_t>(s.count), "state"))))
         return false;
   lossData = static_cast<float *>(alloc(4, "loss"));
-  logitsData = static_cast<float *>(
-      alloc(4 * static_cast<uint64_t>(nodes * classes), "logits"));
   workspace = static_cast<char *>(alloc(workspaceBytes, "step workspace"));
-  if (!lossData || !logitsData || !workspace)
+  if (!lossData || !workspace)
     return false;
+  // Predict writes the logits after its own arena (predictWorkspace); the
+  // next step may overwrite them, by when the host has read them.
+  logitsData = reinterpret_cast<float *>(
+      workspace + align64(static_cast<uint64_t>(predictFn.arena_bytes)));
   if (options.threads > 0)
     gnnrt_cpu_set_num_threads(options.threads);
   if (!buildCalls(error))

@@ -2,7 +2,7 @@
 //
 // A training session keeps some bytes on the device whatever the memory plan
 // decides: the bound graph, @M.prepare's values, the inputs, two copies of
-// the parameters and optimizer state, the loss and the logits. The session
+// the parameters and optimizer state, and the loss. The session
 // allocates them (Session::bind) and the memory planner subtracts them from
 // the budget before it plans the step (gnn-plan-memory); both sum them here,
 // so the planned and the measured device peaks cannot drift apart.
@@ -55,9 +55,17 @@ inline uint64_t preparedTensorBytes(uint64_t elements) {
   return align64(4 * elements);
 }
 
-/// The loss (one f32) and the logits [N, C].
-inline uint64_t outputBytes(uint64_t nodes, uint64_t classes) {
-  return align64(4) + align64(4 * nodes * classes);
+/// The loss: one f32 the step writes.
+inline uint64_t outputBytes() { return align64(4); }
+
+/// What @M.predict needs of the shared workspace: its arena (\p arena
+/// bytes) and, after it, the logits [N, C] it returns. Only predict writes
+/// the logits and only the host reads them, right after predict returns
+/// and before the next step, so they need no place of their own while the
+/// step runs.
+inline uint64_t predictWorkspace(uint64_t arena, uint64_t nodes,
+                                 uint64_t classes) {
+  return align64(arena) + align64(4 * nodes * classes);
 }
 
 /// The device peak of the session's own allocations, in the order

@@ -6,9 +6,11 @@
 // lives in one budgeted Arena: the graph's CSR views, the features, labels
 // and masks, the parameters and optimizer state (twice: the step reads one
 // copy and writes the other, as the ABI forbids results overlapping
-// arguments), the loss and logits, and one workspace shared by init, step
-// and predict. The arena's high-water mark is therefore the measured peak of
-// the run, checked against the train block's `memory` budget.
+// arguments), the loss, and one workspace shared by init, step and predict
+// (predict's logits follow its arena there: they are read right after
+// predict returns, footprint::predictWorkspace). The arena's high-water mark
+// is therefore the measured peak of the run, checked against the train
+// block's `memory` budget.
 //
 // Two decisions of the memory plan (gnnrt_value_flags, gnnrt/Model.h)
 // change that layout. A parameter, optimizer state or the features whose

@@ -229,7 +229,7 @@ TEST(Jit, BudgetBelowTheFootprintIsAnError) {
   ASSERT_FALSE(!!program);
   std::string message = llvm::toString(program.takeError());
   EXPECT_NE(message.find("memory = 30.0 KiB is below the smallest plan for "
-                         "this program on 'synthetic' (33.6 KiB, 34368 bytes)"),
+                         "this program on 'synthetic' (31.2 KiB, 31936 bytes)"),
             std::string::npos)
       << message;
 }

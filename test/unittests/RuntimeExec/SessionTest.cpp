@@ -297,10 +297,12 @@ struct LinModel {
   uint64_t graphBytes() const {
     return footprint::graphBytes(kNodes, data.numEdges());
   }
+  /// Every function's arena is 256 bytes; predict's logits follow its
+  /// arena in the workspace, which makes predict the largest.
   static uint64_t restBytes() {
     return footprint::inputBytes(kNodes, kFeatures, true, -1) +
-           footprint::stateBytes(kWeights) +
-           footprint::outputBytes(kNodes, kClasses) + footprint::align64(256);
+           footprint::stateBytes(kWeights) + footprint::outputBytes() +
+           footprint::predictWorkspace(256, kNodes, kClasses);
   }
 
   int64_t trainLabelSum() const {
