@@ -160,10 +160,10 @@ def GnnAssignBuffers : Pass<"gnn-assign-buffers", "::mlir::ModuleOp"> {
     the arena is above the live-bytes peak, a bounded, deterministic local
     search over orders; the smallest arena found is kept. Values whose intervals overlap never share bytes, with one
     exception: an element-wise op (add, sub, mul, scale, an activation or
-    its gradient, bias_add, row_mul, dense dropout) writes its result over
-    the first operand it reads at the element that dies at it and has the
-    same slot size, since every kernel of these ops on both targets reads an
-    element before it writes it. Such a chain of results is one slot, and
+    its gradient, bias_add, row_mul, dense dropout), an edge softmax or its
+    gradient writes its result over the first operand it reads at the
+    element that dies at it and has the same slot size, since every kernel
+    of these ops on both targets reads an element before it writes it. Such a chain of results is one slot, and
     the op needs one buffer where it would need two (a GCN's bias_add over
     its aggregation, the ReLU gradient over the incoming gradient). No other
     op's outputs alias its inputs.

@@ -71,6 +71,22 @@ std::optional<int64_t> mlir::gnn::storageBytes(Value value) {
   return std::nullopt;
 }
 
+SmallVector<std::pair<Value, bool>> mlir::gnn::inPlaceReads(Operation *op) {
+  if (isElementwiseOp(op) || isDenseDropout(op))
+    return elementwiseReads(op);
+  // Every kernel of these ops reads an element before it writes it, on
+  // both targets. The edge softmax and its gradient work one destination
+  // node and head at a time, reading each edge's element before writing
+  // it (gnnrt_cpu_edge_softmax{,_grad} and the CUDA kernels): on GAT the
+  // gradient's [E, heads] result was the third such tensor live at once,
+  // the step's peak at the tightest budgets.
+  if (auto softmax = dyn_cast<EdgeSoftmaxOp>(op))
+    return {{softmax.getInput(), false}};
+  if (auto grad = dyn_cast<EdgeSoftmaxGradOp>(op))
+    return {{grad.getResultGrad(), false}, {grad.getOutput(), false}};
+  return {};
+}
+
 Value mlir::gnn::getViewSource(Value value) {
   // gnnrt_graph_transposed swaps the two CSR views of the same arrays.
   if (auto view = value.getDefiningOp<TransposeOp>())
@@ -268,17 +284,17 @@ LogicalResult StepLiveness::run(StringRef client) {
     }
   }
 
-  // In-place results: an element-wise op's result takes over the slot of
-  // an operand that dies at the op (read at the element, not broadcast;
-  // the same slot size; not already taken over). Every kernel of these
-  // ops reads an element before it writes it, on both targets.
+  // In-place results: an op's result takes over the slot of an operand
+  // that dies at the op (inPlaceReads: read at the element, not broadcast;
+  // the same slot size; not already taken over).
   for (Operation *op : schedule) {
-    if (!isElementwiseOp(op) && !isDenseDropout(op))
+    SmallVector<std::pair<Value, bool>> reads = inPlaceReads(op);
+    if (reads.empty())
       continue;
     ValueLiveness &result = values[valueIndex.at(op->getResult(0))];
     if (result.storage != Storage::Arena)
       continue;
-    for (auto [operand, broadcast] : elementwiseReads(op)) {
+    for (auto [operand, broadcast] : reads) {
       auto it = valueIndex.find(operand);
       if (broadcast || it == valueIndex.end())
         continue;

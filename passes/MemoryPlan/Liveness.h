@@ -53,6 +53,14 @@ std::optional<int64_t> storageBytes(Value value);
 /// `gnn.transpose`), or a null Value. A view's uses keep its source alive.
 Value getViewSource(Value value);
 
+/// The operands whose slot \p op's result may take over when one dies at
+/// \p op, each with whether it is broadcast (read at the column, so not
+/// element for element: never taken over); empty when \p op's kernels may
+/// not write over their inputs. Element-wise ops and dense dropout read an
+/// element before writing it; so do an edge softmax and its gradient,
+/// one destination node and head at a time.
+SmallVector<std::pair<Value, bool>> inPlaceReads(Operation *op);
+
 /// Whether \p value's storage is a function argument's: the argument
 /// itself, or a view of it. A @M.prepare result that does this keeps the
 /// bound graph alive (the session may not free it after prepare); the

@@ -169,3 +169,40 @@ func.func @in_place(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %r = gnn.activation relu %s : tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+// An edge softmax writes over its input, and its gradient over the incoming
+// gradient, when they die there (one [E, heads] slot each instead of two;
+// on GAT the gradient's was the step's peak at the tightest budgets).
+// CHECK-LABEL: memory plan @edge_softmax_in_place: 6 ops, no loss
+// CHECK:      gnn.edge_softmax#0 48 1 3 arena no over gnn.activation#0 from 0
+// CHECK-NEXT: gnn.activation#0 48 2 3 arena no
+// CHECK-NEXT: gnn.edge_softmax_grad#0 48 3 4 arena no over gnn.activation#0 from 2
+// CHECK:      3 gnn.edge_softmax_grad 128
+// CHECK:      arena peak 128 bytes at 2 (gnn.activation){{$}}
+// PLACED-LABEL: memory plan @edge_softmax_in_place:
+// PLACED: arena peak 128 bytes at 2 (gnn.activation), gnn.arena_bytes 128
+func.func @edge_softmax_in_place(%g: !gnn.graph<4x6> {gnn.input = "graph"}, %x: tensor<6x2xf32>) -> tensor<6x2xf32> {
+  %e = gnn.activation relu %x : tensor<6x2xf32>
+  %y = gnn.edge_softmax %g, %e : (!gnn.graph<4x6>, tensor<6x2xf32>) -> tensor<6x2xf32>
+  %d = gnn.activation relu %x : tensor<6x2xf32>
+  %dx = gnn.edge_softmax_grad %g, %y, %d : (!gnn.graph<4x6>, tensor<6x2xf32>, tensor<6x2xf32>) -> tensor<6x2xf32>
+  %r = gnn.activation relu %dx : tensor<6x2xf32>
+  return %r : tensor<6x2xf32>
+}
+
+// -----
+
+// When the incoming gradient lives on, the gradient takes the softmax
+// output's slot instead.
+// CHECK-LABEL: memory plan @edge_softmax_grad_over_output: 5 ops, no loss
+// CHECK:      gnn.edge_softmax_grad#0 48 2 3 arena no over gnn.edge_softmax#0 from 0
+// CHECK:      arena peak 128 bytes at 1 (gnn.activation){{$}}
+func.func @edge_softmax_grad_over_output(%g: !gnn.graph<4x6> {gnn.input = "graph"}, %x: tensor<6x2xf32>) -> tensor<6x2xf32> {
+  %y = gnn.edge_softmax %g, %x : (!gnn.graph<4x6>, tensor<6x2xf32>) -> tensor<6x2xf32>
+  %d = gnn.activation relu %x : tensor<6x2xf32>
+  %dx = gnn.edge_softmax_grad %g, %y, %d : (!gnn.graph<4x6>, tensor<6x2xf32>, tensor<6x2xf32>) -> tensor<6x2xf32>
+  %r = gnn.add %dx, %d : tensor<6x2xf32>
+  return %r : tensor<6x2xf32>
+}

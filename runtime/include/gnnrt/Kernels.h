@@ -217,7 +217,7 @@ int gnnrt_cpu_edge_softmax(const gnnrt_graph *g, const float *x, int64_t heads,
                            float *y);
 
 /* gnn.edge_softmax_grad: `dx[E, heads]` from the softmax output `y` and the
-   cotangent `dy`. In place (dx == dy) allowed. */
+   cotangent `dy`. In place (dx == dy or dx == y) allowed. */
 int gnnrt_cpu_edge_softmax_grad(const gnnrt_graph *g, const float *y,
                                 const float *dy, int64_t heads, float *dx);
 

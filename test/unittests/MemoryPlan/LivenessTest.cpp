@@ -98,8 +98,8 @@ void checkIntervals(const StepLiveness &live) {
     if (Value in = info.inPlaceOf) {
       const ValueLiveness &operand = live.lookup(in);
       Operation *op = info.value.getDefiningOp();
-      EXPECT_TRUE(isElementwiseOp(op) || isDenseDropout(op));
-      EXPECT_TRUE(llvm::is_contained(op->getOperands(), in));
+      EXPECT_TRUE(llvm::is_contained(inPlaceReads(op),
+                                     std::pair<Value, bool>{in, false}));
       EXPECT_TRUE(operand.handedOn);
       EXPECT_EQ(operand.lastUse, info.def);
       EXPECT_EQ(operand.storage, Storage::Arena);

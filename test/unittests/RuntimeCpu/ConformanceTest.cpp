@@ -300,6 +300,14 @@ TEST_F(Conformance, EdgeSoftmaxAndItsGradient) {
       gnnrt_cpu_edge_softmax_grad(&view, yf.data(), dyf.data(), H, dx.data()),
       GNNRT_OK);
   EXPECT_TRUE(closeTo(dx, wantGrad[0]));
+  // In place over either operand (the planner gives the result whichever
+  // dies at the op, passes/MemoryPlan/Liveness.h inPlaceReads): the same
+  // bits as into a buffer of its own.
+  std::vector<float> overY = yf;
+  ASSERT_EQ(gnnrt_cpu_edge_softmax_grad(&view, overY.data(), dyf.data(), H,
+                                        overY.data()),
+            GNNRT_OK);
+  EXPECT_EQ(overY, dx);
   ASSERT_EQ(
       gnnrt_cpu_edge_softmax_grad(&view, yf.data(), dyf.data(), H, dyf.data()),
       GNNRT_OK);

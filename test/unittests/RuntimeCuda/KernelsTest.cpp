@@ -837,6 +837,11 @@ TEST_F(CudaKernels, EdgeSoftmaxGradEqualsTheCpu) {
   EXPECT_TRUE(sameBits(download(dx, y.size()), want));
   ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax_grad(&device, dY, dDy, heads, dDy));
   EXPECT_TRUE(sameBits(download(dDy, y.size()), want));
+  // Over the softmax output too (the planner may give the result either
+  // operand's slot).
+  float *dY2 = upload(y), *dDy2 = upload(dy);
+  ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax_grad(&device, dY2, dDy2, heads, dY2));
+  EXPECT_TRUE(sameBits(download(dY2, y.size()), want));
 }
 
 //===----------------------------------------------------------------------===//
