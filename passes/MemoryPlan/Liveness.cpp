@@ -357,33 +357,23 @@ ArenaLayout mlir::gnn::placeFirstFit(const StepLiveness &live) {
   const size_t n = intervals.size();
 
   // Who overlaps whom, once: every order below places against these lists.
-  // The bytes live at the busiest point bound every placement from below.
   std::vector<SmallVector<uint32_t>> overlaps(n);
-  int64_t lowerBound = 0;
-  {
-    int64_t last = 0;
-    for (const Interval &cur : intervals)
-      last = std::max(last, cur.end);
-    std::vector<int64_t> delta(last + 2, 0);
-    for (size_t i = 0; i < n; ++i) {
-      const Interval &cur = intervals[i];
-      if (cur.bytes == 0)
-        continue;
-      delta[cur.begin] += cur.bytes;
-      delta[cur.end + 1] -= cur.bytes;
-      for (size_t j = i + 1; j < n; ++j) {
-        const Interval &other = intervals[j];
-        if (other.bytes > 0 && other.begin <= cur.end &&
-            cur.begin <= other.end) {
-          overlaps[i].push_back(j);
-          overlaps[j].push_back(i);
-        }
+  for (size_t i = 0; i < n; ++i) {
+    const Interval &cur = intervals[i];
+    if (cur.bytes == 0)
+      continue;
+    for (size_t j = i + 1; j < n; ++j) {
+      const Interval &other = intervals[j];
+      if (other.bytes > 0 && other.begin <= cur.end && cur.begin <= other.end) {
+        overlaps[i].push_back(j);
+        overlaps[j].push_back(i);
       }
     }
-    int64_t liveNow = 0;
-    for (int64_t d : delta)
-      lowerBound = std::max(lowerBound, liveNow += d);
   }
+  // The live-bytes peak bounds every placement from below: the intervals
+  // above are the slots the liveness curve counts (a chain of in-place
+  // results hands its slot on at the op that takes it over).
+  const int64_t lowerBound = live.getPeakBytes();
 
   // Each value in turn goes where no already placed, overlapping value
   // uses its bytes: at the lowest such offset (first fit), or (`fresh`) at

@@ -126,9 +126,10 @@ BlockArgument argumentWithRole(func::FuncOp func, StringRef role) {
 /// counted by their options.
 struct SessionFootprint {
   int64_t prepared = 0, graph = 0, rest = 0;
-  /// The logits predict writes after its arena in the shared workspace
-  /// (footprint::predictWorkspace): part of predict's need, not a resident.
-  int64_t logits = 0;
+  /// The bound graph's nodes and predict's classes: the logits predict
+  /// writes after its arena in the shared workspace are part of its need
+  /// (footprint::predictWorkspace), not a resident.
+  int64_t nodes = 0, classes = 0;
   bool graphReleased = false;
   /// Whether the features may get a host home: every function that takes
   /// them takes the same form (dense or CSR), so one buffer serves all.
@@ -386,8 +387,8 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
     if (auto t = dyn_cast<RankedTensorType>(predict.getResultTypes()[0]))
       classes = t.getDimSize(1);
   result.rest += fp::outputBytes();
-  result.logits = static_cast<int64_t>(fp::predictWorkspace(
-      0, static_cast<uint64_t>(nodes), static_cast<uint64_t>(classes)));
+  result.nodes = nodes;
+  result.classes = classes;
   if (auto config = step->getAttrOfType<DictionaryAttr>("train.config"))
     if (auto dataset = config.getAs<StringAttr>("dataset"))
       result.dataset = dataset.getValue().str();
@@ -577,6 +578,13 @@ private:
   /// are copied in once (per argument and view) or before each use, or
   /// read a tile at a time by the aggregations that can.
   void graphOptions(int c);
+  /// A host home of resident \p info staged as \p staging: its copy in
+  /// host memory for the whole step, and no device bytes or seconds yet.
+  plan::Option homeOption(HomeStaging staging, const CandidateInfo &info) const;
+  /// Adds to \p o the whole copy in (\p bytes, \p seconds) that the use
+  /// at op \p u needs, on the device for that op only.
+  void copyInFor(plan::Option &o, int64_t u, int64_t bytes,
+                 double seconds) const;
   /// Whether \p user reads \p weights as the edge weights of an aggregation
   /// that can read its graph, one of prepare's, a tile at a time.
   bool readsWeightsInTiles(Operation *user, Value weights) const;
@@ -862,6 +870,21 @@ void StepPlanner::addResidents(const SessionFootprint &fp) {
   candidates.push_back(std::move(graphs));
 }
 
+plan::Option StepPlanner::homeOption(HomeStaging staging,
+                                     const CandidateInfo &info) const {
+  plan::Option o;
+  o.fate = Fate::Host;
+  o.detail = staging;
+  o.usage.push_back({Tier::Host, 0, problem.numPoints - 1, info.keepBytes});
+  return o;
+}
+
+void StepPlanner::copyInFor(plan::Option &o, int64_t u, int64_t bytes,
+                            double seconds) const {
+  o.seconds += seconds;
+  o.usage.push_back({Tier::Device, boundary(u), point(u), bytes});
+}
+
 void StepPlanner::graphOptions(int c) {
   const CandidateInfo &info = candidates[c];
   plan::Candidate &cand = problem.candidates[c];
@@ -876,10 +899,7 @@ void StepPlanner::graphOptions(int c) {
   double in = transferSeconds(info.bytes, TransferTier::Host, true, profile);
   SmallVector<GraphLoad> loads = graphLoads(info);
   for (HomeStaging staging : {StageOnce, StagePerUse}) {
-    plan::Option o;
-    o.fate = Fate::Host;
-    o.detail = staging;
-    o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
+    plan::Option o = homeOption(staging, info);
     for (const GraphLoad &load : loads) {
       if (staging == StageOnce) {
         o.seconds += in;
@@ -899,16 +919,12 @@ void StepPlanner::graphOptions(int c) {
   // tile during each, and they pay the copies (tiledReadSeconds).
   assert(graphTilesOption == static_cast<int>(cand.options.size()));
   for (HomeStaging staging : {StageTiles, StageSmallTiles}) {
-    plan::Option o;
-    o.fate = Fate::Host;
-    o.detail = staging;
-    o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
+    plan::Option o = homeOption(staging, info);
     for (const GraphLoad &load : loads)
       for (int64_t u : load.uses) {
         Operation *user = live.getSchedule()[u];
         if (!readsInTiles(user, load.arg)) {
-          o.seconds += in;
-          o.usage.push_back({Tier::Device, boundary(u), point(u), info.bytes});
+          copyInFor(o, u, info.bytes, in);
           continue;
         }
         auto type = cast<GraphType>(load.arg.getType());
@@ -966,10 +982,7 @@ void StepPlanner::residentOptions(int c) {
   for (HomeStaging staging : {StageOnce, StagePerUse}) {
     if (staging == StagePerUse && info.uses.size() < 2)
       continue;
-    plan::Option o;
-    o.fate = Fate::Host;
-    o.detail = staging;
-    o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
+    plan::Option o = homeOption(staging, info);
     if (staging == StageOnce) {
       o.seconds = in;
       o.usage.push_back({Tier::Device, boundary(info.uses.front()),
@@ -991,10 +1004,7 @@ void StepPlanner::residentOptions(int c) {
   // from the home a tile at a time by each product.
   std::optional<int64_t> tile = productTileBytes(info.value);
   if (info.resultIndex < 0 && tile) {
-    plan::Option o;
-    o.fate = Fate::Host;
-    o.detail = StageTiles;
-    o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
+    plan::Option o = homeOption(StageTiles, info);
     for (int64_t u : info.uses) {
       o.seconds += tiledCsrReads(live.getSchedule()[u], *tile, profile).seconds;
       o.usage.push_back({Tier::Device, boundary(u), point(u), *tile});
@@ -1010,19 +1020,15 @@ void StepPlanner::residentOptions(int c) {
   auto type = cast<RankedTensorType>(info.value.getType());
   int64_t heads = type.getRank() == 2 ? type.getDimSize(1) : 1;
   for (HomeStaging staging : {StageTiles, StageSmallTiles}) {
-    plan::Option o;
-    o.fate = Fate::Host;
-    o.detail = staging;
+    plan::Option o = homeOption(staging, info);
     o.requiresOption.push_back(
         {graphCandidate,
          graphTilesOption + (staging == StageSmallTiles ? 1 : 0)});
-    o.usage.push_back({Tier::Host, 0, end, info.keepBytes});
     bool anyTiled = false;
     for (int64_t u : info.uses) {
       Operation *user = live.getSchedule()[u];
       if (!readsWeightsInTiles(user, info.value)) {
-        o.seconds += in;
-        o.usage.push_back({Tier::Device, boundary(u), point(u), info.bytes});
+        copyInFor(o, u, info.bytes, in);
         continue;
       }
       anyTiled = true;
@@ -1862,9 +1868,9 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       if (failed(other))
         return failure();
       if (which == "predict")
-        *other = static_cast<int64_t>(
-                     gnnrt::footprint::align64(static_cast<uint64_t>(*other))) +
-                 fp->logits;
+        *other = static_cast<int64_t>(gnnrt::footprint::predictWorkspace(
+            static_cast<uint64_t>(*other), static_cast<uint64_t>(fp->nodes),
+            static_cast<uint64_t>(fp->classes)));
       a.others = std::max(a.others, *other);
     }
     return success();
