@@ -670,6 +670,7 @@ private:
   Error exec(mlir::gnn::SddmmOp op);
   Error exec(mlir::gnn::GatherOp op);
   Error exec(mlir::gnn::ScatterOp op);
+  Error exec(mlir::gnn::EdgeAddOp op);
   Error exec(mlir::gnn::EdgeSoftmaxOp op);
   Error exec(mlir::gnn::EdgeSoftmaxGradOp op);
   // Dense primitives.
@@ -758,16 +759,16 @@ Error OpRunner::dispatch() {
             gnn::ReceptiveRowsOp, gnn::GcnConvOp, gnn::SageConvOp,
             gnn::GraphConvOp, gnn::GinConvOp, gnn::GatConvOp, gnn::LinearOp,
             gnn::BatchNormOp, gnn::LayerNormOp, gnn::SpmmOp, gnn::SpmmMaxGradOp,
-            gnn::SddmmOp, gnn::GatherOp, gnn::ScatterOp, gnn::EdgeSoftmaxOp,
-            gnn::EdgeSoftmaxGradOp, gnn::MatmulOp, gnn::BiasAddOp,
-            gnn::RowMulOp, gnn::ReduceOp, gnn::HeadMatrixOp, gnn::ZerosOp,
-            gnn::AddOp, gnn::SubOp, gnn::MulOp, gnn::ScaleOp, gnn::ActivationOp,
-            gnn::ActivationGradOp, gnn::RngKeyOp, gnn::DropoutOp, gnn::ConcatOp,
-            gnn::SliceOp, gnn::NormalizeOp, gnn::NormalizeGradOp, train::InitOp,
-            train::CrossEntropyOp, train::CrossEntropyGradOp, train::AdamOp,
-            train::SgdOp, func::CallOp, arith::ConstantOp, arith::AddIOp,
-            arith::SubIOp, arith::MulIOp>(
-          [&](auto concrete) { return exec(concrete); })
+            gnn::SddmmOp, gnn::GatherOp, gnn::ScatterOp, gnn::EdgeAddOp,
+            gnn::EdgeSoftmaxOp, gnn::EdgeSoftmaxGradOp, gnn::MatmulOp,
+            gnn::BiasAddOp, gnn::RowMulOp, gnn::ReduceOp, gnn::HeadMatrixOp,
+            gnn::ZerosOp, gnn::AddOp, gnn::SubOp, gnn::MulOp, gnn::ScaleOp,
+            gnn::ActivationOp, gnn::ActivationGradOp, gnn::RngKeyOp,
+            gnn::DropoutOp, gnn::ConcatOp, gnn::SliceOp, gnn::NormalizeOp,
+            gnn::NormalizeGradOp, train::InitOp, train::CrossEntropyOp,
+            train::CrossEntropyGradOp, train::AdamOp, train::SgdOp,
+            func::CallOp, arith::ConstantOp, arith::AddIOp, arith::SubIOp,
+            arith::MulIOp>([&](auto concrete) { return exec(concrete); })
       .Default([&](Operation *) {
         return error("the reference interpreter does not know this op");
       });
@@ -1139,6 +1140,21 @@ Error OpRunner::exec(mlir::gnn::ScatterOp op) {
   for (int64_t e = 0; e < g->numEdges(); ++e)
     for (int64_t c = 0; c < x->shape[1]; ++c)
       y.at(ends[e], c) += x->at(e, c);
+  return bind(op.getResult(), std::move(y));
+}
+
+Error OpRunner::exec(mlir::gnn::EdgeAddOp op) {
+  const Graph *g = graph(op.getGraph());
+  const Tensor *a = matrix(op.getSrcInput(), "src_input");
+  const Tensor *b = matrix(op.getDstInput(), "dst_input");
+  if (failed() || !checkDim(*a, 0, g->nodes, "src_input rows (one per node)") ||
+      !checkDim(*b, 0, g->nodes, "dst_input rows (one per node)") ||
+      !checkDim(*b, 1, a->shape[1], "dst_input width"))
+    return fail();
+  Tensor y = Tensor::zeros({g->numEdges(), a->shape[1]});
+  for (int64_t e = 0; e < g->numEdges(); ++e)
+    for (int64_t c = 0; c < a->shape[1]; ++c)
+      y.at(e, c) = a->at(g->src[e], c) + b->at(g->dst[e], c);
   return bind(op.getResult(), std::move(y));
 }
 

@@ -334,6 +334,19 @@ static LogicalResult verifyGatherScatter(EdgeOp op, bool toEdges) {
 LogicalResult GatherOp::verify() { return verifyGatherScatter(*this, true); }
 LogicalResult ScatterOp::verify() { return verifyGatherScatter(*this, false); }
 
+LogicalResult EdgeAddOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectNodeRows(*this, getGraph(), getSrcInput(), "src_input")) ||
+      failed(expectNodeRows(*this, getGraph(), getDstInput(), "dst_input")) ||
+      failed(expectDim(*this, getDstInput(), 1, dim(getSrcInput(), 1),
+                       "dst_input width")) ||
+      failed(expectEdgeRows(*this, getGraph(), getResult(), "result")) ||
+      failed(expectDim(*this, getResult(), 1, dim(getSrcInput(), 1),
+                       "result width")))
+    return failure();
+  return success();
+}
+
 LogicalResult EdgeSoftmaxOp::verify() {
   return expectEdgeRows(*this, getGraph(), getInput(), "input");
 }

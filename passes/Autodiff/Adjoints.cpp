@@ -120,6 +120,19 @@ LogicalResult rule(ScatterOp op, OpBuilder &b, ValueRange dys,
   return success();
 }
 
+// y = gather src(a) + gather dst(b): the add passes dy to both gathers,
+// whose adjoints are the scatters (the destination's first, the order the
+// two gathers' adjoints ran in before they were one op).
+LogicalResult rule(EdgeAddOp op, OpBuilder &b, ValueRange dys,
+                   Cotangents &dxs) {
+  Location loc = op.getLoc();
+  dxs[2] = b.create<ScatterOp>(loc, op.getDstInput().getType(), EdgeEnd::dst,
+                               op.getGraph(), dys[0]);
+  dxs[1] = b.create<ScatterOp>(loc, op.getSrcInput().getType(), EdgeEnd::src,
+                               op.getGraph(), dys[0]);
+  return success();
+}
+
 LogicalResult rule(EdgeSoftmaxOp op, OpBuilder &b, ValueRange dys,
                    Cotangents &dxs) {
   dxs[1] = b.create<EdgeSoftmaxGradOp>(op.getLoc(), op.getInput().getType(),
@@ -333,9 +346,10 @@ template <typename... OpTs> void attach(MLIRContext *ctx) {
 void mlir::gnn::registerDifferentiableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, GnnDialect *) {
-    attach<SpmmOp, SddmmOp, GatherOp, ScatterOp, EdgeSoftmaxOp, MatmulOp,
-           BiasAddOp, RowMulOp, ReduceOp, AddOp, SubOp, MulOp, ScaleOp,
-           ActivationOp, DropoutOp, ConcatOp, SliceOp, NormalizeOp>(ctx);
+    attach<SpmmOp, SddmmOp, GatherOp, ScatterOp, EdgeAddOp, EdgeSoftmaxOp,
+           MatmulOp, BiasAddOp, RowMulOp, ReduceOp, AddOp, SubOp, MulOp,
+           ScaleOp, ActivationOp, DropoutOp, ConcatOp, SliceOp, NormalizeOp>(
+        ctx);
   });
   registry.addExtension(+[](MLIRContext *ctx, train::TrainDialect *) {
     attach<train::CrossEntropyOp>(ctx);

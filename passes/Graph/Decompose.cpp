@@ -245,13 +245,9 @@ private:
     };
     Value sSrc = score(op.getAttSrc());
     Value sDst = score(op.getAttDst());
-    // Sequenced explicitly so the printed order does not depend on the
-    // compiler's order of evaluating arguments.
-    Value eSrc =
-        builder.create<GatherOp>(loc, edgeScoreType, EdgeEnd::src, graph, sSrc);
-    Value eDst =
-        builder.create<GatherOp>(loc, edgeScoreType, EdgeEnd::dst, graph, sDst);
-    Value e = builder.create<AddOp>(loc, edgeScoreType, eSrc, eDst);
+    // One kernel, not two gathers and an add: the two [E, heads] halves are
+    // never both live (they bound GAT's smallest plans).
+    Value e = builder.create<EdgeAddOp>(loc, edgeScoreType, graph, sSrc, sDst);
     e = builder.create<ActivationOp>(
         loc, edgeScoreType, ActivationAttr::get(ctx, Activation::leaky_relu), e,
         builder.getF64FloatAttr(op.getNegativeSlope().convertToDouble()));

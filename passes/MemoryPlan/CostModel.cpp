@@ -995,6 +995,17 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
                             elt(o.getInput()) * 2 * ed,
                         CostRate::Sparse);
       })
+      .Case([&](EdgeAddOp o) {
+        // a gathered per edge, b read once per destination row, y written.
+        GraphSize g = graphSize(o.getGraph());
+        int64_t d = cols(o.getSrcInput());
+        double ed = static_cast<double>(g.edges) * d;
+        return p.kernel(ed,
+                        gnnrt::graphIndexBytes(g.nodes, g.edges, 2) +
+                            elt(o.getSrcInput()) *
+                                (2 * ed + static_cast<double>(g.nodes) * d),
+                        CostRate::Sparse);
+      })
       .Case([&](ScatterOp o) {
         GraphSize g = graphSize(o.getGraph());
         int64_t d = cols(o.getInput());

@@ -128,6 +128,17 @@ inline int gatherArgs(const gnnrt_graph *g, int end, const float *x, int64_t d,
   return GNNRT_OK;
 }
 
+inline int edgeAddArgs(const gnnrt_graph *g, const float *a, const float *b,
+                       int64_t d, const float *y, int64_t &ed) {
+  int64_t nd;
+  if (int status = nodeTensor(g, d, nd))
+    return status;
+  GNNRT_CHECK(mulSize(g->num_edges, d, ed), GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(a, nd) && present(b, nd) && present(y, ed),
+              GNNRT_ERR_NULL_POINTER);
+  return GNNRT_OK;
+}
+
 /// The view a scatter sums over: summing at sources is summing at
 /// destinations of the transposed view. Checked before that view is.
 inline int scatterView(const gnnrt_graph *g, int end, const gnnrt_csr *&view) {

@@ -228,6 +228,30 @@ int gnnrt_cpu_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
   return GNNRT_OK;
 }
 
+int gnnrt_cpu_edge_add(const gnnrt_graph *g, const float *a, const float *b,
+                       int64_t d, float *y) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t ed;
+  if (int status = kernel::edgeAddArgs(g, a, b, d, y, ed))
+    return status;
+
+  const int32_t *indptr = g->in.indptr, *src = g->in.src, *eid = g->in.edge_id;
+  const int64_t n = g->num_nodes;
+  [[maybe_unused]] const bool par = worthThreads(g->num_edges + n, d);
+#pragma omp parallel for schedule(dynamic, 64) if (par)
+  for (int64_t i = 0; i < n; ++i) {
+    const float *bi = b + i * d;
+    for (int64_t s = indptr[i]; s < indptr[i + 1]; ++s) {
+      const float *as = a + static_cast<int64_t>(src[s]) * d;
+      float *ye = y + static_cast<int64_t>(eid[s]) * d;
+      for (int64_t c = 0; c < d; ++c)
+        ye[c] = as[c] + bi[c];
+    }
+  }
+  return GNNRT_OK;
+}
+
 int gnnrt_cpu_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,
                       float *y) {
   const gnnrt_csr *viewOf = nullptr;

@@ -291,6 +291,19 @@ __global__ void gatherKernel(const int32_t *indptr, const int32_t *src,
   }
 }
 
+/// y(e, c) = a(src(e), c) + b(dst(e), c), one item per edge and column.
+__global__ void edgeAddKernel(const int32_t *indptr, const int32_t *src,
+                              const int32_t *ids, const float *a,
+                              const float *b, int64_t n, int64_t e, int64_t d,
+                              float *y) {
+  for (int64_t t = firstItem(); t < e * d; t += itemStride()) {
+    const int64_t s = t / d, c = t % d;
+    const int64_t i = rowOfSlot(indptr, n, s);
+    y[static_cast<int64_t>(ids[s]) * d + c] =
+        a[static_cast<int64_t>(src[s]) * d + c] + b[i * d + c];
+  }
+}
+
 /// y(i, c): the sum of x(e, c) over row i's slots in order.
 __global__ void scatterKernel(const int32_t *indptr, const int32_t *ids,
                               const float *x, int64_t n, int64_t d, float *y) {
@@ -508,6 +521,19 @@ int gnnrt_cuda_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
   return launch(ctx, "gatherKernel", ed, gatherKernel, g->in.indptr, g->in.src,
                 g->in.edge_id, x, g->num_nodes, g->num_edges, d,
                 end == GNNRT_END_SRC, y);
+}
+
+int gnnrt_cuda_edge_add(const gnnrt_graph *g, const float *a, const float *b,
+                        int64_t d, float *y) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t ed;
+  if (int status = kernel::edgeAddArgs(g, a, b, d, y, ed))
+    return status;
+  GNNRT_CURRENT_CONTEXT(ctx);
+  return launch(ctx, "edgeAddKernel", ed, edgeAddKernel, g->in.indptr,
+                g->in.src, g->in.edge_id, a, b, g->num_nodes, g->num_edges, d,
+                y);
 }
 
 int gnnrt_cuda_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,

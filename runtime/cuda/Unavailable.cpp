@@ -99,6 +99,10 @@ int gnnrt_cuda_gather(const gnnrt_graph *, int, const float *, int64_t,
                       float *) {
   return unavailable();
 }
+int gnnrt_cuda_edge_add(const gnnrt_graph *, const float *, const float *,
+                        int64_t, float *) {
+  return unavailable();
+}
 int gnnrt_cuda_scatter(const gnnrt_graph *, int, const float *, int64_t,
                        float *) {
   return unavailable();

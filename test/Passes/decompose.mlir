@@ -165,8 +165,8 @@ func.func @gin(%g: !gnn.graph<6x12>, %x: tensor<6x4xf32>, %w1: tensor<4x8xf32>, 
 // -----
 
 // gat_conv, two heads of width 3, concatenated, no attention dropout:
-// per-head scores through head_matrix(sum), gathered at both ends of the
-// self-looped graph, leaky relu with the layer's slope, edge softmax, the
+// per-head scores through head_matrix(sum), added per edge from both ends
+// of the self-looped graph (one gnn.edge_add), leaky relu with the layer's slope, edge softmax, the
 // weighted sum over heads; then the bias.
 // CHECK-LABEL: func.func @gat_concat(
 // CHECK-SAME: %[[G:.*]]: !gnn.graph<6x12>, %[[X:.*]]: tensor<6x4xf32>, %[[W:.*]]: tensor<4x6xf32>, %[[AS:.*]]: tensor<6xf32>, %[[AD:.*]]: tensor<6xf32>, %[[B:.*]]: tensor<6xf32>)
@@ -177,9 +177,7 @@ func.func @gin(%g: !gnn.graph<6x12>, %x: tensor<6x4xf32>, %w1: tensor<4x8xf32>, 
 // CHECK-NEXT: %[[SS:.*]] = gnn.matmul %[[ZS]], %[[M]] : (tensor<6x6xf32>, tensor<6x2xf32>) -> tensor<6x2xf32>
 // CHECK-NEXT: %[[ZD:.*]] = gnn.row_mul %[[Z]], %[[AD]] : (tensor<6x6xf32>, tensor<6xf32>) -> tensor<6x6xf32>
 // CHECK-NEXT: %[[SD:.*]] = gnn.matmul %[[ZD]], %[[M]] : (tensor<6x6xf32>, tensor<6x2xf32>) -> tensor<6x2xf32>
-// CHECK-NEXT: %[[ES:.*]] = gnn.gather src %[[GS]], %[[SS]] : (!gnn.graph<6x18>, tensor<6x2xf32>) -> tensor<18x2xf32>
-// CHECK-NEXT: %[[ED:.*]] = gnn.gather dst %[[GS]], %[[SD]] : (!gnn.graph<6x18>, tensor<6x2xf32>) -> tensor<18x2xf32>
-// CHECK-NEXT: %[[E:.*]] = gnn.add %[[ES]], %[[ED]] : tensor<18x2xf32>
+// CHECK-NEXT: %[[E:.*]] = gnn.edge_add %[[GS]], %[[SS]], %[[SD]] : (!gnn.graph<6x18>, tensor<6x2xf32>, tensor<6x2xf32>) -> tensor<18x2xf32>
 // CHECK-NEXT: %[[L:.*]] = gnn.activation leaky_relu %[[E]] {slope = 2.000000e-01 : f64} : tensor<18x2xf32>
 // CHECK-NEXT: %[[AL:.*]] = gnn.edge_softmax %[[GS]], %[[L]] : (!gnn.graph<6x18>, tensor<18x2xf32>) -> tensor<18x2xf32>
 // CHECK-NEXT: %[[Y:.*]] = gnn.spmm sum %[[GS]], %[[Z]], %[[AL]] : (!gnn.graph<6x18>, tensor<6x6xf32>, tensor<18x2xf32>) -> tensor<6x6xf32>
@@ -204,9 +202,7 @@ func.func @gat_concat(%g: !gnn.graph<6x12>, %x: tensor<6x4xf32>, %w: tensor<4x6x
 // CHECK-NEXT: %[[SS:.*]] = gnn.matmul %[[ZS]], %[[M]] : (tensor<6x6xf32>, tensor<6x3xf32>) -> tensor<6x3xf32>
 // CHECK-NEXT: %[[ZD:.*]] = gnn.row_mul %[[Z]], %[[AD]]
 // CHECK-NEXT: %[[SD:.*]] = gnn.matmul %[[ZD]], %[[M]] : (tensor<6x6xf32>, tensor<6x3xf32>) -> tensor<6x3xf32>
-// CHECK-NEXT: %[[ES:.*]] = gnn.gather src %[[GS]], %[[SS]] : (!gnn.graph<6x18>, tensor<6x3xf32>) -> tensor<18x3xf32>
-// CHECK-NEXT: %[[ED:.*]] = gnn.gather dst %[[GS]], %[[SD]] : (!gnn.graph<6x18>, tensor<6x3xf32>) -> tensor<18x3xf32>
-// CHECK-NEXT: %[[E:.*]] = gnn.add %[[ES]], %[[ED]] : tensor<18x3xf32>
+// CHECK-NEXT: %[[E:.*]] = gnn.edge_add %[[GS]], %[[SS]], %[[SD]] : (!gnn.graph<6x18>, tensor<6x3xf32>, tensor<6x3xf32>) -> tensor<18x3xf32>
 // CHECK-NEXT: %[[L:.*]] = gnn.activation leaky_relu %[[E]] {slope = 5.000000e-02 : f64} : tensor<18x3xf32>
 // CHECK-NEXT: %[[AL:.*]] = gnn.edge_softmax %[[GS]], %[[L]] : (!gnn.graph<6x18>, tensor<18x3xf32>) -> tensor<18x3xf32>
 // CHECK-NEXT: %[[DA:.*]] = gnn.dropout %[[AL]], %[[K]] {p = 4.000000e-01 : f64, stream = 7 : i64} : tensor<18x3xf32>

@@ -608,11 +608,12 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
   // Everything else is one kernel writing tensors at their places.
   bool known =
       isa<EdgeNormOp, ReceptiveRowsOp, SpmmOp, SpmmMaxGradOp, SddmmOp, GatherOp,
-          ScatterOp, EdgeSoftmaxOp, EdgeSoftmaxGradOp, MatmulOp, BiasAddOp,
-          RowMulOp, ReduceOp, HeadMatrixOp, ZerosOp, AddOp, SubOp, MulOp,
-          ScaleOp, ActivationOp, ActivationGradOp, DropoutOp, ConcatOp, SliceOp,
-          NormalizeOp, NormalizeGradOp, train::InitOp, train::CrossEntropyOp,
-          train::CrossEntropyGradOp, train::AdamOp, train::SgdOp>(op);
+          EdgeAddOp, ScatterOp, EdgeSoftmaxOp, EdgeSoftmaxGradOp, MatmulOp,
+          BiasAddOp, RowMulOp, ReduceOp, HeadMatrixOp, ZerosOp, AddOp, SubOp,
+          MulOp, ScaleOp, ActivationOp, ActivationGradOp, DropoutOp, ConcatOp,
+          SliceOp, NormalizeOp, NormalizeGradOp, train::InitOp,
+          train::CrossEntropyOp, train::CrossEntropyGradOp, train::AdamOp,
+          train::SgdOp>(op);
   if (!known)
     return unsupported();
   // Element-wise ops with row sets are fused runs (above); any other op
@@ -702,6 +703,12 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         call("gnnrt_cpu_gather",
              {name(o.getGraph()), ival(o.getEnd()), name(o.getInput()),
               d(o.getInput(), 1), out()});
+        return success();
+      })
+      .Case([&](EdgeAddOp o) {
+        call("gnnrt_cpu_edge_add",
+             {name(o.getGraph()), name(o.getSrcInput()), name(o.getDstInput()),
+              d(o.getSrcInput(), 1), out()});
         return success();
       })
       .Case([&](ScatterOp o) {

@@ -168,6 +168,8 @@ int gnnrt_cuda_sddmm(const gnnrt_graph *g, const float *lhs, const float *rhs,
                      int64_t d, int64_t heads, float *y);
 int gnnrt_cuda_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
                       float *y);
+int gnnrt_cuda_edge_add(const gnnrt_graph *g, const float *a, const float *b,
+                        int64_t d, float *y);
 int gnnrt_cuda_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,
                        float *y);
 int gnnrt_cuda_edge_softmax(const gnnrt_graph *g, const float *x, int64_t heads,

@@ -206,6 +206,11 @@ int gnnrt_cpu_sddmm(const gnnrt_graph *g, const float *lhs, const float *rhs,
 int gnnrt_cpu_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
                      float *y);
 
+/* gnn.edge_add: `y[E, d]`, row e = `a[src(e)] + b[dst(e)]` (a and b are
+   `[N, d]`): two gathers and their sum, the same bits, one pass. */
+int gnnrt_cpu_edge_add(const gnnrt_graph *g, const float *a, const float *b,
+                       int64_t d, float *y);
+
 /* gnn.scatter: `y[N, d]`, row i = sum of `x[e]` (x is `[E, d]`) over the
    edges whose `end` is i. `end = src` needs `g->out`. */
 int gnnrt_cpu_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,

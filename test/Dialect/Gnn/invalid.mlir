@@ -186,6 +186,22 @@ func.func @gather_rows(%g: !gnn.graph<4x6>, %x: tensor<4x3xf32>) {
 
 // -----
 
+func.func @edge_add_rows(%g: !gnn.graph<4x6>, %x: tensor<4x3xf32>, %y: tensor<6x3xf32>) {
+  // expected-error @+1 {{dst_input rows (one per node): expected 4, got 6}}
+  %0 = gnn.edge_add %g, %x, %y : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<6x3xf32>) -> tensor<6x3xf32>
+  return
+}
+
+// -----
+
+func.func @edge_add_widths(%g: !gnn.graph<4x6>, %x: tensor<4x3xf32>, %y: tensor<4x2xf32>) {
+  // expected-error @+1 {{dst_input width: expected 3, got 2}}
+  %0 = gnn.edge_add %g, %x, %y : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<4x2xf32>) -> tensor<6x3xf32>
+  return
+}
+
+// -----
+
 func.func @scatter_rows(%g: !gnn.graph<4x6>, %e: tensor<6x3xf32>) {
   // expected-error @+1 {{result rows (one per node): expected 4, got 6}}
   %0 = gnn.scatter dst %g, %e : (!gnn.graph<4x6>, tensor<6x3xf32>) -> tensor<6x3xf32>

@@ -64,6 +64,8 @@ func.func @aggregation(%g: !gnn.graph<4x6>, %x: tensor<4x6xf32>, %w: tensor<6xf3
   %5 = gnn.sddmm %g, %x, %x {heads = 3 : i64} : (!gnn.graph<4x6>, tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<6x3xf32>
   // CHECK: gnn.gather src
   %6 = gnn.gather src %g, %x : (!gnn.graph<4x6>, tensor<4x6xf32>) -> tensor<6x6xf32>
+  // CHECK: gnn.edge_add {{.*}} : (!gnn.graph<4x6>, tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<6x6xf32>
+  %e6 = gnn.edge_add %g, %x, %x : (!gnn.graph<4x6>, tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<6x6xf32>
   // CHECK: gnn.scatter dst
   %7 = gnn.scatter dst %g, %6 : (!gnn.graph<4x6>, tensor<6x6xf32>) -> tensor<4x6xf32>
   // CHECK: gnn.edge_softmax

@@ -117,6 +117,16 @@ TEST_F(PrimitiveGrad, GatherAndScatter) {
   }
 }
 
+TEST_F(PrimitiveGrad, EdgeAdd) {
+  check(R"(
+    func.func @f(%g: !gnn.graph<5x9>, %a: tensor<5x3xf64>, %b: tensor<5x3xf64>) -> tensor<9x3xf64> {
+      %y = gnn.edge_add %g, %a, %b : (!gnn.graph<5x9>, tensor<5x3xf64>, tensor<5x3xf64>) -> tensor<9x3xf64>
+      return %y : tensor<9x3xf64>
+    })",
+        {testGraph(), randomTensor({5, 3}, 14), randomTensor({5, 3}, 15)},
+        {1, 2});
+}
+
 TEST_F(PrimitiveGrad, EdgeSoftmax) {
   check(R"(
     func.func @f(%g: !gnn.graph<5x9>, %s: tensor<9x2xf64>) -> tensor<9x2xf64> {

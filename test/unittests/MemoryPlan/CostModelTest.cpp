@@ -132,6 +132,7 @@ func.func @f(%g: !gnn.graph<100x1000>, %x: tensor<100x16xf32>,
   %sm = gnn.edge_softmax %g, %e : (!gnn.graph<100x1000>, tensor<1000x1xf32>) -> tensor<1000x1xf32>
   %ga = gnn.gather src %g, %x : (!gnn.graph<100x1000>, tensor<100x16xf32>) -> tensor<1000x16xf32>
   %sc = gnn.scatter dst %g, %ga : (!gnn.graph<100x1000>, tensor<1000x16xf32>) -> tensor<100x16xf32>
+  %ea = gnn.edge_add %g, %x, %x : (!gnn.graph<100x1000>, tensor<100x16xf32>, tensor<100x16xf32>) -> tensor<1000x16xf32>
   %red = gnn.reduce sum %bb {dim = 0 : i64} : tensor<100x16xf32> -> tensor<16xf32>
   %z = gnn.zeros : tensor<16xf32>
   %l = train.cross_entropy %bb, %labels, %mask : (tensor<100x16xf32>, tensor<100xi32>, tensor<100xi1>) -> tensor<f32>
@@ -198,11 +199,16 @@ TEST_F(CostModelTest, OtherKernels) {
   EXPECT_EQ(cost("sm").bytes, 4 * (n + 1 + e) + 4 * 2 * e);
   EXPECT_EQ(cost("ga").bytes, 4 * (n + 1 + 2 * e) + 4 * 2 * e * d);
   EXPECT_EQ(cost("sc").bytes, 4 * (n + 1 + e) + 4 * (e * d + n * d));
+  // edge_add: a row of one operand per edge, of the other per destination
+  // row, the result; less than the two gathers and the add it replaces.
+  EXPECT_EQ(cost("ea").bytes, 4 * (n + 1 + 2 * e) + 4 * (2 * e * d + n * d));
+  EXPECT_EQ(cost("ea").flops, e * d);
+  EXPECT_LT(cost("ea").bytes, 2 * cost("ga").bytes + 3 * 4 * e * d);
   // Logits, int32 labels, byte mask.
   EXPECT_EQ(cost("l").bytes, 4 * n * d + 4 * n + n);
   // Adam reads param, grad, m, v and writes param, m, v.
   EXPECT_EQ(cost("w1").bytes, 7 * 4 * d);
-  for (const char *name : {"sm", "ga", "sc", "e"})
+  for (const char *name : {"sm", "ga", "sc", "ea", "e"})
     EXPECT_EQ(cost(name).rate, CostRate::Sparse) << name;
 }
 

@@ -203,6 +203,21 @@ func.func @f(%g: !gnn.graph<4x5>, %x: tensor<4x2xf64>, %e: tensor<5x1xf64>)
   expectTensor(r[3], {4, 1}, {5, 3, 7, 0});
 }
 
+TEST_F(PrimitivesTest,
+       EdgeAddTakesTheSourceRowOfOneAndTheDestinationRowOfTheOther) {
+  auto r = run(R"(
+func.func @f(%g: !gnn.graph<4x5>, %a: tensor<4x2xf64>, %b: tensor<4x2xf64>)
+    -> tensor<5x2xf64> {
+  %y = gnn.edge_add %g, %a, %b : (!gnn.graph<4x5>, tensor<4x2xf64>, tensor<4x2xf64>) -> tensor<5x2xf64>
+  return %y : tensor<5x2xf64>
+})",
+               {smallGraph(), smallFeatures(),
+                tensor({4, 2}, {10, 20, 30, 40, 50, 60, 70, 80})});
+  ASSERT_EQ(r.size(), 1u);
+  // Sources 0, 2, 1, 3, 2 (rows of a); destinations 1, 1, 2, 2, 0 (of b).
+  expectTensor(r[0], {5, 2}, {31, 42, 28, 44, 53, 59, 50.5, 61, 8, 24});
+}
+
 TEST_F(PrimitivesTest, EdgeSoftmaxIsStableAndPerHead) {
   // Head 0: node 1's edges score 1000 and 1000 + ln 3 (exp would overflow
   // without subtracting the max) -> 1/4, 3/4; node 2's tie -> 1/2, 1/2;

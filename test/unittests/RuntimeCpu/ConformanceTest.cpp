@@ -266,6 +266,31 @@ TEST_F(Conformance, GatherAndScatterAtBothEnds) {
   }
 }
 
+TEST_F(Conformance, EdgeAddEqualsTwoGathersAdded) {
+  ref::Tensor a = randomF32({N, D}, 14), b = randomF32({N, D}, 15);
+  std::vector<float> af = toF32(a), bf = toF32(b);
+  std::string edgeT = tensorType({E, D});
+  auto want = reference(graphFn(", %a: " + nodeT + ", %b: " + nodeT, edgeT,
+                                "%y = gnn.edge_add %g, %a, %b : (" + G + ", " +
+                                    nodeT + ", " + nodeT + ") -> " + edgeT),
+                        {graph, a, b});
+  ASSERT_EQ(want.size(), 1u);
+  std::vector<float> y(E * D, NAN);
+  ASSERT_EQ(gnnrt_cpu_edge_add(&view, af.data(), bf.data(), D, y.data()),
+            GNNRT_OK);
+  // One f32 add of f32 values: the f64 reference rounded to f32 is exact.
+  EXPECT_TRUE(roundedEqual(y, want[0]));
+
+  // And the kernel it replaced, bit for bit: gather both ends, then add.
+  std::vector<float> ys(E * D), yd(E * D);
+  ASSERT_EQ(gnnrt_cpu_gather(&view, GNNRT_END_SRC, af.data(), D, ys.data()),
+            GNNRT_OK);
+  ASSERT_EQ(gnnrt_cpu_gather(&view, GNNRT_END_DST, bf.data(), D, yd.data()),
+            GNNRT_OK);
+  for (size_t i = 0; i < y.size(); ++i)
+    ASSERT_EQ(y[i], ys[i] + yd[i]) << "element " << i;
+}
+
 TEST_F(Conformance, EdgeSoftmaxAndItsGradient) {
   // Scores up to +-8 so that the maximum shift matters.
   ref::Tensor s = randomF32({E, H}, 12, -8, 8);

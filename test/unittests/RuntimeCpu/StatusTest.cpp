@@ -65,6 +65,8 @@ TEST_F(Status, GraphKernelsRejectNullAndMalformedViews) {
   wrongEdges.num_edges = 2;
   EXPECT_EQ(gnnrt_cpu_gather(&wrongEdges, GNNRT_END_SRC, x.data(), 2, y.data()),
             GNNRT_ERR_BAD_GRAPH);
+  EXPECT_EQ(gnnrt_cpu_edge_add(&wrongEdges, x.data(), x.data(), 2, y.data()),
+            GNNRT_ERR_BAD_GRAPH);
   // scatter at sources needs the transposed view.
   gnnrt_graph inOnly = view;
   inOnly.out = {nullptr, nullptr, nullptr};
@@ -118,6 +120,10 @@ TEST_F(Status, AggregationArgumentChecks) {
             GNNRT_ERR_BAD_SIZE);
   EXPECT_EQ(gnnrt_cpu_gather(&view, 2, x.data(), 2, y.data()),
             GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(gnnrt_cpu_edge_add(&view, x.data(), nullptr, 2, y.data()),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cpu_edge_add(&view, x.data(), x.data(), -1, y.data()),
+            GNNRT_ERR_BAD_SIZE);
   EXPECT_EQ(gnnrt_cpu_edge_softmax(&view, x.data(), -1, y.data()),
             GNNRT_ERR_BAD_SIZE);
   EXPECT_EQ(gnnrt_cpu_edge_softmax_grad(&view, x.data(), nullptr, 1, y.data()),

@@ -311,6 +311,12 @@ TEST_F(CudaKernelChecks, GraphKernels) {
   EXPECT_SAME_STATUS(gather, &g, GNNRT_END_DST, nullptr, 4, f);
   EXPECT_SAME_STATUS(gather, &g, GNNRT_END_SRC, f, 4, nullptr);
 
+  EXPECT_SAME_STATUS(edge_add, nullptr, f, f, 4, f);
+  EXPECT_SAME_STATUS(edge_add, &g, f, f, -1, f);
+  EXPECT_SAME_STATUS(edge_add, &g, nullptr, f, 4, f);
+  EXPECT_SAME_STATUS(edge_add, &g, f, nullptr, 4, f);
+  EXPECT_SAME_STATUS(edge_add, &g, f, f, 4, nullptr);
+
   EXPECT_SAME_STATUS(scatter, nullptr, GNNRT_END_SRC, f, 4, f);
   EXPECT_SAME_STATUS(scatter, &g, 5, f, 4, f);
   // A sum at sources needs the transposed view.
@@ -794,6 +800,21 @@ TEST_F(CudaKernels, GatherAndScatterEqualTheCpu) {
     ASSERT_CUDA_OK(gnnrt_cuda_scatter(&device, end, upload(edges), d, s));
     EXPECT_TRUE(sameBits(download(s, sums.size()), sums));
   }
+}
+
+TEST_F(CudaKernels, EdgeAddEqualsTheCpu) {
+  const gnnrt_graph host = graph.view();
+  const gnnrt_graph device = upload(graph);
+  const int64_t d = 3;
+  const std::vector<float> a = randomFloats(graph.nodes * d, 43);
+  const std::vector<float> b = randomFloats(graph.nodes * d, 44);
+  std::vector<float> want(graph.edges * d);
+  ASSERT_EQ(gnnrt_cpu_edge_add(&host, a.data(), b.data(), d, want.data()),
+            GNNRT_OK);
+  float *y = alloc<float>(want.size());
+  ASSERT_CUDA_OK(gnnrt_cuda_edge_add(&device, upload(a), upload(b), d, y));
+  // One f32 add per element on both: the same bits.
+  EXPECT_TRUE(sameBits(download(y, want.size()), want));
 }
 
 // CUDA's expf is within 2 ulp of exp, glibc's within 1: softmax outputs (in
