@@ -1990,9 +1990,12 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     //
     // Bisects whole 64-byte slots between a room that places and one that
     // does not (in either order); returns the placed room next to the
-    // other and keeps its attempt in \p best.
+    // other and keeps in \p best its attempt or, with \p lowest, the placed
+    // attempt that needs the least (a room's plan may need much less than
+    // the room: the one the error states and a budget in between ships).
     auto bisect = [&](int64_t placed, int64_t other,
-                      std::optional<Attempt> &best) -> FailureOr<int64_t> {
+                      std::optional<Attempt> &best,
+                      bool lowest = false) -> FailureOr<int64_t> {
       while (std::abs(placed - other) > kArenaAlignment) {
         int64_t lo = std::min(placed, other), hi = std::max(placed, other);
         int64_t mid = lo + (hi - lo) / kArenaAlignment / 2 * kArenaAlignment;
@@ -2004,7 +2007,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
           continue;
         }
         placed = mid;
-        best = std::move(*a);
+        if (!lowest || !best || a->needs() < best->needs())
+          best = std::move(*a);
       }
       return placed;
     };
@@ -2012,12 +2016,26 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     if (failed(all))
       return failure();
     std::optional<Attempt> smallest;
-    FailureOr<int64_t> least = bisect(all->needs(), 0, smallest);
-    if (failed(least))
+    FailureOr<int64_t> boundary =
+        bisect(all->needs(), 0, smallest, /*lowest=*/true);
+    if (failed(boundary))
       return failure();
-    int64_t hi = *least;
     if (!smallest)
       smallest = std::move(*all);
+    // Then down from the least a plan needed, while one slot less still
+    // places: a budget one slot below the plan the error states then fails
+    // at once, without reaching this search. Each step needs strictly less,
+    // so this ends; the cap only bounds the planning time.
+    for (int step = 0; step < 64 && smallest->needs() >= kArenaAlignment;
+         ++step) {
+      FailureOr<Attempt> lower = tryRoom(smallest->needs() - kArenaAlignment);
+      if (failed(lower))
+        return failure();
+      if (!lower->placed)
+        break;
+      smallest = std::move(*lower);
+    }
+    int64_t hi = smallest->needs();
     int64_t preparePhase =
         fp->preparePhase(smallest->keptPrepared, smallest->graphsKept);
     if (hi > room || !prepareFits(*smallest)) {
@@ -2042,9 +2060,11 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
                 "that must stay), and the step needs at least "
              << formatBytes(hi) << " more with every fate available";
     }
-    // The smallest plan fits this budget; a larger room between it and
-    // the budget may place a cheaper one.
-    if (failed(bisect(hi, room / kArenaAlignment * kArenaAlignment, smallest)))
+    // The smallest plan fits this budget; a larger room between the
+    // boundary and the budget may place a cheaper one.
+    if (*boundary < room &&
+        failed(bisect(*boundary, room / kArenaAlignment * kArenaAlignment,
+                      smallest)))
       return failure();
     result = std::move(*smallest);
   }
