@@ -391,7 +391,16 @@ ArenaLayout mlir::gnn::placeFirstFit(const StepLiveness &live) {
     Placement result;
     result.offsets.assign(n, -1);
     SmallVector<std::pair<int64_t, int64_t>> busy;
-    std::vector<uint32_t> placed;
+    // For `fresh`: every value, the latest freed first, ties in placement
+    // order. Sorted once per placement; a value's candidates are the ones
+    // already placed that end before it begins, in this order.
+    std::vector<uint32_t> byEnd;
+    if (fresh) {
+      byEnd.assign(order.begin(), order.end());
+      llvm::stable_sort(byEnd, [&](uint32_t x, uint32_t y) {
+        return intervals[x].end > intervals[y].end;
+      });
+    }
     for (uint32_t k : order) {
       const Interval &cur = intervals[k];
       busy.clear();
@@ -408,15 +417,11 @@ ArenaLayout mlir::gnn::placeFirstFit(const StepLiveness &live) {
       }
       if (fresh && cur.bytes > 0) {
         // The slots freed before this value begins, the latest first.
-        SmallVector<uint32_t> freed;
-        for (uint32_t j : placed)
-          if (intervals[j].end < cur.begin && intervals[j].bytes > 0)
-            freed.push_back(j);
-        llvm::stable_sort(freed, [&](uint32_t x, uint32_t y) {
-          return intervals[x].end > intervals[y].end;
-        });
         const int64_t top = std::max(result.arenaBytes, offset + cur.bytes);
-        for (uint32_t j : freed) {
+        for (uint32_t j : byEnd) {
+          if (result.offsets[j] < 0 || intervals[j].end >= cur.begin ||
+              intervals[j].bytes == 0)
+            continue;
           int64_t at = result.offsets[j];
           bool fits = at + cur.bytes <= top;
           for (auto [lo, hi] : busy)
@@ -429,7 +434,6 @@ ArenaLayout mlir::gnn::placeFirstFit(const StepLiveness &live) {
       }
       result.offsets[k] = offset;
       result.arenaBytes = std::max(result.arenaBytes, offset + cur.bytes);
-      placed.push_back(k);
     }
     return result;
   };
@@ -437,8 +441,9 @@ ArenaLayout mlir::gnn::placeFirstFit(const StepLiveness &live) {
   // Definition order fragments badly when a large value is defined while
   // small long-lived ones sit in the holes (a parameter staged from its
   // host home late in the step); the largest-first order (TFLite's "greedy
-  // by size") does not, but is not always smaller. Both are tried with
-  // both offset rules; ties go to definition order and first fit.
+  // by size") does not, but is not always smaller. Every order below is
+  // tried with both offset rules, the smallest arena kept; ties go to the
+  // earlier: definition order and first fit first.
   std::vector<uint32_t> byDefinition(n);
   std::iota(byDefinition.begin(), byDefinition.end(), 0u);
   std::vector<uint32_t> bySize = byDefinition;

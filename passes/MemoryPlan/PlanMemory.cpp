@@ -505,6 +505,14 @@ enum HomeStaging : int64_t {
   StageSmallTiles = 3
 };
 
+/// The slots of the graph tiles that \p staging reads a graph of \p edges
+/// edges through (graphTileSlots), or none when it does not read in tiles.
+std::optional<int64_t> stagedTileSlots(int64_t staging, int64_t edges) {
+  if (staging != StageTiles && staging != StageSmallTiles)
+    return std::nullopt;
+  return graphTileSlots(edges, staging == StageSmallTiles);
+}
+
 /// How a saved tensor with a host fate comes back (Option::detail): copied
 /// to the device before its first backward use; or, for a CSR matrix that
 /// only products read, offloaded as soon as it is computed and read from
@@ -928,8 +936,7 @@ void StepPlanner::graphOptions(int c) {
           continue;
         }
         auto type = cast<GraphType>(load.arg.getType());
-        const int64_t slots =
-            graphTileSlots(type.getEdges(), staging == StageSmallTiles);
+        const int64_t slots = *stagedTileSlots(staging, type.getEdges());
         double share = estimatedRowShare(user);
         o.seconds += tiledReadSeconds(
             static_cast<int64_t>(share * static_cast<double>(type.getNodes())),
@@ -1039,8 +1046,7 @@ void StepPlanner::residentOptions(int c) {
                                       profile);
       o.usage.push_back(
           {Tier::Device, boundary(u), point(u),
-           weightTileBytes(graphTileSlots(edges, staging == StageSmallTiles),
-                           heads)});
+           weightTileBytes(*stagedTileSlots(staging, edges), heads)});
     }
     if (anyTiled)
       cand.options.push_back(std::move(o));
@@ -1412,10 +1418,9 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       target.setArgAttr(arg.getArgNumber(), "mem.home",
                         b.getStringAttr("host"));
       std::optional<int64_t> tiles;
-      if (o.detail == StageTiles || o.detail == StageSmallTiles)
-        tiles = graphTileBytes(
-            graphTileSlots(cast<GraphType>(arg.getType()).getEdges(),
-                           o.detail == StageSmallTiles));
+      if (std::optional<int64_t> slots = stagedTileSlots(
+              o.detail, cast<GraphType>(arg.getType()).getEdges()))
+        tiles = graphTileBytes(*slots);
       loadGraphViews(b, arg, /*perUse=*/o.detail != StageOnce, tiles);
     }
     if (!info.graphArgs.empty())
@@ -1454,13 +1459,12 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
         // Edge weights read a tile at a time with their graph (the graphs'
         // candidate comes last, so the aggregation still reads its
         // argument here).
-        if ((o.detail == StageTiles || o.detail == StageSmallTiles) &&
-            readsWeightsInTiles(live.getSchedule()[u], info.value))
-          setWeightTile(
-              load, graphTileSlots(
-                        cast<GraphType>(cast<SpmmOp>(user).getGraph().getType())
-                            .getEdges(),
-                        o.detail == StageSmallTiles));
+        if (readsWeightsInTiles(live.getSchedule()[u], info.value))
+          if (std::optional<int64_t> slots = stagedTileSlots(
+                  o.detail,
+                  cast<GraphType>(cast<SpmmOp>(user).getGraph().getType())
+                      .getEdges()))
+            setWeightTile(load, *slots);
         user->replaceUsesOfWith(arg, load);
       }
     }
