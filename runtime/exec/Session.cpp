@@ -896,7 +896,8 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   // Predict writes the logits after its own arena (predictWorkspace); the
   // next step may overwrite them, by when the host has read them.
   logitsData = reinterpret_cast<float *>(
-      workspace + align64(static_cast<uint64_t>(predictFn.arena_bytes)));
+      workspace +
+      fp::logitsOffset(static_cast<uint64_t>(predictFn.arena_bytes)));
   if (options.threads > 0)
     gnnrt_cpu_set_num_threads(options.threads);
   if (!buildCalls(error))

@@ -58,6 +58,10 @@ inline uint64_t preparedTensorBytes(uint64_t elements) {
 /// The loss: one f32 the step writes.
 inline uint64_t outputBytes() { return align64(4); }
 
+/// Where in the shared workspace @M.predict writes the logits it returns:
+/// right after its arena of \p arena bytes.
+inline uint64_t logitsOffset(uint64_t arena) { return align64(arena); }
+
 /// What @M.predict needs of the shared workspace: its arena (\p arena
 /// bytes) and, after it, the logits [N, C] it returns. Only predict writes
 /// the logits and only the host reads them, right after predict returns
@@ -65,7 +69,7 @@ inline uint64_t outputBytes() { return align64(4); }
 /// step runs.
 inline uint64_t predictWorkspace(uint64_t arena, uint64_t nodes,
                                  uint64_t classes) {
-  return align64(arena) + align64(4 * nodes * classes);
+  return logitsOffset(arena) + align64(4 * nodes * classes);
 }
 
 /// The device peak of the session's own allocations, in the order
