@@ -188,7 +188,12 @@ def GnnAssignBuffers : Pass<"gnn-assign-buffers", "::mlir::ModuleOp"> {
       the function result it is written to (the first, when a value is
       returned several times; -1 for results that are not returned).
     Function arguments and tensor results are caller-owned and never in
-    the arena. A returned graph is a struct the caller receives (the
+    the arena, except in a function marked `gnn.results_in_arena` (the
+    predict function, whose caller reads the logits right after the call):
+    there a returned tensor that an op computes is an arena value live to
+    the end, so it reuses the bytes of values dead before it, and the
+    function gets `gnn.result_offsets = array<i64: ...>`, per result its
+    offset in the arena or -1. A returned graph is a struct the caller receives (the
     results of `@M.prepare`): the arrays of a returned `gnn.add_self_loops`
     stay in the arena, which that function's caller keeps.
     Each function gets `gnn.arena_bytes = <i64>`, the arena's size (a

@@ -551,6 +551,9 @@ private:
     out.add(m.logitsType, DictionaryAttr());
 
     func::FuncOp f = createFunc("predict", in, out);
+    // The session reads the logits from predict's arena before the step
+    // next writes it, so they need no buffer of their own (GnnDialect.h).
+    f->setAttr(kResultsInArenaAttr, UnitAttr::get(f.getContext()));
     Block &entry = f.getBody().front();
     OpBuilder ob = OpBuilder::atBlockBegin(&entry);
     ValueRange args = entry.getArguments();

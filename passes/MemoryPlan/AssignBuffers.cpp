@@ -6,11 +6,14 @@
 // Offsets come from the planner's live intervals and sizes over the op order
 // (Liveness.h; first fit, 64-byte alignment); values returned by the
 // function are written straight into the caller's result buffers instead
-// (offset -2 and `gnn.result_slots`).
+// (offset -2 and `gnn.result_slots`), except in a function marked
+// `gnn.results_in_arena`, whose computed results are arena values and whose
+// `gnn.result_offsets` tell the caller where to read them.
 // Passes decide, emitters print: code generators read these attributes and
 // never place a buffer themselves.
 //
 //===----------------------------------------------------------------------===//
+#include "dialects/Gnn/GnnDialect.h"
 #include "passes/MemoryPlan/Liveness.h"
 #include "passes/Passes.h"
 
@@ -53,6 +56,7 @@ struct AssignBuffersPass
 
     ArenaLayout layout = placeFirstFit(*live);
     OpBuilder builder(func.getContext());
+    SmallVector<int64_t> resultOffsets(func.getNumResults(), kNoStorage);
     for (Operation *op : live->getSchedule()) {
       if (op->getNumResults() == 0)
         continue;
@@ -68,6 +72,11 @@ struct AssignBuffersPass
           break;
         case Storage::Arena:
           offsets.push_back(layout.offsets.lookup(result));
+          if (info.resultSlot >= 0)
+            for (auto [k, operand] : llvm::enumerate(
+                     func.getBody().front().getTerminator()->getOperands()))
+              if (operand == result)
+                resultOffsets[k] = offsets.back();
           ++numBuffers;
           break;
         case Storage::None:
@@ -82,6 +91,9 @@ struct AssignBuffersPass
       else
         op->removeAttr("gnn.result_slots");
     }
+    if (func->hasAttr(kResultsInArenaAttr))
+      func->setAttr("gnn.result_offsets",
+                    builder.getDenseI64ArrayAttr(resultOffsets));
     int64_t arenaBytes = layout.arenaBytes;
     func->setAttr("gnn.arena_bytes", builder.getI64IntegerAttr(arenaBytes));
     return success();

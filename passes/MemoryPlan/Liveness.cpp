@@ -243,13 +243,17 @@ LogicalResult StepLiveness::run(StringRef client) {
 
   // The first result slot each returned op result goes to.
   llvm::DenseMap<Value, int64_t> slotOf;
+  // A function marked gnn.results_in_arena (@M.predict) leaves the tensors
+  // its ops compute for the caller in its own arena, live to the end.
+  const bool resultsInArena = func->hasAttr(kResultsInArenaAttr);
   for (auto [k, operand] : llvm::enumerate(ret.getOperands())) {
-    if (operand.getDefiningOp())
+    bool computed = operand.getDefiningOp() != nullptr;
+    if (computed)
       slotOf.try_emplace(operand, static_cast<int64_t>(k));
     // One caller buffer per tensor result slot. A returned graph is a
     // struct whose arrays stay in the arena (the caller of @M.prepare keeps
     // it), so it is counted there.
-    if (isa<TensorType>(operand.getType()))
+    if (isa<TensorType>(operand.getType()) && !(resultsInArena && computed))
       if (std::optional<int64_t> bytes = storageBytes(operand);
           bytes && *bytes > 0)
         resultBytes += *bytes;
@@ -263,13 +267,15 @@ LogicalResult StepLiveness::run(StringRef client) {
       info.lastUse = lastUse[result];
       std::optional<int64_t> bytes = storageBytes(result);
       auto slot = slotOf.find(result);
-      if (slot != slotOf.end() && !isa<GraphType>(result.getType())) {
-        if (!isa<TensorType>(result.getType()))
-          return op->emitError()
-                 << client
-                 << ": only tensors and graphs can be returned to the caller";
-        info.storage = Storage::Result;
+      bool returned = slot != slotOf.end() && !isa<GraphType>(result.getType());
+      if (returned && !isa<TensorType>(result.getType()))
+        return op->emitError()
+               << client
+               << ": only tensors and graphs can be returned to the caller";
+      if (returned)
         info.resultSlot = slot->second;
+      if (returned && !resultsInArena) {
+        info.storage = Storage::Result;
         info.bytes = bytes.value_or(0);
       } else if (bytes) {
         if (*bytes < 0)

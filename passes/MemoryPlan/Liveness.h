@@ -111,7 +111,9 @@ struct ValueLiveness {
   /// (the func.return counts); `def` for an unused result, kEntry for an
   /// unused argument.
   int64_t lastUse = 0;
-  /// Storage::Result: the first function result the value is written to.
+  /// The first function result the value is written to (Storage::Result,
+  /// or Storage::Arena in a function marked kResultsInArenaAttr); -1 for a
+  /// value the function does not return.
   int64_t resultSlot = -1;
   /// An arena value the backward pass reads: defined by a forward op and
   /// read, directly or through a view, by an op outside the forward part.

@@ -127,8 +127,8 @@ BlockArgument argumentWithRole(func::FuncOp func, StringRef role) {
 struct SessionFootprint {
   int64_t prepared = 0, graph = 0, rest = 0;
   /// The bound graph's nodes and predict's classes: the logits predict
-  /// writes after its arena in the shared workspace are part of its need
-  /// (footprint::predictWorkspace), not a resident.
+  /// leaves in the shared workspace (in its arena, or after it) are part of
+  /// its need (footprint::predictWorkspace), not a resident.
   int64_t nodes = 0, classes = 0;
   bool graphReleased = false;
   /// Whether the features may get a host home: every function that takes
@@ -1871,10 +1871,13 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       FailureOr<int64_t> other = arenaOf(*copy);
       if (failed(other))
         return failure();
+      // Predict's arena holds its logits when it is marked so (the
+      // offset itself only matters to the session).
       if (which == "predict")
         *other = static_cast<int64_t>(gnnrt::footprint::predictWorkspace(
             static_cast<uint64_t>(*other), static_cast<uint64_t>(fp->nodes),
-            static_cast<uint64_t>(fp->classes)));
+            static_cast<uint64_t>(fp->classes),
+            (*copy)->hasAttr(kResultsInArenaAttr) ? 0 : -1));
       a.others = std::max(a.others, *other);
     }
     return success();

@@ -597,9 +597,28 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   }
   const uint64_t deviceGraphBytes = graphsHome ? 0 : graphBytes;
   const uint64_t outputBytes = fp::outputBytes();
-  const uint64_t predictBytes = fp::predictWorkspace(
-      static_cast<uint64_t>(predictFn.arena_bytes),
-      static_cast<uint64_t>(nodes), static_cast<uint64_t>(classes));
+  // Predict's logits: in its arena where its table says so (checked here,
+  // since a wrong offset would read or write past the workspace).
+  const gnnrt_value_desc &logits = predictFn.results[0];
+  logitsInArena =
+      (logits.flags & GNNRT_VALUE_IN_ARENA) ? logits.arena_offset : int64_t(-1);
+  if ((logits.flags & GNNRT_VALUE_IN_ARENA) &&
+      (logits.arena_offset < 0 || logits.arena_offset % 4 != 0 ||
+       static_cast<uint64_t>(logits.arena_offset) +
+               4 * static_cast<uint64_t>(nodes) *
+                   static_cast<uint64_t>(classes) >
+           static_cast<uint64_t>(predictFn.arena_bytes))) {
+    error = std::string(predictFn.name) + ": its logits [" +
+            std::to_string(nodes) + ", " + std::to_string(classes) +
+            "] at arena offset " + std::to_string(logits.arena_offset) +
+            " do not fit its arena of " +
+            std::to_string(predictFn.arena_bytes) + " bytes";
+    return false;
+  }
+  const uint64_t predictBytes =
+      fp::predictWorkspace(static_cast<uint64_t>(predictFn.arena_bytes),
+                           static_cast<uint64_t>(nodes),
+                           static_cast<uint64_t>(classes), logitsInArena);
   const uint64_t workspaceBytes =
       std::max(align64(static_cast<uint64_t>(std::max(
                    {init.arena_bytes, stepFn.arena_bytes, int64_t(1)}))),
@@ -893,11 +912,11 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   workspace = static_cast<char *>(alloc(workspaceBytes, "step workspace"));
   if (!lossData || !workspace)
     return false;
-  // Predict writes the logits after its own arena (predictWorkspace); the
-  // next step may overwrite them, by when the host has read them.
+  // Predict leaves the logits in its arena or after it (predictWorkspace);
+  // the next step may overwrite them, by when the host has read them.
   logitsData = reinterpret_cast<float *>(
-      workspace +
-      fp::logitsOffset(static_cast<uint64_t>(predictFn.arena_bytes)));
+      workspace + fp::logitsOffset(static_cast<uint64_t>(predictFn.arena_bytes),
+                                   logitsInArena));
   if (options.threads > 0)
     gnnrt_cpu_set_num_threads(options.threads);
   if (!buildCalls(error))

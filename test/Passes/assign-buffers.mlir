@@ -21,6 +21,30 @@ func.func @chain(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
+// The same chain in a function whose caller reads its results from the
+// arena (gnn.results_in_arena, the predict function): the returned value
+// is an arena value live to the end (no result slot), in the slot %c
+// left at 0, and the function says where.
+// CHECK-LABEL: func.func @chain_in_arena
+// CHECK-SAME: gnn.arena_bytes = 128 : i64
+// CHECK-SAME: gnn.result_offsets = array<i64: 0>
+// CHECK-NEXT: gnn.matmul %arg0, %arg1 {gnn.offsets = array<i64: 0>}
+// CHECK-NEXT: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 64>}
+// CHECK-NEXT: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 0>}
+// CHECK-NEXT: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 64>}
+// CHECK-NEXT: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 0>}
+// CHECK-NEXT: return
+func.func @chain_in_arena(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> attributes {gnn.results_in_arena} {
+  %a = gnn.matmul %x, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = gnn.matmul %a, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %c = gnn.matmul %b, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %d = gnn.matmul %c, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = gnn.matmul %d, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %e : tensor<4x4xf32>
+}
+
+// -----
+
 // Element-wise ops write their result over an operand that dies at them:
 // the whole chain of activations is one 64-byte slot.
 // CHECK-LABEL: func.func @in_place_chain

@@ -67,14 +67,15 @@
 // CHECK-NEXT:    %[[NW1:[^,]*]], %[[NW1M:[^,]*]], %[[NW1V:[^ ]*]] = train.adam %[[W1]], %[[DW1]], %[[W1M]], %[[W1V]], %[[STEP]]
 // CHECK-NEXT:    return %[[LOSS]], %[[NW0]], %[[NB0]], %[[NW1]], %[[NW0M]], %[[NW0V]], %[[NB0M]], %[[NB0V]], %[[NW1M]], %[[NW1V]] :
 
-// Evaluation: no key, no dropout.
+// Evaluation: no key, no dropout; the caller reads the logits from the
+// function's arena (gnn.results_in_arena).
 // CHECK-LABEL: func.func @Mlp.predict(
 // CHECK-SAME:      %[[G:[^:]*]]: !gnn.graph<5x8> {gnn.input = "graph"},
 // CHECK-SAME:      %[[X:[^:]*]]: tensor<5x3xf32> {gnn.input = "features"},
 // CHECK-SAME:      %[[W0:[^:]*]]: tensor<3x4xf32> {gnn.param = "linear_0.weight", train.role = "param"},
 // CHECK-SAME:      %[[B0:[^:]*]]: tensor<4xf32> {gnn.param = "linear_0.bias", train.role = "param"},
 // CHECK-SAME:      %[[W1:[^:]*]]: tensor<4x2xf32> {gnn.param = "linear_1.weight", train.role = "param"})
-// CHECK-SAME:      -> tensor<5x2xf32>
+// CHECK-SAME:      -> tensor<5x2xf32> attributes {{{.*}}gnn.results_in_arena
 // CHECK-NEXT:    %[[H:.*]] = gnn.matmul %[[X]], %[[W0]]
 // CHECK-NEXT:    %[[HB:.*]] = gnn.bias_add %[[H]], %[[B0]]
 // CHECK-NEXT:    %[[R:.*]] = gnn.activation relu %[[HB]]

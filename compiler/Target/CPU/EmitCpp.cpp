@@ -345,9 +345,13 @@ LogicalResult FunctionEmitter::emitConstant(arith::ConstantOp op) {
 }
 
 LogicalResult FunctionEmitter::emitReturn(func::ReturnOp op) {
-  // Values produced into their slot are already there; anything else (an
+  // Values produced into their slot are already there, and so are those the
+  // caller reads from the arena (gnn.result_offsets); anything else (an
   // argument, a value returned twice) is copied.
+  auto inArena = func->getAttrOfType<DenseI64ArrayAttr>("gnn.result_offsets");
   for (auto [k, operand] : llvm::enumerate(op.getOperands())) {
+    if (inArena && static_cast<int64_t>(k) < inArena.size() && inArena[k] >= 0)
+      continue;
     Operation *def = operand.getDefiningOp();
     if (def) {
       auto offsets = def->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
@@ -1336,6 +1340,15 @@ std::string DescriptorEmitter::values(StringRef id, func::FuncOp f,
         sharesArgumentStorage(
             f.getBody().front().getTerminator()->getOperand(i)))
       flags.push_back("GNNRT_VALUE_VIEWS_GRAPH");
+    // A result the function leaves in its arena (gnn.result_offsets).
+    std::optional<int64_t> arenaOffset;
+    if (auto inArena =
+            f->getAttrOfType<DenseI64ArrayAttr>("gnn.result_offsets");
+        results && inArena && static_cast<int64_t>(i) < inArena.size() &&
+        inArena[i] >= 0) {
+      flags.push_back("GNNRT_VALUE_IN_ARENA");
+      arenaOffset = inArena[i];
+    }
     std::string flagBits = flags.empty() ? "0u" : llvm::join(flags, " | ");
     std::string shapeName = "nullptr";
     if (!shape.empty()) {
@@ -1345,8 +1358,10 @@ std::string DescriptorEmitter::values(StringRef id, func::FuncOp f,
       os << "};\n";
     }
     e << "    {" << cString(roleName) << ", " << cString(paramName) << ", "
-      << dtype << ", " << shape.size() << ", " << shapeName << ", " << flagBits
-      << "},\n";
+      << dtype << ", " << shape.size() << ", " << shapeName << ", " << flagBits;
+    if (arenaOffset)
+      e << ", INT64_C(" << *arenaOffset << ")";
+    e << "},\n";
   }
   if (count == 0)
     return "nullptr";

@@ -58,18 +58,24 @@ inline uint64_t preparedTensorBytes(uint64_t elements) {
 /// The loss: one f32 the step writes.
 inline uint64_t outputBytes() { return align64(4); }
 
-/// Where in the shared workspace @M.predict writes the logits it returns:
-/// right after its arena of \p arena bytes.
-inline uint64_t logitsOffset(uint64_t arena) { return align64(arena); }
+/// Where in the shared workspace @M.predict leaves the logits it returns:
+/// inside its arena of \p arena bytes at \p inArena when it computes them
+/// there (GNNRT_VALUE_IN_ARENA, the offset its table gives), else (\p
+/// inArena < 0: a table that writes results[0]) right after the arena.
+inline uint64_t logitsOffset(uint64_t arena, int64_t inArena) {
+  return inArena >= 0 ? static_cast<uint64_t>(inArena) : align64(arena);
+}
 
 /// What @M.predict needs of the shared workspace: its arena (\p arena
-/// bytes) and, after it, the logits [N, C] it returns. Only predict writes
-/// the logits and only the host reads them, right after predict returns
-/// and before the next step, so they need no place of their own while the
-/// step runs.
+/// bytes), which holds the logits [N, C] it returns when \p inArena >= 0,
+/// else the arena and the logits after it. Only predict writes the logits
+/// and only the host reads them, right after predict returns and before
+/// the next step, so they need no place of their own while the step runs.
 inline uint64_t predictWorkspace(uint64_t arena, uint64_t nodes,
-                                 uint64_t classes) {
-  return logitsOffset(arena) + align64(4 * nodes * classes);
+                                 uint64_t classes, int64_t inArena) {
+  return inArena >= 0
+             ? arena
+             : logitsOffset(arena, inArena) + align64(4 * nodes * classes);
 }
 
 /// The device peak of the session's own allocations, in the order

@@ -28,7 +28,7 @@ extern "C" {
 
 /* Bumped whenever a struct below changes; the runtime refuses a table of
    another version (a program compiled by another gnnc). */
-#define GNNRT_MODEL_ABI_VERSION 6
+#define GNNRT_MODEL_ABI_VERSION 7
 
 typedef enum gnnrt_dtype {
   GNNRT_DTYPE_F32 = 0,    /* float */
@@ -54,6 +54,8 @@ typedef struct gnnrt_value_desc {
   int32_t rank;
   const int64_t *shape;
   uint32_t flags;
+  int64_t arena_offset; /* GNNRT_VALUE_IN_ARENA: the result's byte offset in
+                           the function's arena (ABI version 7) */
 } gnnrt_value_desc;
 
 /* What the memory plan decided about where a value lives between calls. */
@@ -73,7 +75,12 @@ typedef enum gnnrt_value_flags {
      view of it (prepare returning the bound graph's transpose). Such a
      result keeps the bound graph alive, so the session does not free it
      after prepare even when every other graph argument is UNUSED. */
-  GNNRT_VALUE_VIEWS_GRAPH = 4
+  GNNRT_VALUE_VIEWS_GRAPH = 4,
+  /* A result the function leaves in its own arena, at arena_offset, instead
+     of writing results[k] (which it ignores): @M.predict's logits. The
+     caller reads it right after the call, before the arena is written
+     again (ABI version 7). */
+  GNNRT_VALUE_IN_ARENA = 8
 } gnnrt_value_flags;
 
 struct gnnrt_offload;

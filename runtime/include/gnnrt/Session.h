@@ -267,6 +267,9 @@ private:
   std::string datasetName;
   gnnrt_graph graph{};
   float *featureData = nullptr, *lossData = nullptr, *logitsData = nullptr;
+  /// Predict's logits' offset in its arena (GNNRT_VALUE_IN_ARENA), or -1
+  /// when they follow the arena.
+  int64_t logitsInArena = -1;
   void *featureCsr = nullptr; ///< A gnnrt_csr_matrix buffer, when used.
   int32_t *labelData = nullptr;
   uint8_t *maskData[3] = {nullptr, nullptr, nullptr};

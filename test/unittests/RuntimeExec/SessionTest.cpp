@@ -124,6 +124,18 @@ int linPredict(void *const *args, void *const *results, char *arena,
   return GNNRT_OK;
 }
 
+/// Where linPredictInArena leaves the logits in its arena: after W's copy.
+constexpr int64_t kLogitsInArena = 128;
+
+// predict as generated code with gnn.results_in_arena does it: the logits
+// at kLogitsInArena in its own arena, results[0] not touched.
+int linPredictInArena(void *const *args, void *const *, char *arena,
+                      gnnrt_offload *tiers) {
+  float *logits = reinterpret_cast<float *>(arena + kLogitsInArena);
+  void *results[] = {logits};
+  return linPredict(args, results, arena, tiers);
+}
+
 /// The in-degree sum prepare found in the graph it was given.
 int64_t preparedEdges = -1;
 
@@ -302,7 +314,7 @@ struct LinModel {
   static uint64_t restBytes() {
     return footprint::inputBytes(kNodes, kFeatures, true, -1) +
            footprint::stateBytes(kWeights) + footprint::outputBytes() +
-           footprint::predictWorkspace(256, kNodes, kClasses);
+           footprint::predictWorkspace(256, kNodes, kClasses, -1);
   }
 
   int64_t trainLabelSum() const {
@@ -423,6 +435,47 @@ bool inArena(const Session &session, const void *p) {
   auto *base = static_cast<const char *>(session.arena().base());
   auto *q = static_cast<const char *>(p);
   return q >= base && q < base + session.arena().budget();
+}
+
+// Predict may leave the logits in its arena (GNNRT_VALUE_IN_ARENA): the
+// session reads them there, its workspace is predict's arena alone, and a
+// table whose offset would put them past that arena is refused at bind.
+TEST(Session, LogitsInPredictsArena) {
+  std::string error;
+  LinModel lin;
+  const uint64_t logitsBytes = 4 * kNodes * kClasses;
+  lin.predict.entry = linPredictInArena;
+  lin.predict.arena_bytes = kLogitsInArena + logitsBytes;
+  lin.predictResults[0].flags |= GNNRT_VALUE_IN_ARENA;
+  lin.predictResults[0].arena_offset = kLogitsInArena;
+  std::unique_ptr<Session> session =
+      Session::create(lin.desc, lin.data, smallBudget(), error);
+  ASSERT_TRUE(session) << error;
+  // The workspace is predict's arena, 64 bytes less than LinModel's 256 of
+  // arena and the logits after it (both rounded to 64).
+  EXPECT_EQ(footprint::predictWorkspace(
+                static_cast<uint64_t>(lin.predict.arena_bytes), kNodes,
+                kClasses, kLogitsInArena),
+            kLogitsInArena + logitsBytes);
+  EXPECT_EQ(session->arena().highWaterEnd(),
+            LinModel::restBytes() + lin.graphBytes() -
+                footprint::predictWorkspace(256, kNodes, kClasses, -1) +
+                footprint::align64(kLogitsInArena + logitsBytes));
+  ASSERT_TRUE(session->initialize(7, error)) << error;
+  expectFirstStep(*session, lin);
+  expectParametersRoundTrip(*session, lin);
+  session.reset();
+
+  // One float too far: the logits would end past the arena.
+  lin.predictResults[0].arena_offset = kLogitsInArena + 4;
+  entryCalls = 0;
+  session = Session::create(lin.desc, lin.data, smallBudget(), error);
+  EXPECT_FALSE(session);
+  EXPECT_EQ(entryCalls, 0);
+  EXPECT_NE(error.find("Lin.predict: its logits [40, 3] at arena offset 132 "
+                       "do not fit its arena of 608 bytes"),
+            std::string::npos)
+      << error;
 }
 
 // W's two copies come from the host tier, not the device arena: the arena
