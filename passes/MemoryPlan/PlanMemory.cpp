@@ -1827,8 +1827,9 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     OwningOpRef<func::FuncOp> planned;
     /// The step's arena; the residents the plan keeps on the device; the
     /// largest arena of init and predict given the plan's homes (they copy
-    /// host-homed values in and out too), predict's with the logits after
-    /// it. The session's workspace is the largest of the three.
+    /// host-homed values in and out too), predict's holding its logits
+    /// (footprint::predictWorkspace). The session's workspace is the
+    /// largest of the three.
     int64_t arena = 0, handles = 0, kept = 0, others = 0;
     /// Of `kept`, prepare's values; and whether prepare's graphs stay.
     int64_t keptPrepared = 0;
@@ -1871,13 +1872,12 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       FailureOr<int64_t> other = arenaOf(*copy);
       if (failed(other))
         return failure();
-      // Predict's arena holds its logits when it is marked so (the
-      // offset itself only matters to the session).
+      // Predict's arena holds its logits when it is marked so.
       if (which == "predict")
         *other = static_cast<int64_t>(gnnrt::footprint::predictWorkspace(
             static_cast<uint64_t>(*other), static_cast<uint64_t>(fp->nodes),
             static_cast<uint64_t>(fp->classes),
-            (*copy)->hasAttr(kResultsInArenaAttr) ? 0 : -1));
+            (*copy)->hasAttr(kResultsInArenaAttr)));
       a.others = std::max(a.others, *other);
     }
     return success();

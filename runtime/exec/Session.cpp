@@ -427,6 +427,23 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     error = where + predictFn.name + " must return the logits only";
     return false;
   }
+  // Predict's logits, in its arena where its table says so: a wrong offset
+  // would read or write past the workspace.
+  const gnnrt_value_desc &logits = predictFn.results[0];
+  logitsInArena =
+      (logits.flags & GNNRT_VALUE_IN_ARENA) ? logits.arena_offset : int64_t(-1);
+  if ((logits.flags & GNNRT_VALUE_IN_ARENA) &&
+      (logits.arena_offset < 0 || logits.arena_offset % 4 != 0 ||
+       static_cast<uint64_t>(logits.arena_offset) +
+               4 * static_cast<uint64_t>(nodes) *
+                   static_cast<uint64_t>(classes) >
+           static_cast<uint64_t>(predictFn.arena_bytes))) {
+    error = where + predictFn.name + ": its logits [" + std::to_string(nodes) +
+            ", " + std::to_string(classes) + "] at arena offset " +
+            std::to_string(logits.arena_offset) + " do not fit its arena of " +
+            std::to_string(predictFn.arena_bytes) + " bytes";
+    return false;
+  }
 
   // Where each state value and the features live between calls. Every
   // function gets the same buffer, so all must agree; the first one seen
@@ -597,28 +614,10 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   }
   const uint64_t deviceGraphBytes = graphsHome ? 0 : graphBytes;
   const uint64_t outputBytes = fp::outputBytes();
-  // Predict's logits: in its arena where its table says so (checked here,
-  // since a wrong offset would read or write past the workspace).
-  const gnnrt_value_desc &logits = predictFn.results[0];
-  logitsInArena =
-      (logits.flags & GNNRT_VALUE_IN_ARENA) ? logits.arena_offset : int64_t(-1);
-  if ((logits.flags & GNNRT_VALUE_IN_ARENA) &&
-      (logits.arena_offset < 0 || logits.arena_offset % 4 != 0 ||
-       static_cast<uint64_t>(logits.arena_offset) +
-               4 * static_cast<uint64_t>(nodes) *
-                   static_cast<uint64_t>(classes) >
-           static_cast<uint64_t>(predictFn.arena_bytes))) {
-    error = std::string(predictFn.name) + ": its logits [" +
-            std::to_string(nodes) + ", " + std::to_string(classes) +
-            "] at arena offset " + std::to_string(logits.arena_offset) +
-            " do not fit its arena of " +
-            std::to_string(predictFn.arena_bytes) + " bytes";
-    return false;
-  }
   const uint64_t predictBytes =
       fp::predictWorkspace(static_cast<uint64_t>(predictFn.arena_bytes),
                            static_cast<uint64_t>(nodes),
-                           static_cast<uint64_t>(classes), logitsInArena);
+                           static_cast<uint64_t>(classes), logitsInArena >= 0);
   const uint64_t workspaceBytes =
       std::max(align64(static_cast<uint64_t>(std::max(
                    {init.arena_bytes, stepFn.arena_bytes, int64_t(1)}))),

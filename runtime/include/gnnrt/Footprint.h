@@ -67,15 +67,15 @@ inline uint64_t logitsOffset(uint64_t arena, int64_t inArena) {
 }
 
 /// What @M.predict needs of the shared workspace: its arena (\p arena
-/// bytes), which holds the logits [N, C] it returns when \p inArena >= 0,
-/// else the arena and the logits after it. Only predict writes the logits
-/// and only the host reads them, right after predict returns and before
-/// the next step, so they need no place of their own while the step runs.
+/// bytes), which holds the logits [N, C] it returns when \p logitsInArena
+/// (GNNRT_VALUE_IN_ARENA), else the arena and the logits after it. Only
+/// predict writes the logits and only the host reads them, right after
+/// predict returns and before the next step, so they need no place of their
+/// own while the step runs.
 inline uint64_t predictWorkspace(uint64_t arena, uint64_t nodes,
-                                 uint64_t classes, int64_t inArena) {
-  return inArena >= 0
-             ? arena
-             : logitsOffset(arena, inArena) + align64(4 * nodes * classes);
+                                 uint64_t classes, bool logitsInArena) {
+  return logitsInArena ? arena
+                       : logitsOffset(arena, -1) + align64(4 * nodes * classes);
 }
 
 /// The device peak of the session's own allocations, in the order

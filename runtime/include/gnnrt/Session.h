@@ -7,8 +7,9 @@
 // and masks, the parameters and optimizer state (twice: the step reads one
 // copy and writes the other, as the ABI forbids results overlapping
 // arguments), the loss, and one workspace shared by init, step and predict
-// (predict's logits follow its arena there: they are read right after
-// predict returns, footprint::predictWorkspace). The arena's high-water mark
+// (predict's logits are in its arena, or follow it in tables without
+// GNNRT_VALUE_IN_ARENA: they are read right after predict returns,
+// footprint::predictWorkspace). The arena's high-water mark
 // is therefore the measured peak of the run, checked against the train
 // block's `memory` budget.
 //

@@ -314,7 +314,7 @@ struct LinModel {
   static uint64_t restBytes() {
     return footprint::inputBytes(kNodes, kFeatures, true, -1) +
            footprint::stateBytes(kWeights) + footprint::outputBytes() +
-           footprint::predictWorkspace(256, kNodes, kClasses, -1);
+           footprint::predictWorkspace(256, kNodes, kClasses, false);
   }
 
   int64_t trainLabelSum() const {
@@ -455,11 +455,11 @@ TEST(Session, LogitsInPredictsArena) {
   // arena and the logits after it (both rounded to 64).
   EXPECT_EQ(footprint::predictWorkspace(
                 static_cast<uint64_t>(lin.predict.arena_bytes), kNodes,
-                kClasses, kLogitsInArena),
+                kClasses, true),
             kLogitsInArena + logitsBytes);
   EXPECT_EQ(session->arena().highWaterEnd(),
             LinModel::restBytes() + lin.graphBytes() -
-                footprint::predictWorkspace(256, kNodes, kClasses, -1) +
+                footprint::predictWorkspace(256, kNodes, kClasses, false) +
                 footprint::align64(kLogitsInArena + logitsBytes));
   ASSERT_TRUE(session->initialize(7, error)) << error;
   expectFirstStep(*session, lin);
