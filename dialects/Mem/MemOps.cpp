@@ -281,6 +281,20 @@ Operation *mlir::mem::nonProductReader(Value csr) {
   return nullptr;
 }
 
+bool mlir::mem::readsGraphInTiles(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (auto spmm = dyn_cast<gnn::SpmmOp>(user))
+    return use.get() == spmm.getGraph() &&
+           spmm.getAggr() != gnn::Aggregation::max;
+  if (auto sddmm = dyn_cast<gnn::SddmmOp>(user))
+    return use.get() == sddmm.getGraph();
+  if (auto softmax = dyn_cast<gnn::EdgeSoftmaxOp>(user))
+    return use.get() == softmax.getGraph();
+  if (auto grad = dyn_cast<gnn::EdgeSoftmaxGradOp>(user))
+    return use.get() == grad.getGraph();
+  return false;
+}
+
 std::optional<uint64_t> mlir::mem::tileBytesRead(Value value) {
   Operation *def = value.getDefiningOp();
   if (auto load = dyn_cast_or_null<LoadHomeOp>(def))
@@ -450,16 +464,15 @@ LogicalResult LoadGraphHomeOp::verify() {
   if (failed(verifyHomeOperand(*this, getHome())))
     return failure();
   if (getTileBytes()) {
-    // gnnrt_cpu_spmm_tiles: sum or mean over the `in` view.
+    // gnnrt_cpu_spmm_tiles and the edge kernels' tiles read the `in` view.
     if (getOut())
       return emitOpError("with tile_bytes reads the in view only");
-    for (Operation *user : getResult().getUsers()) {
-      auto spmm = dyn_cast<gnn::SpmmOp>(user);
-      if (!spmm || spmm.getAggr() == gnn::Aggregation::max)
-        return emitOpError("with tile_bytes may only be read by gnn.spmm sum "
-                           "or mean, but '")
-               << user->getName() << "' reads it";
-    }
+    for (OpOperand &use : getResult().getUses())
+      if (!readsGraphInTiles(use))
+        return emitOpError("with tile_bytes may only be read as the graph of "
+                           "gnn.spmm sum or mean, gnn.sddmm, gnn.edge_softmax "
+                           "or gnn.edge_softmax_grad, but '")
+               << use.getOwner()->getName() << "' reads it";
   }
   GraphView copied = getOut() ? GraphView::Out : GraphView::In;
   for (Operation *user : getResult().getUsers())

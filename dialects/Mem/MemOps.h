@@ -62,6 +62,12 @@ Operation *nonProductReader(Value csr);
 /// (mem.load_home, mem.load_graph_home or mem.prefetch with `tile_bytes`):
 /// the device then holds a tile of that many bytes, not the value.
 std::optional<uint64_t> tileBytesRead(Value value);
+
+/// Whether \p use reads a graph as an op that can read it from host memory
+/// a tile at a time (`mem.load_graph_home {tile_bytes}`): the graph of a
+/// gnn.spmm sum or mean (gnnrt_cpu_spmm_tiles), of a gnn.sddmm, or of a
+/// gnn.edge_softmax or its gradient (gnnrt_cpu_sddmm_tiles and the like).
+bool readsGraphInTiles(OpOperand &use);
 } // namespace mlir::mem
 
 #endif // GNNC_DIALECTS_MEM_MEMOPS_H

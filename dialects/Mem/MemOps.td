@@ -333,12 +333,13 @@ def Mem_LoadGraphHomeOp : Mem_Op<"load_graph_home",
     first use, kept to its last), half the graph's two views each time.
 
     With `tile_bytes`, the load copies nothing: its result stands for the
-    host copy of the `in` view, which each user, a `gnn.spmm` sum or mean,
-    reads a tile at a time (the sources and edge ids of a run of rows'
-    slots, 28 bytes a slot with the tile's piece records) through a
-    device buffer of `tile_bytes` bytes, the result's storage. The device
-    then holds a tile of the view instead of all of it, for the time of
-    the aggregation.
+    host copy of the `in` view, which each user reads a tile at a time
+    through a device buffer of `tile_bytes` bytes, the result's storage: a
+    `gnn.spmm` sum or mean or a `gnn.sddmm` (the sources and edge ids of a
+    run of rows' slots, 28 bytes a slot with the tile's piece records), a
+    `gnn.edge_softmax` or `gnn.edge_softmax_grad` (the edge ids of whole
+    rows, which a row's normalisation needs at once). The device then holds
+    a tile of the view instead of all of it, for the time of the op.
 
     Example:
     ```mlir

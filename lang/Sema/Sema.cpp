@@ -694,6 +694,25 @@ static uint64_t attentionBytes(const LayerOp &op, const DataSource &data,
   return uint64_t(data.edges + data.nodes) * h * elt;
 }
 
+/// What one of gat_conv's steps needs on the device at once, the most of
+/// them: the projection (the weights and the projected features, N x heads
+/// x out), the scores (their [E + N, heads] result, and the graph with self
+/// loops, \p graphBytes, which gnn.edge_add reads whole), and the
+/// aggregation by the attention (the projected features, its output as
+/// wide, and the [E + N, heads] coefficients; it, SDDMM and the edge
+/// soft-max may read the graph a tile at a time). The projection also
+/// reads the layer's input, \p operandBytes unless it is x.
+static uint64_t gatBytes(const LayerOp &op, const ModelInstance &model,
+                         uint64_t operandBytes, uint64_t graphBytes, uint64_t n,
+                         uint64_t elt, uint64_t attention) {
+  const AttrValue *heads = op.getAttr("heads");
+  const AttrValue *out = op.getAttr("out");
+  const uint64_t projected =
+      n * uint64_t(heads ? heads->i : 1) * uint64_t(out ? out->i : 1) * elt;
+  return std::max({operandBytes + weightBytes(op, model) + projected,
+                   graphBytes + attention, attention + 2 * projected});
+}
+
 void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
                                      const ast::TrainDecl &train) {
   // With a sampler the device holds mini-batch sub-graphs whose size is only
@@ -735,28 +754,29 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     // assemble its result around its operands, so only the output counts;
     // layers need input and output at once.
     bool inPlace = !isGraphOp(op.kind) && op.kind != OpKind::Linear;
-    uint64_t bytes = valueBytes(op);
+    uint64_t operandBytes = 0;
     for (size_t k = inPlace ? 1 : 0; k < op.operands.size(); ++k) {
       const LayerOp &in = bt.model.ops[op.operands[k]];
       if (in.kind != OpKind::Input && in.width)
-        bytes += valueBytes(in);
+        operandBytes += valueBytes(in);
     }
+    uint64_t bytes = valueBytes(op) + operandBytes;
     if (op.kind == OpKind::Concat)
       bytes = n * uint64_t(*op.width) * elt;
     // An aggregation by sum or mean may read the graph from host memory a
-    // tile at a time (gnnrt_cpu_spmm_tiles); GAT's attention and a max
-    // need it on the device.
+    // tile at a time (gnnrt_cpu_spmm_tiles); a max needs it on the device.
     const AttrValue *aggr = op.getAttr("aggr");
-    bool tiles = op.kind != OpKind::GatConv && !(aggr && aggr->s == "max");
-    if (isGraphOp(op.kind) && !tiles) {
+    if (isGraphOp(op.kind) && aggr && aggr->s == "max") {
       bytes += graphBytes;
-      // gcn_conv (A + I) and gat_conv add a self loop per node.
+      // gcn_conv (A + I) adds a self loop per node.
       const AttrValue *loops = op.getAttr("self_loops");
-      if (op.kind == OpKind::GatConv ||
-          (op.kind == OpKind::GcnConv && (!loops || loops->b)))
+      if (op.kind == OpKind::GcnConv && (!loops || loops->b))
         bytes += 4 * n;
     }
-    bytes += weightBytes(op, bt.model) + attentionBytes(op, bt.data, elt);
+    bytes += weightBytes(op, bt.model);
+    if (op.kind == OpKind::GatConv)
+      bytes = gatBytes(op, bt.model, operandBytes, graphBytes + 4 * n, n, elt,
+                       attentionBytes(op, bt.data, elt));
     if (bytes > worst) {
       worst = bytes;
       worstOp = &op;

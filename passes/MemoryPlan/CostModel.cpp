@@ -469,14 +469,19 @@ static double tiledWeightBytes(double edges, int64_t weightHeads) {
 }
 
 double mlir::gnn::tiledReadBytes(int64_t rows, int64_t edges,
-                                 int64_t weightHeads) {
+                                 int64_t weightHeads, bool sources) {
   namespace fp = gnnrt::footprint;
   // A piece record per row, a source and an edge id per slot, and the
   // weights when tiled.
+  const uint64_t slotBytes =
+      fp::kGraphTileBytesPerSlot - fp::kTilePieceBytes - (sources ? 0 : 4);
   return static_cast<double>(fp::kTilePieceBytes) * static_cast<double>(rows) +
-         static_cast<double>(fp::kGraphTileBytesPerSlot - fp::kTilePieceBytes) *
-             static_cast<double>(edges) +
+         static_cast<double>(slotBytes) * static_cast<double>(edges) +
          tiledWeightBytes(static_cast<double>(edges), weightHeads);
+}
+
+bool mlir::gnn::tilesCarrySources(Operation *user) {
+  return !isa<EdgeSoftmaxOp, EdgeSoftmaxGradOp>(user);
 }
 
 double mlir::gnn::tiledWeightSeconds(double edges, int64_t weightHeads,
@@ -486,14 +491,15 @@ double mlir::gnn::tiledWeightSeconds(double edges, int64_t weightHeads,
 
 double mlir::gnn::tiledReadSeconds(int64_t rows, int64_t edges,
                                    int64_t weightHeads, int64_t tileSlots,
-                                   const MachineProfile &profile) {
+                                   const MachineProfile &profile,
+                                   bool sources) {
   if (edges <= 0 && rows <= 0)
     return 0;
   const double tiles =
       std::ceil(static_cast<double>(std::max<int64_t>(edges, 1)) /
                 static_cast<double>(std::max<int64_t>(tileSlots, 1)));
   return tiles * profile.secondsPerOp +
-         tiledReadBytes(rows, edges, weightHeads) /
+         tiledReadBytes(rows, edges, weightHeads, sources) /
              profile.hostLinkBytesPerSecond;
 }
 
@@ -837,32 +843,40 @@ double rowShare(Operation *op) {
 /// slots in tiles of \p tileSlots: tiledReadSeconds and tiledReadBytes, at
 /// the host link rate.
 OpCost tiledCopies(int64_t rows, int64_t slots, int64_t weightHeads,
-                   int64_t tileSlots, const MachineProfile &profile) {
+                   int64_t tileSlots, const MachineProfile &profile,
+                   bool sources = true) {
   OpCost cost;
   cost.rate = CostRate::HostLink;
-  cost.seconds = tiledReadSeconds(rows, slots, weightHeads, tileSlots, profile);
-  cost.bytes = tiledReadBytes(rows, slots, weightHeads);
+  cost.seconds =
+      tiledReadSeconds(rows, slots, weightHeads, tileSlots, profile, sources);
+  cost.bytes = tiledReadBytes(rows, slots, weightHeads, sources);
   return cost;
 }
 
-/// The copies of an aggregation that reads its graph (and its weights) from
-/// host memory a tile at a time (gnnrt_cpu_spmm_tiles), at the share of
-/// rows it computes.
-OpCost tiledReads(SpmmOp spmm, const MachineProfile &profile) {
-  std::optional<uint64_t> tile = mem::tileBytesRead(spmm.getGraph());
+/// The copies of an op that reads its graph (and an aggregation its
+/// weights) from host memory a tile at a time (gnnrt_cpu_spmm_tiles,
+/// gnnrt_cpu_sddmm_tiles, ...), at the share of rows it computes.
+OpCost tiledGraphReads(Operation *op, const MachineProfile &profile) {
+  Value graph;
+  for (OpOperand &use : op->getOpOperands())
+    if (mem::readsGraphInTiles(use))
+      graph = use.get();
+  std::optional<uint64_t> tile =
+      graph ? mem::tileBytesRead(graph) : std::nullopt;
   if (!tile)
     return {};
-  GraphSize g = graphSize(spmm.getGraph());
+  GraphSize g = graphSize(graph);
   int64_t weightHeads = 0;
-  if (Value w = spmm.getWeights(); w && mem::tileBytesRead(w))
-    weightHeads =
-        cast<RankedTensorType>(w.getType()).getRank() == 2 ? dim(w, 1) : 1;
-  const double share = rowShare(spmm);
+  if (auto spmm = dyn_cast<SpmmOp>(op))
+    if (Value w = spmm.getWeights(); w && mem::tileBytesRead(w))
+      weightHeads =
+          cast<RankedTensorType>(w.getType()).getRank() == 2 ? dim(w, 1) : 1;
+  const double share = rowShare(op);
   return tiledCopies(
       static_cast<int64_t>(share * static_cast<double>(g.nodes)),
       static_cast<int64_t>(share * static_cast<double>(g.edges)), weightHeads,
       static_cast<int64_t>(*tile / gnnrt::footprint::kGraphTileBytesPerSlot),
-      profile);
+      profile, tilesCarrySources(op));
 }
 
 OpCost estimateRows(Operation *op, const Pricer &p);
@@ -870,11 +884,12 @@ OpCost estimateRows(Operation *op, const Pricer &p);
 OpCost estimate(Operation *op, const Pricer &p) {
   OpCost cost = estimateRows(op, p);
   OpCost tiles;
-  if (auto spmm = dyn_cast<SpmmOp>(op))
-    tiles = tiledReads(spmm, p.profile);
-  else if (auto matmul = dyn_cast<MatmulOp>(op))
+  if (auto matmul = dyn_cast<MatmulOp>(op)) {
     if (std::optional<uint64_t> tile = mem::tileBytesRead(matmul.getLhs()))
       tiles = tiledCsrReads(matmul, static_cast<int64_t>(*tile), p.profile);
+  } else {
+    tiles = tiledGraphReads(op, p.profile);
+  }
   if (tiles.seconds > 0)
     cost += tiles;
   return cost;

@@ -217,9 +217,17 @@ double estimatedRowShare(Operation *op);
 
 /// Bytes gnnrt_cpu_spmm_tiles copies from host memory into its tiles for
 /// \p rows rows of \p edges slots in all: a piece record per row, a source
-/// and an edge id per slot, and \p weightHeads weights per slot when the
-/// weights are tiled too (0: they are not).
-double tiledReadBytes(int64_t rows, int64_t edges, int64_t weightHeads);
+/// (unless not \p sources) and an edge id per slot, and \p weightHeads
+/// weights per slot when the weights are tiled too (0: they are not).
+double tiledReadBytes(int64_t rows, int64_t edges, int64_t weightHeads,
+                      bool sources = true);
+
+/// Whether \p user, an op that reads its graph in tiles
+/// (mem::readsGraphInTiles), copies each slot's source into them: a
+/// gnn.spmm or gnn.sddmm does; the soft-max and its gradient copy the edge
+/// ids of whole rows only (a row longer than a tile once per pass; rare
+/// enough to leave out).
+bool tilesCarrySources(Operation *user);
 
 /// The seconds of the weights' share of those copies over \p edges slots
 /// (an estimated count, hence a double), at the host link rate.
@@ -231,7 +239,8 @@ double tiledWeightSeconds(double edges, int64_t weightHeads,
 /// them), tiledReadBytes at the host link rate, plus secondsPerOp per tile
 /// of \p tileSlots slots.
 double tiledReadSeconds(int64_t rows, int64_t edges, int64_t weightHeads,
-                        int64_t tileSlots, const MachineProfile &profile);
+                        int64_t tileSlots, const MachineProfile &profile,
+                        bool sources = true);
 
 /// Seconds and bytes gnnrt_cpu_csr_matmul_tiles adds to \p matmul (whose
 /// left operand is a CSR matrix) when it reads that matrix from host memory

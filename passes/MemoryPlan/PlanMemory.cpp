@@ -174,10 +174,17 @@ bool readsOneView(Value graph) {
 }
 
 /// Whether \p user can read \p graph from host memory a tile at a time
-/// (gnnrt_cpu_spmm_tiles): an aggregation by sum or mean over it.
+/// wherever it reads it (mem::readsGraphInTiles): an aggregation by sum or
+/// mean, an SDDMM, an edge soft-max or its gradient over it.
 bool readsInTiles(Operation *user, Value graph) {
-  auto spmm = dyn_cast<SpmmOp>(user);
-  return spmm && spmm.getGraph() == graph && spmm.getAggr() != Aggregation::max;
+  bool reads = false;
+  for (OpOperand &use : user->getOpOperands())
+    if (use.get() == graph) {
+      if (!mem::readsGraphInTiles(use))
+        return false;
+      reads = true;
+    }
+  return reads;
 }
 
 /// The slots of a plan's tile of a graph of \p edges edges: the runtime's
@@ -941,7 +948,7 @@ void StepPlanner::graphOptions(int c) {
         o.seconds += tiledReadSeconds(
             static_cast<int64_t>(share * static_cast<double>(type.getNodes())),
             static_cast<int64_t>(share * static_cast<double>(type.getEdges())),
-            0, slots, profile);
+            0, slots, profile, tilesCarrySources(user));
         o.usage.push_back(
             {Tier::Device, boundary(u), point(u), graphTileBytes(slots)});
       }

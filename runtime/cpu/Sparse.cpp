@@ -24,23 +24,6 @@ using namespace gnnrt::cpu;
 
 namespace {
 
-/// The dot product of \p f floats with eight interleaved partial sums (lane
-/// j takes elements j, j + 8, ...) added pairwise at the end. A single
-/// accumulator would be a chain of dependent additions the compiler may not
-/// vectorise without reassociating; this fixed order vectorises as written
-/// and still gives the same bits on every call.
-inline float dot(const float *a, const float *b, int64_t f) {
-  float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t c = 0;
-  for (; c + 8 <= f; c += 8)
-    for (int j = 0; j < 8; ++j)
-      lane[j] += a[c + j] * b[c + j];
-  for (int j = 0; c < f; ++c, ++j)
-    lane[j] += a[c] * b[c];
-  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) +
-         ((lane[2] + lane[6]) + (lane[3] + lane[7]));
-}
-
 /// Rows [begin, end) of the sum or mean aggregation with at most one weight
 /// per edge, rows of width \p Fixed (0: \p d): the common GCN and SAGE
 /// case, which the width lets compile to whole vectors. Compiled for

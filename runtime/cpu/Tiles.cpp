@@ -37,7 +37,10 @@
 #include "gnnrt/Footprint.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <memory>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -193,15 +196,16 @@ void packTiles(Tile &tile, int64_t capacity, int64_t begin, int64_t end,
 /// part empty costs nothing.
 constexpr int64_t kRunsPerThread = 8;
 
-/// packTiles over the rows t in [0, \p count) on the threads: \p tile's
-/// arrays (\p capacity slots, \p heads weights per slot) cut into one
-/// section per thread, the rows into runs that the threads take in turn,
-/// each through its own section; on the calling thread alone unless \p par.
-template <typename RowAt, typename Pack, typename Sum>
-void packTilesOnThreads(const Tile &tile, int64_t capacity, int64_t heads,
-                        int64_t count, const int32_t *offsets, RowAt rowAt,
-                        Pack pack, Sum sum, bool par, int64_t &pieces,
-                        int64_t &slots) {
+/// Runs `walk(section, sectionSlots, begin, end, pieces, slots)` over the
+/// rows t in [0, \p count) on the threads: \p tile's arrays (\p capacity
+/// slots, \p heads weights per slot) cut into one section per thread, the
+/// rows into runs that the threads take in turn, each through its own
+/// section; on the calling thread alone unless \p par. `walk` adds what it
+/// copied to `pieces` and `slots`.
+template <typename Walk>
+void walkOnThreads(const Tile &tile, int64_t capacity, int64_t heads,
+                   int64_t count, bool par, Walk walk, int64_t &pieces,
+                   int64_t &slots) {
   int64_t threads = 1;
 #ifdef _OPENMP
   if (par)
@@ -219,11 +223,156 @@ void packTilesOnThreads(const Tile &tile, int64_t capacity, int64_t heads,
     k = omp_get_thread_num();
 #endif
     Tile section = tile.section(k, sectionSlots, heads);
-    packTiles(section, sectionSlots, count * r / runs, count * (r + 1) / runs,
-              offsets, rowAt, pack, sum, runPieces, runSlots);
+    walk(section, sectionSlots, count * r / runs, count * (r + 1) / runs,
+         runPieces, runSlots);
   }
   pieces += runPieces;
   slots += runSlots;
+}
+
+/// packTiles over the rows t in [0, \p count) on the threads
+/// (walkOnThreads).
+template <typename RowAt, typename Pack, typename Sum>
+void packTilesOnThreads(const Tile &tile, int64_t capacity, int64_t heads,
+                        int64_t count, const int32_t *offsets, RowAt rowAt,
+                        Pack pack, Sum sum, bool par, int64_t &pieces,
+                        int64_t &slots) {
+  walkOnThreads(
+      tile, capacity, heads, count, par,
+      [&](Tile &section, int64_t sectionSlots, int64_t begin, int64_t end,
+          int64_t &runPieces, int64_t &runSlots) {
+        packTiles(section, sectionSlots, begin, end, offsets, rowAt, pack, sum,
+                  runPieces, runSlots);
+      },
+      pieces, slots);
+}
+
+/// The tile's arrays in \p buffer of \p capacity slots and piece records:
+/// the pieces, then the sources, then the edge ids (gnnrt_cpu_spmm_tiles's
+/// layout, which the planner sizes at kGraphBytesPerSlot a slot).
+Tile graphTile(void *buffer, int64_t capacity) {
+  Tile tile;
+  tile.pieces = static_cast<Piece *>(buffer);
+  tile.src = reinterpret_cast<int32_t *>(tile.pieces + capacity);
+  tile.eid = tile.src + capacity;
+  tile.weights = nullptr;
+  return tile;
+}
+
+/// Runs `pass(ids, count)` over the edge ids of the slots [\p first, \p
+/// first + \p count) of a row longer than \p tile (\p capacity slots), in
+/// slot order: copied into the tile's edge ids a tile at a time. Returns
+/// the ids copied.
+template <typename Pass>
+int64_t streamRow(const Tile &tile, int64_t capacity, const int32_t *eid,
+                  int64_t first, int64_t count, Pass pass) {
+  for (int64_t at = 0; at < count; at += capacity) {
+    const int64_t take = std::min(capacity, count - at);
+    copyInts(tile.eid, eid + first + at, take);
+    pass(tile.eid, take);
+  }
+  return count;
+}
+
+/// Packs the edge ids of whole rows t in [\p begin, \p end) of \p view,
+/// row after row, into \p tile (\p capacity slots and piece records), and
+/// calls `row(i, ids, count)` on each row of a tile once the tile is full:
+/// a row-wise operation over a row's edges (the soft-max's) needs all of
+/// them at once. A row longer than the whole tile goes to `longRow(i,
+/// first, count)`, which reads it in parts (streamRow) and returns the ids
+/// it copied. Rows without edges are skipped. Adds the pieces and ids
+/// copied to \p pieces and \p slots.
+template <typename Row, typename LongRow>
+void packWholeRows(Tile &tile, int64_t capacity, int64_t begin, int64_t end,
+                   const gnnrt_csr &view, Row &row, LongRow &longRow,
+                   int64_t &pieces, int64_t &slots) {
+  tile.numPieces = tile.numSlots = 0;
+  auto flush = [&] {
+    for (int64_t p = 0; p < tile.numPieces; ++p) {
+      const Piece &piece = tile.pieces[p];
+      row(int64_t(piece.row), tile.eid + piece.first, int64_t(piece.count));
+    }
+    pieces += tile.numPieces;
+    slots += tile.numSlots;
+    tile.numPieces = tile.numSlots = 0;
+  };
+  for (int64_t i = begin; i < end; ++i) {
+    const int64_t first = view.indptr[i], count = view.indptr[i + 1] - first;
+    if (count == 0)
+      continue;
+    if (count > capacity) {
+      flush();
+      slots += longRow(i, first, count);
+      continue;
+    }
+    if (tile.numSlots + count > capacity || tile.numPieces == capacity)
+      flush();
+    copyInts(tile.eid + tile.numSlots, view.edge_id + first, count);
+    tile.pieces[tile.numPieces++] = {
+        static_cast<int32_t>(i), static_cast<int32_t>(tile.numSlots),
+        static_cast<int32_t>(count), 1, static_cast<int32_t>(count)};
+    tile.numSlots += count;
+  }
+  flush();
+}
+
+/// What a soft-max kernel over whole rows copied: a piece record per row
+/// that fits a tile, an edge id per slot (per pass for the longer rows).
+int64_t wholeRowBytes(int64_t pieces, int64_t ids) {
+  return static_cast<int64_t>(sizeof(Piece)) * pieces +
+         static_cast<int64_t>(sizeof(int32_t)) * ids;
+}
+
+/// Runs `rowOps(i, forEachPass)` for every row of \p g's in view through
+/// \p buffer's tiles on the threads (whole rows: packWholeRows), where
+/// `forEachPass(pass)` runs `pass(ids, count)` over the row's edge ids, in
+/// slot order: once over the tile's copy, or over the row in parts for a
+/// row longer than the tile. \p scratchPerThread floats are handed to
+/// `rowOps` as its third argument, one block per run.
+template <typename RowOps>
+int wholeRowsOnThreads(const gnnrt_graph *g, void *buffer, int64_t bytes,
+                       int64_t width, int64_t scratchFloats, RowOps rowOps,
+                       int64_t *moved) {
+  const int64_t capacity = bytes / kGraphBytesPerSlot;
+  GNNRT_CHECK(capacity >= 1, GNNRT_ERR_BAD_SIZE);
+  Tile tile = graphTile(buffer, capacity);
+  const int64_t n = g->num_nodes;
+  int64_t pieces = 0, ids = 0;
+  bool failed = false;
+  walkOnThreads(
+      tile, capacity, 1, n, worthThreads(g->num_edges + n, width),
+      [&](Tile &section, int64_t sectionSlots, int64_t begin, int64_t end,
+          int64_t &runPieces, int64_t &runIds) {
+        std::unique_ptr<float[]> scratchBlock = scratch<float>(scratchFloats);
+        if (!scratchBlock) {
+#pragma omp atomic write
+          failed = true;
+          return;
+        }
+        float *work = scratchBlock.get();
+        auto row = [&](int64_t i, const int32_t *rowIds, int64_t count) {
+          rowOps(i, [&](auto pass) { pass(rowIds, count); }, work);
+        };
+        int64_t streamed = 0;
+        auto longRow = [&](int64_t i, int64_t first, int64_t count) {
+          streamed = 0;
+          rowOps(
+              i,
+              [&](auto pass) {
+                streamed += streamRow(section, sectionSlots, g->in.edge_id,
+                                      first, count, pass);
+              },
+              work);
+          return streamed;
+        };
+        packWholeRows(section, sectionSlots, begin, end, g->in, row, longRow,
+                      runPieces, runIds);
+      },
+      pieces, ids);
+  if (failed)
+    return GNNRT_ERR_OUT_OF_MEMORY;
+  *moved += wholeRowBytes(pieces, ids);
+  return GNNRT_OK;
 }
 
 } // namespace
@@ -395,6 +544,133 @@ int gnnrt_cpu_csr_matmul_tiles(const void *a, int64_t rows, int64_t cols,
   *moved += static_cast<int64_t>(sizeof(Piece)) * pieces +
             int64_t(sizeof(int32_t) + sizeof(float)) * slots;
   return GNNRT_OK;
+}
+
+int gnnrt_cpu_sddmm_tiles(const gnnrt_graph *g, const float *lhs,
+                          const float *rhs, int64_t d, int64_t heads,
+                          void *graph_tile, int64_t graph_tile_bytes, float *y,
+                          int64_t *moved) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t eh;
+  if (int status = kernel::sddmmArgs(g, lhs, rhs, d, heads, y, eh))
+    return status;
+  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
+  const int64_t capacity = graph_tile_bytes / kGraphBytesPerSlot;
+  GNNRT_CHECK(capacity >= 1, GNNRT_ERR_BAD_SIZE);
+
+  Tile tile = graphTile(graph_tile, capacity);
+  const int64_t n = g->num_nodes, f = d / heads;
+  auto pack = [&](Tile &t, int64_t first, int64_t last, int64_t room) {
+    const int64_t take = std::min(last - first, room), at = t.numSlots;
+    copyInts(t.src + at, g->in.src + first, take);
+    copyInts(t.eid + at, g->in.edge_id + first, take);
+    return Packed{first + take, take};
+  };
+  // Each slot's heads are gnnrt_cpu_sddmm's dot products: the same bits,
+  // wherever the tiles cut a row.
+  auto products = [&](const Tile &t) {
+    for (int64_t p = 0; p < t.numPieces; ++p) {
+      const Piece &piece = t.pieces[p];
+      const float *li = lhs + static_cast<int64_t>(piece.row) * d;
+      for (int64_t s = piece.first; s < piece.first + piece.count; ++s) {
+        const float *rs = rhs + static_cast<int64_t>(t.src[s]) * d;
+        float *ye = y + static_cast<int64_t>(t.eid[s]) * heads;
+        for (int64_t k = 0; k < heads; ++k)
+          ye[k] = dot(li + k * f, rs + k * f, f);
+      }
+    }
+  };
+  int64_t pieces = 0, slots = 0;
+  packTilesOnThreads(
+      tile, capacity, 1, n, g->in.indptr, [](int64_t i) { return i; }, pack,
+      products, worthThreads(g->num_edges + n, d), pieces, slots);
+  *moved += static_cast<int64_t>(sizeof(Piece)) * pieces +
+            2 * static_cast<int64_t>(sizeof(int32_t)) * slots;
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_edge_softmax_tiles(const gnnrt_graph *g, const float *x,
+                                 int64_t heads, void *graph_tile,
+                                 int64_t graph_tile_bytes, float *y,
+                                 int64_t *moved) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t eh;
+  if (int status = kernel::edgeSoftmaxArgs(g, x, heads, y, eh))
+    return status;
+  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
+  // gnnrt_cpu_edge_softmax's operations on each head, in its order: the
+  // maximum, then the exponentials and their sum, then the quotients, each
+  // over the row's slots in order. The heads go side by side (a row's
+  // slots are read once per pass, not once per head and pass), which
+  // changes no head's sequence of operations. Each x[e, k] is read before
+  // y[e, k] is written, which is what allows y == x.
+  auto rowOps = [&](int64_t, auto forEachPass, float *work) {
+    float *m = work, *sum = work + heads;
+    std::fill(m, m + heads, -std::numeric_limits<float>::infinity());
+    std::fill(sum, sum + heads, 0.0f);
+    forEachPass([&](const int32_t *ids, int64_t count) {
+      for (int64_t s = 0; s < count; ++s)
+        for (int64_t k = 0; k < heads; ++k) {
+          const float v = x[static_cast<int64_t>(ids[s]) * heads + k];
+          m[k] = m[k] < v ? v : m[k];
+        }
+    });
+    forEachPass([&](const int32_t *ids, int64_t count) {
+      for (int64_t s = 0; s < count; ++s)
+        for (int64_t k = 0; k < heads; ++k) {
+          const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
+          const float ev = std::exp(x[p] - m[k]);
+          y[p] = ev;
+          sum[k] += ev;
+        }
+    });
+    forEachPass([&](const int32_t *ids, int64_t count) {
+      for (int64_t s = 0; s < count; ++s)
+        for (int64_t k = 0; k < heads; ++k)
+          y[static_cast<int64_t>(ids[s]) * heads + k] /= sum[k];
+    });
+  };
+  return wholeRowsOnThreads(g, graph_tile, graph_tile_bytes, heads, 2 * heads,
+                            rowOps, moved);
+}
+
+int gnnrt_cpu_edge_softmax_grad_tiles(const gnnrt_graph *g, const float *y,
+                                      const float *dy, int64_t heads,
+                                      void *graph_tile,
+                                      int64_t graph_tile_bytes, float *dx,
+                                      int64_t *moved) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t eh;
+  if (int status = kernel::edgeSoftmaxGradArgs(g, y, dy, heads, dx, eh))
+    return status;
+  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
+  // gnnrt_cpu_edge_softmax_grad's operations on each head, in its order
+  // (the heads side by side, as in gnnrt_cpu_edge_softmax_tiles): the sum
+  // of y dy over the row, then each slot's y (dy - sum). Each slot's y and
+  // dy are read before its dx is written (dx == y or dx == dy).
+  auto rowOps = [&](int64_t, auto forEachPass, float *work) {
+    float *total = work;
+    std::fill(total, total + heads, 0.0f);
+    forEachPass([&](const int32_t *ids, int64_t count) {
+      for (int64_t s = 0; s < count; ++s)
+        for (int64_t k = 0; k < heads; ++k) {
+          const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
+          total[k] += y[p] * dy[p];
+        }
+    });
+    forEachPass([&](const int32_t *ids, int64_t count) {
+      for (int64_t s = 0; s < count; ++s)
+        for (int64_t k = 0; k < heads; ++k) {
+          const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
+          dx[p] = y[p] * (dy[p] - total[k]);
+        }
+    });
+  };
+  return wholeRowsOnThreads(g, graph_tile, graph_tile_bytes, heads, heads,
+                            rowOps, moved);
 }
 
 } // extern "C"

@@ -177,6 +177,22 @@ private:
     call(callee, args);
     call("gnnrt_home_note_loaded", {"tiers", moved});
   }
+  /// \p callee(args..., result), or when \p graph is read from host memory
+  /// a tile at a time (a mem.load_graph_home with tile_bytes), its `_tiles`
+  /// form, which takes the tile before the result.
+  void callMaybeTiled(StringRef callee, Value graph,
+                      SmallVector<std::string> args, std::string result) {
+    auto tile = tileOf.find(graph);
+    if (tile == tileOf.end()) {
+      args.push_back(std::move(result));
+      call(callee, args);
+      return;
+    }
+    args.push_back(tile->second.first);
+    args.push_back(tile->second.second);
+    args.push_back(std::move(result));
+    callTiled((callee + "_tiles").str(), std::move(args));
+  }
   /// Every tensor the op touches is fp32 (or i32 labels, i1 masks).
   LogicalResult checkTypes(Operation *op);
   /// #gnn.csr values only where the CSR kernels take them.
@@ -698,9 +714,10 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return success();
       })
       .Case([&](SddmmOp o) {
-        call("gnnrt_cpu_sddmm",
-             {name(o.getGraph()), name(o.getLhs()), name(o.getRhs()),
-              d(o.getLhs(), 1), i64(o.getHeads()), out()});
+        SmallVector<std::string> args = {name(o.getGraph()), name(o.getLhs()),
+                                         name(o.getRhs()), d(o.getLhs(), 1),
+                                         i64(o.getHeads())};
+        callMaybeTiled("gnnrt_cpu_sddmm", o.getGraph(), std::move(args), out());
         return success();
       })
       .Case([&](GatherOp o) {
@@ -722,14 +739,17 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return success();
       })
       .Case([&](EdgeSoftmaxOp o) {
-        call("gnnrt_cpu_edge_softmax", {name(o.getGraph()), name(o.getInput()),
-                                        d(o.getInput(), 1), out()});
+        callMaybeTiled(
+            "gnnrt_cpu_edge_softmax", o.getGraph(),
+            {name(o.getGraph()), name(o.getInput()), d(o.getInput(), 1)},
+            out());
         return success();
       })
       .Case([&](EdgeSoftmaxGradOp o) {
-        call("gnnrt_cpu_edge_softmax_grad",
-             {name(o.getGraph()), name(o.getOutput()), name(o.getResultGrad()),
-              d(o.getOutput(), 1), out()});
+        callMaybeTiled("gnnrt_cpu_edge_softmax_grad", o.getGraph(),
+                       {name(o.getGraph()), name(o.getOutput()),
+                        name(o.getResultGrad()), d(o.getOutput(), 1)},
+                       out());
         return success();
       })
       // Dense.

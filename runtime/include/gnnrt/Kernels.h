@@ -405,6 +405,36 @@ int gnnrt_cpu_csr_matmul_tiles(const void *a, int64_t rows, int64_t cols,
                                int64_t level, int zero_rest, void *tile,
                                int64_t tile_bytes, float *c, int64_t *moved);
 
+/* gnn.sddmm, gnn.edge_softmax and gnn.edge_softmax_grad over a graph whose
+   `in` view stays in host memory (a plan's `mem.load_graph_home
+   {tile_bytes}`), read a tile at a time through \p graph_tile (device
+   memory, \p graph_tile_bytes; 28 bytes per slot, as
+   gnnrt_cpu_spmm_tiles's). The dense operands and results are on the
+   device, with the arguments and the bits of gnnrt_cpu_sddmm,
+   gnnrt_cpu_edge_softmax and gnnrt_cpu_edge_softmax_grad (in place
+   allowed as there), whatever the tile size and thread count.
+   SDDMM's tiles hold a piece record, the source and the edge id per slot,
+   and a row may go on in the next tile; the soft-max's hold a piece record
+   and the edge id, and whole rows, since a row's normalisation reads all
+   of it: a row longer than the tile is read through it in parts once per
+   pass over the row (three for the soft-max, two for its gradient). The
+   tile is cut into one section per thread. Adds the bytes copied from host
+   memory into the tiles to *moved. A tile that cannot hold one slot is
+   GNNRT_ERR_BAD_SIZE. */
+int gnnrt_cpu_sddmm_tiles(const gnnrt_graph *g, const float *lhs,
+                          const float *rhs, int64_t d, int64_t heads,
+                          void *graph_tile, int64_t graph_tile_bytes, float *y,
+                          int64_t *moved);
+int gnnrt_cpu_edge_softmax_tiles(const gnnrt_graph *g, const float *x,
+                                 int64_t heads, void *graph_tile,
+                                 int64_t graph_tile_bytes, float *y,
+                                 int64_t *moved);
+int gnnrt_cpu_edge_softmax_grad_tiles(const gnnrt_graph *g, const float *y,
+                                      const float *dy, int64_t heads,
+                                      void *graph_tile,
+                                      int64_t graph_tile_bytes, float *dx,
+                                      int64_t *moved);
+
 /* gnn.dropout_rows of a CSR matrix: \p y gets \p x's pattern, as from
    gnnrt_cpu_csr_dropout, and its values at the slots of the rows in
    R_level (row sets over the matrix's rows); +0.0 at every other slot. */

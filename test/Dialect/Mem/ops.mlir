@@ -75,6 +75,21 @@ func.func @load_graph_home_tiles(%g: !gnn.graph<4x6> {mem.home = "host"}, %x: te
   return %y : tensor<4x8xf32>
 }
 
+// The edge kernels read the in view a tile at a time too: SDDMM, the edge
+// soft-max and its gradient.
+// CHECK-LABEL: func.func @load_graph_home_edge_tiles
+func.func @load_graph_home_edge_tiles(%g: !gnn.graph<4x6> {mem.home = "host"}, %x: tensor<4x6xf32>, %dy: tensor<6x3xf32>) -> tensor<6x3xf32> {
+  // CHECK: %[[G:.*]] = mem.load_graph_home %{{.*}} {tile_bytes = 280 : i64} : !gnn.graph<4x6>
+  %g0 = mem.load_graph_home %g {tile_bytes = 280 : i64} : !gnn.graph<4x6>
+  // CHECK: gnn.sddmm %[[G]],
+  %s = gnn.sddmm %g0, %x, %x {heads = 3 : i64} : (!gnn.graph<4x6>, tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<6x3xf32>
+  // CHECK: gnn.edge_softmax %[[G]],
+  %a = gnn.edge_softmax %g0, %s : (!gnn.graph<4x6>, tensor<6x3xf32>) -> tensor<6x3xf32>
+  // CHECK: gnn.edge_softmax_grad %[[G]],
+  %d = gnn.edge_softmax_grad %g0, %a, %dy : (!gnn.graph<4x6>, tensor<6x3xf32>, tensor<6x3xf32>) -> tensor<6x3xf32>
+  return %d : tensor<6x3xf32>
+}
+
 // A CSR matrix offloaded whole, then read from the host copy a tile at a
 // time by both products; features read from their home the same way.
 // CHECK-LABEL: func.func @csr_tiles

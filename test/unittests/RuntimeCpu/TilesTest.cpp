@@ -12,7 +12,8 @@
 // whole kernels skip when b is finite), and with an infinity in b (which
 // they then do not). Outputs start as NaN sentinels, so a row a kernel
 // forgets shows. Also: the bytes they report copying, and their argument
-// checks.
+// checks. Last, the edge kernels' tiles (SDDMM, the edge soft-max and its
+// gradient) against their whole-graph kernels, in place too.
 //
 //===----------------------------------------------------------------------===//
 #include "CpuTestUtil.h"
@@ -671,6 +672,192 @@ TEST_F(TilesTest, CsrMatmulTilesRejectBadArguments) {
   EXPECT_EQ(call(a.data(), nnz, b.data(), n, nullptr, 0, 0, tile.data(), bytes,
                  &moved),
             GNNRT_OK);
+}
+
+//===----------------------------------------------------------------------===//
+// The edge kernels: gnnrt_cpu_sddmm_tiles, gnnrt_cpu_edge_softmax_tiles and
+// gnnrt_cpu_edge_softmax_grad_tiles against their whole-graph kernels.
+//===----------------------------------------------------------------------===//
+
+/// An edge kernel's tiled call on a tile of \p slots slots: the tile, and
+/// what it reports copying.
+struct EdgeTile {
+  std::vector<char> buffer;
+  int64_t moved = 0;
+  explicit EdgeTile(int64_t slots)
+      : buffer(static_cast<size_t>(kGraphSlotBytes * slots)) {}
+  void *data() { return buffer.data(); }
+  int64_t bytes() const { return static_cast<int64_t>(buffer.size()); }
+};
+
+/// The tile sizes the edge kernels are tried at: one slot (every row of the
+/// soft-max longer than the tile, streamed), a few (the hub and many rows
+/// streamed; SDDMM's rows split), a few hundred, the whole graph.
+std::vector<int64_t> edgeTileSizes(int64_t edges) {
+  return {1, 3, 7, 500, edges};
+}
+
+TEST_F(TilesTest, SddmmTilesGiveTheSddmmBits) {
+  const TilesCase &t = tilesCase();
+  const gnnrt_graph g = t.csr.view();
+  const int64_t e = t.graph.numEdges();
+  for (int threads : {1, 2})
+    for (int64_t heads : {int64_t(1), int64_t(4)})
+      for (int64_t d : {heads * 3, heads * 16}) {
+        gnnrt_cpu_set_num_threads(threads);
+        const std::vector<float> lhs = toF32(randomF32({kNodes, d}, 70 + d));
+        const std::vector<float> rhs = toF32(randomF32({kNodes, d}, 80 + d));
+        std::vector<float> want(static_cast<size_t>(e * heads), NAN);
+        ASSERT_EQ(
+            gnnrt_cpu_sddmm(&g, lhs.data(), rhs.data(), d, heads, want.data()),
+            GNNRT_OK);
+        for (int64_t slots : edgeTileSizes(e)) {
+          SCOPED_TRACE(std::to_string(threads) + " threads, " +
+                       std::to_string(heads) + " heads, width " +
+                       std::to_string(d) + ", " + std::to_string(slots) +
+                       " slots per tile");
+          EdgeTile tile(slots);
+          std::vector<float> got(want.size(), NAN);
+          ASSERT_EQ(gnnrt_cpu_sddmm_tiles(&g, lhs.data(), rhs.data(), d, heads,
+                                          tile.data(), tile.bytes(), got.data(),
+                                          &tile.moved),
+                    GNNRT_OK);
+          EXPECT_TRUE(sameBits(got, want));
+          // Every slot's source and edge id, and a piece record per row
+          // or part of a row.
+          EXPECT_GE(tile.moved, 20 * kNodes + 8 * e);
+        }
+      }
+}
+
+TEST_F(TilesTest, EdgeSoftmaxTilesGiveTheEdgeSoftmaxBits) {
+  const TilesCase &t = tilesCase();
+  const gnnrt_graph g = t.csr.view();
+  const int64_t e = t.graph.numEdges();
+  for (int threads : {1, 2})
+    for (int64_t heads : {int64_t(1), int64_t(4)}) {
+      gnnrt_cpu_set_num_threads(threads);
+      // Scores wide enough that the maximum matters for exp().
+      const std::vector<float> x =
+          toF32(randomF32({e, heads}, 90 + heads, -40, 40));
+      const std::vector<float> dy = toF32(randomF32({e, heads}, 95 + heads));
+      std::vector<float> y(x.size(), NAN), dx(x.size(), NAN);
+      ASSERT_EQ(gnnrt_cpu_edge_softmax(&g, x.data(), heads, y.data()),
+                GNNRT_OK);
+      ASSERT_EQ(gnnrt_cpu_edge_softmax_grad(&g, y.data(), dy.data(), heads,
+                                            dx.data()),
+                GNNRT_OK);
+      for (int64_t slots : edgeTileSizes(e)) {
+        SCOPED_TRACE(std::to_string(threads) + " threads, " +
+                     std::to_string(heads) + " heads, " +
+                     std::to_string(slots) + " slots per tile");
+        EdgeTile tile(slots);
+        std::vector<float> got(x.size(), NAN);
+        ASSERT_EQ(gnnrt_cpu_edge_softmax_tiles(&g, x.data(), heads, tile.data(),
+                                               tile.bytes(), got.data(),
+                                               &tile.moved),
+                  GNNRT_OK);
+        EXPECT_TRUE(sameBits(got, y));
+        // In place, as the plans run it.
+        std::vector<float> inPlace = x;
+        ASSERT_EQ(gnnrt_cpu_edge_softmax_tiles(&g, inPlace.data(), heads,
+                                               tile.data(), tile.bytes(),
+                                               inPlace.data(), &tile.moved),
+                  GNNRT_OK);
+        EXPECT_TRUE(sameBits(inPlace, y));
+
+        std::vector<float> grad(x.size(), NAN);
+        ASSERT_EQ(gnnrt_cpu_edge_softmax_grad_tiles(
+                      &g, y.data(), dy.data(), heads, tile.data(), tile.bytes(),
+                      grad.data(), &tile.moved),
+                  GNNRT_OK);
+        EXPECT_TRUE(sameBits(grad, dx));
+        std::vector<float> overDy = dy; // dx == dy
+        ASSERT_EQ(gnnrt_cpu_edge_softmax_grad_tiles(
+                      &g, y.data(), overDy.data(), heads, tile.data(),
+                      tile.bytes(), overDy.data(), &tile.moved),
+                  GNNRT_OK);
+        EXPECT_TRUE(sameBits(overDy, dx));
+        std::vector<float> overY = y; // dx == y
+        ASSERT_EQ(gnnrt_cpu_edge_softmax_grad_tiles(
+                      &g, overY.data(), dy.data(), heads, tile.data(),
+                      tile.bytes(), overY.data(), &tile.moved),
+                  GNNRT_OK);
+        EXPECT_TRUE(sameBits(overY, dx));
+      }
+    }
+}
+
+// The soft-max's tiles hold whole rows' edge ids and a piece record per
+// row; a row longer than the tile is read through it once per pass.
+TEST_F(TilesTest, EdgeSoftmaxTilesReportTheBytesCopied) {
+  gnnrt_cpu_set_num_threads(1);
+  const TilesCase &t = tilesCase();
+  const gnnrt_graph g = t.csr.view();
+  const int64_t e = t.graph.numEdges(), heads = 2;
+  const std::vector<float> x = toF32(randomF32({e, heads}, 99));
+  std::vector<float> y(x.size());
+  // Every row has a self loop, so every row gets a piece.
+  EdgeTile whole(e);
+  ASSERT_EQ(gnnrt_cpu_edge_softmax_tiles(&g, x.data(), heads, whole.data(),
+                                         whole.bytes(), y.data(), &whole.moved),
+            GNNRT_OK);
+  EXPECT_EQ(whole.moved, 20 * kNodes + 4 * e);
+  // With a one-slot tile every row is streamed: three passes of its ids
+  // for the soft-max, two for its gradient, and no piece records.
+  EdgeTile one(1);
+  ASSERT_EQ(gnnrt_cpu_edge_softmax_tiles(&g, x.data(), heads, one.data(),
+                                         one.bytes(), y.data(), &one.moved),
+            GNNRT_OK);
+  std::vector<int64_t> degree(kNodes, 0);
+  for (int64_t v : t.graph.dst)
+    ++degree[v];
+  int64_t longer = 0; // slots of the rows of more than one slot
+  for (int64_t k : degree)
+    longer += k > 1 ? k : 0;
+  const int64_t single = e - longer; // rows of one slot, each a piece
+  EXPECT_EQ(one.moved, 24 * single + 3 * 4 * longer);
+  EdgeTile grad(1);
+  std::vector<float> dx(x.size());
+  ASSERT_EQ(gnnrt_cpu_edge_softmax_grad_tiles(&g, y.data(), x.data(), heads,
+                                              grad.data(), grad.bytes(),
+                                              dx.data(), &grad.moved),
+            GNNRT_OK);
+  EXPECT_EQ(grad.moved, 24 * single + 2 * 4 * longer);
+}
+
+TEST_F(TilesTest, EdgeTilesRejectBadArguments) {
+  const TilesCase &t = tilesCase();
+  const gnnrt_graph g = t.csr.view();
+  const int64_t e = t.graph.numEdges();
+  std::vector<float> x(static_cast<size_t>(kNodes * 4), 1.0f),
+      y(static_cast<size_t>(e), 0.0f);
+  std::vector<char> tile(kGraphSlotBytes * 8);
+  int64_t moved = 0;
+  // A tile that holds no slot.
+  EXPECT_EQ(gnnrt_cpu_sddmm_tiles(&g, x.data(), x.data(), 4, 1, tile.data(),
+                                  kGraphSlotBytes - 1, y.data(), &moved),
+            GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(gnnrt_cpu_edge_softmax_tiles(&g, y.data(), 1, tile.data(),
+                                         kGraphSlotBytes - 1, y.data(), &moved),
+            GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(gnnrt_cpu_edge_softmax_grad_tiles(&g, y.data(), y.data(), 1,
+                                              tile.data(), kGraphSlotBytes - 1,
+                                              y.data(), &moved),
+            GNNRT_ERR_BAD_SIZE);
+  // No tile, no count of the bytes copied.
+  EXPECT_EQ(gnnrt_cpu_sddmm_tiles(&g, x.data(), x.data(), 4, 1, nullptr,
+                                  kGraphSlotBytes * 8, y.data(), &moved),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cpu_edge_softmax_tiles(&g, y.data(), 1, tile.data(),
+                                         kGraphSlotBytes * 8, y.data(),
+                                         nullptr),
+            GNNRT_ERR_NULL_POINTER);
+  // The whole kernels' own checks: heads must divide the width.
+  EXPECT_EQ(gnnrt_cpu_sddmm_tiles(&g, x.data(), x.data(), 4, 3, tile.data(),
+                                  kGraphSlotBytes * 8, y.data(), &moved),
+            GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(moved, 0);
 }
 
 } // namespace
