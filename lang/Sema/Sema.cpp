@@ -683,32 +683,23 @@ static uint64_t weightBytes(const LayerOp &op, const ModelInstance &model) {
   }
 }
 
-/// gat_conv holds one attention logit per edge (self loops included) and
-/// head at once for the edge softmax.
-static uint64_t attentionBytes(const LayerOp &op, const DataSource &data,
-                               uint64_t elt) {
-  if (op.kind != OpKind::GatConv)
-    return 0;
-  const AttrValue *heads = op.getAttr("heads");
-  uint64_t h = heads ? uint64_t(heads->i) : 1;
-  return uint64_t(data.edges + data.nodes) * h * elt;
-}
-
 /// What one of gat_conv's steps needs on the device at once, the most of
 /// them: the projection (the weights and the projected features, N x heads
-/// x out), the scores (their [E + N, heads] result, and the graph with self
-/// loops, \p graphBytes, which gnn.edge_add reads whole), and the
-/// aggregation by the attention (the projected features, its output as
-/// wide, and the [E + N, heads] coefficients; it, SDDMM and the edge
-/// soft-max may read the graph a tile at a time). The projection also
-/// reads the layer's input, \p operandBytes unless it is x.
+/// x out), the scores (one logit per edge, self loops included, and head,
+/// and the graph with self loops, \p graphBytes, which gnn.edge_add reads
+/// whole), and the aggregation by the attention (the projected features,
+/// its output as wide, and the logits; it, SDDMM and the edge soft-max may
+/// read the graph a tile at a time). The projection also reads the layer's
+/// input, \p operandBytes unless it is x.
 static uint64_t gatBytes(const LayerOp &op, const ModelInstance &model,
-                         uint64_t operandBytes, uint64_t graphBytes, uint64_t n,
-                         uint64_t elt, uint64_t attention) {
+                         const DataSource &data, uint64_t operandBytes,
+                         uint64_t graphBytes, uint64_t elt) {
   const AttrValue *heads = op.getAttr("heads");
   const AttrValue *out = op.getAttr("out");
-  const uint64_t projected =
-      n * uint64_t(heads ? heads->i : 1) * uint64_t(out ? out->i : 1) * elt;
+  const uint64_t h = heads ? uint64_t(heads->i) : 1;
+  const uint64_t n = uint64_t(data.nodes);
+  const uint64_t projected = n * h * uint64_t(out ? out->i : 1) * elt;
+  const uint64_t attention = uint64_t(data.edges + data.nodes) * h * elt;
   return std::max({operandBytes + weightBytes(op, model) + projected,
                    graphBytes + attention, attention + 2 * projected});
 }
@@ -760,23 +751,26 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
       if (in.kind != OpKind::Input && in.width)
         operandBytes += valueBytes(in);
     }
-    uint64_t bytes = valueBytes(op) + operandBytes;
-    if (op.kind == OpKind::Concat)
-      bytes = n * uint64_t(*op.width) * elt;
-    // An aggregation by sum or mean may read the graph from host memory a
-    // tile at a time (gnnrt_cpu_spmm_tiles); a max needs it on the device.
-    const AttrValue *aggr = op.getAttr("aggr");
-    if (isGraphOp(op.kind) && aggr && aggr->s == "max") {
-      bytes += graphBytes;
-      // gcn_conv (A + I) adds a self loop per node.
-      const AttrValue *loops = op.getAttr("self_loops");
-      if (op.kind == OpKind::GcnConv && (!loops || loops->b))
-        bytes += 4 * n;
+    uint64_t bytes;
+    if (op.kind == OpKind::GatConv) {
+      // Its steps need their operands at different times.
+      bytes = gatBytes(op, bt.model, bt.data, operandBytes, graphBytes + 4 * n,
+                       elt);
+    } else {
+      bytes = op.kind == OpKind::Concat ? n * uint64_t(*op.width) * elt
+                                        : valueBytes(op) + operandBytes;
+      // An aggregation by sum or mean may read the graph from host memory a
+      // tile at a time (gnnrt_cpu_spmm_tiles); a max needs it on the device.
+      const AttrValue *aggr = op.getAttr("aggr");
+      if (isGraphOp(op.kind) && aggr && aggr->s == "max") {
+        bytes += graphBytes;
+        // gcn_conv (A + I) adds a self loop per node.
+        const AttrValue *loops = op.getAttr("self_loops");
+        if (op.kind == OpKind::GcnConv && (!loops || loops->b))
+          bytes += 4 * n;
+      }
+      bytes += weightBytes(op, bt.model);
     }
-    bytes += weightBytes(op, bt.model);
-    if (op.kind == OpKind::GatConv)
-      bytes = gatBytes(op, bt.model, operandBytes, graphBytes + 4 * n, n, elt,
-                       attentionBytes(op, bt.data, elt));
     if (bytes > worst) {
       worst = bytes;
       worstOp = &op;

@@ -276,11 +276,11 @@ int64_t streamRow(const Tile &tile, int64_t capacity, const int32_t *eid,
 
 /// Packs the edge ids of whole rows t in [\p begin, \p end) of \p view,
 /// row after row, into \p tile (\p capacity slots and piece records), and
-/// calls `row(i, ids, count)` on each row of a tile once the tile is full:
-/// a row-wise operation over a row's edges (the soft-max's) needs all of
-/// them at once. A row longer than the whole tile goes to `longRow(i,
-/// first, count)`, which reads it in parts (streamRow) and returns the ids
-/// it copied. Rows without edges are skipped. Adds the pieces and ids
+/// calls `row(ids, count)` on each row of a tile once the tile is full: a
+/// row-wise operation over a row's edges (the soft-max's) needs all of
+/// them at once. A row longer than the whole tile goes to `longRow(first,
+/// count)`, which reads it in parts (streamRow) and returns the ids it
+/// copied. Rows without edges are skipped. Adds the pieces and ids
 /// copied to \p pieces and \p slots.
 template <typename Row, typename LongRow>
 void packWholeRows(Tile &tile, int64_t capacity, int64_t begin, int64_t end,
@@ -290,7 +290,7 @@ void packWholeRows(Tile &tile, int64_t capacity, int64_t begin, int64_t end,
   auto flush = [&] {
     for (int64_t p = 0; p < tile.numPieces; ++p) {
       const Piece &piece = tile.pieces[p];
-      row(int64_t(piece.row), tile.eid + piece.first, int64_t(piece.count));
+      row(tile.eid + piece.first, int64_t(piece.count));
     }
     pieces += tile.numPieces;
     slots += tile.numSlots;
@@ -302,7 +302,7 @@ void packWholeRows(Tile &tile, int64_t capacity, int64_t begin, int64_t end,
       continue;
     if (count > capacity) {
       flush();
-      slots += longRow(i, first, count);
+      slots += longRow(first, count);
       continue;
     }
     if (tile.numSlots + count > capacity || tile.numPieces == capacity)
@@ -316,19 +316,14 @@ void packWholeRows(Tile &tile, int64_t capacity, int64_t begin, int64_t end,
   flush();
 }
 
-/// What a soft-max kernel over whole rows copied: a piece record per row
-/// that fits a tile, an edge id per slot (per pass for the longer rows).
-int64_t wholeRowBytes(int64_t pieces, int64_t ids) {
-  return static_cast<int64_t>(sizeof(Piece)) * pieces +
-         static_cast<int64_t>(sizeof(int32_t)) * ids;
-}
-
-/// Runs `rowOps(i, forEachPass)` for every row of \p g's in view through
+/// Runs `rowOps(forEachPass, work)` for every row of \p g's in view through
 /// \p buffer's tiles on the threads (whole rows: packWholeRows), where
 /// `forEachPass(pass)` runs `pass(ids, count)` over the row's edge ids, in
 /// slot order: once over the tile's copy, or over the row in parts for a
-/// row longer than the tile. \p scratchPerThread floats are handed to
-/// `rowOps` as its third argument, one block per run.
+/// row longer than the tile. `work` is \p scratchFloats floats of scratch,
+/// one block per run. Adds what the tiles copied to *\p moved: a piece
+/// record per row that fits a tile, an edge id per slot (per pass for the
+/// longer rows).
 template <typename RowOps>
 int wholeRowsOnThreads(const gnnrt_graph *g, void *buffer, int64_t bytes,
                        int64_t width, int64_t scratchFloats, RowOps rowOps,
@@ -350,14 +345,12 @@ int wholeRowsOnThreads(const gnnrt_graph *g, void *buffer, int64_t bytes,
           return;
         }
         float *work = scratchBlock.get();
-        auto row = [&](int64_t i, const int32_t *rowIds, int64_t count) {
-          rowOps(i, [&](auto pass) { pass(rowIds, count); }, work);
+        auto row = [&](const int32_t *rowIds, int64_t count) {
+          rowOps([&](auto pass) { pass(rowIds, count); }, work);
         };
-        int64_t streamed = 0;
-        auto longRow = [&](int64_t i, int64_t first, int64_t count) {
-          streamed = 0;
+        auto longRow = [&](int64_t first, int64_t count) {
+          int64_t streamed = 0;
           rowOps(
-              i,
               [&](auto pass) {
                 streamed += streamRow(section, sectionSlots, g->in.edge_id,
                                       first, count, pass);
@@ -371,7 +364,8 @@ int wholeRowsOnThreads(const gnnrt_graph *g, void *buffer, int64_t bytes,
       pieces, ids);
   if (failed)
     return GNNRT_ERR_OUT_OF_MEMORY;
-  *moved += wholeRowBytes(pieces, ids);
+  *moved += static_cast<int64_t>(sizeof(Piece)) * pieces +
+            static_cast<int64_t>(sizeof(int32_t)) * ids;
   return GNNRT_OK;
 }
 
@@ -407,10 +401,7 @@ int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
         capacity, weights_tile_bytes / (heads * int64_t(sizeof(float))));
   GNNRT_CHECK(capacity >= 1, GNNRT_ERR_BAD_SIZE);
 
-  Tile tile;
-  tile.pieces = static_cast<Piece *>(graph_tile);
-  tile.src = reinterpret_cast<int32_t *>(tile.pieces + capacity);
-  tile.eid = tile.src + capacity;
+  Tile tile = graphTile(graph_tile, capacity);
   tile.weights = static_cast<float *>(weights_tile);
 
   const int64_t rows = row_sets ? sets.count[level] : g->num_nodes;
@@ -606,7 +597,7 @@ int gnnrt_cpu_edge_softmax_tiles(const gnnrt_graph *g, const float *x,
   // slots are read once per pass, not once per head and pass), which
   // changes no head's sequence of operations. Each x[e, k] is read before
   // y[e, k] is written, which is what allows y == x.
-  auto rowOps = [&](int64_t, auto forEachPass, float *work) {
+  auto rowOps = [&](auto forEachPass, float *work) {
     float *m = work, *sum = work + heads;
     std::fill(m, m + heads, -std::numeric_limits<float>::infinity());
     std::fill(sum, sum + heads, 0.0f);
@@ -651,7 +642,7 @@ int gnnrt_cpu_edge_softmax_grad_tiles(const gnnrt_graph *g, const float *y,
   // (the heads side by side, as in gnnrt_cpu_edge_softmax_tiles): the sum
   // of y dy over the row, then each slot's y (dy - sum). Each slot's y and
   // dy are read before its dx is written (dx == y or dx == dy).
-  auto rowOps = [&](int64_t, auto forEachPass, float *work) {
+  auto rowOps = [&](auto forEachPass, float *work) {
     float *total = work;
     std::fill(total, total + heads, 0.0f);
     forEachPass([&](const int32_t *ids, int64_t count) {
