@@ -14,6 +14,7 @@
 #include "dialects/Gnn/RowSets.h"
 #include "dialects/Train/TrainOps.h"
 
+#include "gnnrt/Kernels.h"
 #include "gnnrt/Philox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -32,6 +33,9 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+
+static_assert(mlir::gnn::kMaxRowSetHops == GNNRT_ROW_SETS_MAX_HOPS,
+              "the compiler's row sets and the runtime's must agree");
 
 namespace gnnc::ref {
 
@@ -645,8 +649,10 @@ private:
   Error exec(mlir::gnn::EdgeNormOp op);
   Error exec(mlir::gnn::ReceptiveRowsOp op);
   /// The per-node levels of \p rowSets (gnn.receptive_rows' layout) for
-  /// \p nodes nodes, or nullptr after reporting why not.
+  /// \p nodes nodes, unpacked into `levels` (valid until the next call), or
+  /// nullptr after reporting why not.
   const int64_t *rowLevels(mlir::Value rowSets, int64_t nodes);
+  std::vector<int64_t> levels;
   /// Zeroes the rows of \p t whose level exceeds \p level.
   static void zeroOutside(Tensor &t, const int64_t *levels, int64_t level);
   // Layers.
@@ -808,16 +814,23 @@ Error OpRunner::exec(mlir::gnn::ReceptiveRowsOp op) {
     for (int64_t e = 0; e < g->numEdges(); ++e)
       if (level[g->dst[e]] == k - 1 && level[g->src[e]] > k)
         level[g->src[e]] = k;
-  IntTensor out{{2 * n + hops + 1}, std::vector<int64_t>(2 * n + hops + 1)};
+  // The counts, the order, then the levels a byte each, four to an int32
+  // (little-endian, as the runtime lays them out).
+  const int64_t length = mlir::gnn::rowSetsLength(n, hops);
+  IntTensor out{{length}, std::vector<int64_t>(length)};
   for (int64_t k = 0; k <= hops; ++k)
     out.data[k] = std::count_if(level.begin(), level.end(),
                                 [&](int64_t l) { return l <= k; });
-  int64_t next = hops + 1 + n;
+  int64_t next = hops + 1;
   for (int64_t l = 0; l <= hops + 1; ++l)
     for (int64_t i = 0; i < n; ++i)
       if (level[i] == l)
         out.data[next++] = i;
-  std::copy(level.begin(), level.end(), out.data.begin() + hops + 1);
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t word = static_cast<uint32_t>(out.data[next + i / 4]);
+    word |= static_cast<uint32_t>(level[i]) << (8 * (i % 4));
+    out.data[next + i / 4] = static_cast<int32_t>(word);
+  }
   return bind(op.getResult(), std::move(out));
 }
 
@@ -825,12 +838,17 @@ const int64_t *OpRunner::rowLevels(mlir::Value rowSets, int64_t nodes) {
   const IntTensor *t = intVector(rowSets, "row sets");
   if (failed())
     return nullptr;
-  int64_t hops = static_cast<int64_t>(t->data.size()) - 2 * nodes - 1;
-  if (!check(hops >= 0, "row sets of " + Twine(t->data.size()) +
+  int64_t size = static_cast<int64_t>(t->data.size());
+  int64_t hops = mlir::gnn::rowSetsHops(size, nodes);
+  if (!check(hops >= 0, "row sets of " + Twine(size) +
                             " integers cannot describe " + Twine(nodes) +
                             " nodes"))
     return nullptr;
-  return t->data.data() + hops + 1;
+  const int64_t *bytes = t->data.data() + hops + 1 + nodes;
+  levels.resize(static_cast<size_t>(nodes));
+  for (int64_t i = 0; i < nodes; ++i)
+    levels[i] = (static_cast<uint32_t>(bytes[i / 4]) >> (8 * (i % 4))) & 0xff;
+  return levels.data();
 }
 
 void OpRunner::zeroOutside(Tensor &t, const int64_t *levels, int64_t level) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Gnn/RowSets.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -94,7 +95,7 @@ LogicalResult checkRowSets(Operation *op, Value rowSets, IntegerAttr level,
   int64_t size = dim(rowSets, 0);
   if (ShapedType::isDynamic(size) || ShapedType::isDynamic(nodes))
     return success();
-  int64_t hops = size - 2 * nodes - 1;
+  int64_t hops = rowSetsHops(size, nodes);
   if (hops < 0)
     return op->emitOpError("row sets of ")
            << size << " integers cannot describe " << nodes << " nodes";
@@ -125,10 +126,14 @@ LogicalResult ReceptiveRowsOp::verify() {
   int64_t nodes = getGraph().getType().getNodes();
   if (failed(expectDim(*this, getMask(), 0, nodes, "mask length")))
     return failure();
+  if (getHops() > static_cast<uint64_t>(kMaxRowSetHops))
+    return emitOpError("hops ") << getHops() << " exceed the " << kMaxRowSetHops
+                                << " a one-byte level allows";
   return expectDim(*this, getResult(), 0,
-                   ShapedType::isDynamic(nodes) ? ShapedType::kDynamic
-                                                : 2 * nodes + getHops() + 1,
-                   "result length (2 nodes + hops + 1)");
+                   ShapedType::isDynamic(nodes)
+                       ? ShapedType::kDynamic
+                       : rowSetsLength(nodes, static_cast<int64_t>(getHops())),
+                   "result length (hops + 1 + nodes + ceil(nodes / 4))");
 }
 
 LogicalResult AddSelfLoopsOp::verify() {

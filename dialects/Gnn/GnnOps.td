@@ -119,10 +119,11 @@ def Gnn_ReceptiveRowsOp : Gnn_Op<"receptive_rows"> {
   let description = [{
     `R_0` is the set of nodes `i` with `mask[i]`; `R_{k+1}` is `R_k` plus
     every source of an edge into `R_k`. The result describes
-    `R_0 c R_1 c ... c R_hops` in `2 N + hops + 1` integers:
-    `|R_k|` for `k = 0..hops`; then `level(i)` for each node, the least `k`
-    with `i` in `R_k` (`hops + 1` when in none); then every node sorted by
-    `(level, id)`, so that `R_k` is a prefix.
+    `R_0 c R_1 c ... c R_hops` in `hops + 1 + N + ceil(N / 4)` integers:
+    `|R_k|` for `k = 0..hops`; then every node sorted by `(level, id)`, so
+    that `R_k` is a prefix; then `level(i)` for each node, a byte each (four
+    to an integer, the first in the lowest byte), the least `k` with `i` in
+    `R_k` (`hops + 1` when in none). A level's byte limits `hops` to 126.
 
     `gnn-restrict-rows` creates it from the training mask: a loss that
     reads only the rows of `R_0` needs its graph layers' outputs only at
@@ -131,7 +132,7 @@ def Gnn_ReceptiveRowsOp : Gnn_Op<"receptive_rows"> {
 
     Example:
     ```mlir
-    %r = gnn.receptive_rows %g, %mask {hops = 2 : i64} : (!gnn.graph<2708x10556>, tensor<2708xi1>) -> tensor<5419xi32>
+    %r = gnn.receptive_rows %g, %mask {hops = 2 : i64} : (!gnn.graph<2708x10556>, tensor<2708xi1>) -> tensor<3388xi32>
     ```
   }];
   let arguments = (ins Gnn_GraphType:$graph, 1DTensorOf<[I1]>:$mask,

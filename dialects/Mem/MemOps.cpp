@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/Mem/MemOps.h"
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Gnn/RowSets.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -231,8 +232,8 @@ static LogicalResult verifyNoUseAfter(Operation *op, Value value,
 }
 
 /// The checks of a transfer's `rows %sets {level}`: both or neither; rows
-/// of a matrix; sets over its rows (2N + hops + 1 integers) with the level
-/// within their hops.
+/// of a matrix; sets over its rows (hops + 1 + N + ceil(N / 4) integers) with
+/// the level within their hops.
 static LogicalResult verifyTransferRows(Operation *op, Value rowSets,
                                         std::optional<uint64_t> level,
                                         RankedTensorType tensor) {
@@ -243,11 +244,11 @@ static LogicalResult verifyTransferRows(Operation *op, Value rowSets,
   if (tensor.getRank() != 2 || !tensor.hasStaticShape())
     return op->emitOpError("row sets need a static matrix, got ") << tensor;
   int64_t size = cast<RankedTensorType>(rowSets.getType()).getDimSize(0);
-  int64_t hops = size - 2 * tensor.getDimSize(0) - 1;
+  int64_t hops = gnn::rowSetsHops(size, tensor.getDimSize(0));
   if (ShapedType::isDynamic(size) || hops < 0)
     return op->emitOpError("row sets of ")
            << size << " integers are not over " << tensor.getDimSize(0)
-           << " rows (2N + hops + 1)";
+           << " rows (hops + 1 + N + ceil(N / 4))";
   if (static_cast<int64_t>(*level) > hops)
     return op->emitOpError("level ")
            << *level << " is beyond the row sets' " << hops << " hops";

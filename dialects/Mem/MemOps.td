@@ -33,7 +33,7 @@ def Mem_Stream : DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>,
 def Mem_TileBytes : OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>;
 def Mem_FloatTensor : RankedTensorOf<[AnyFloat]>;
 // A transfer of some rows only: the nested row sets of gnn.receptive_rows
-// (2N + hops + 1 integers) and the level of the set copied.
+// (hops + 1 + N + ceil(N / 4) integers) and the level of the set copied.
 defvar Mem_RowArgs = (ins Optional<1DTensorOf<[I32]>>:$row_sets,
                           OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$level);
 
@@ -53,7 +53,7 @@ def Mem_OffloadOp : Mem_Op<"offload", [Mem_PlanEffects]> {
 
     With `rows %sets {level = k}` (host tier only) the copy holds only the
     rows of `R_k` of the nested row sets `%sets` (`gnn.receptive_rows` over
-    the input's `N` rows: `2N + hops + 1` integers): `input` was computed
+    the input's `N` rows: `hops + 1 + N + ceil(N / 4)` integers): `input` was computed
     at those rows alone and no op reads its other rows
     (`gnn.rest_unread`), so they need not travel. The host block holds
     `|R_k|` rows, and the transfer moves that many.

@@ -363,6 +363,9 @@ unsigned restrictFunction(func::FuncOp func) {
   int64_t hops = 0;
   for (const Restriction &r : restrictions)
     hops = std::max({hops, r.level, r.skip == kAll ? 0 : r.skip});
+  // A level takes a byte: a model deeper than that computes every row.
+  if (hops > kMaxRowSetHops)
+    return 0;
 
   // The sets come from a graph the step reads anyway: the input graph
   // itself would be one more graph resident on the device when only its
@@ -397,7 +400,7 @@ unsigned restrictFunction(func::FuncOp func) {
   if (Operation *def = setsGraph.getDefiningOp())
     builder.setInsertionPointAfter(def);
   auto setsType =
-      RankedTensorType::get({2 * nodes + hops + 1}, builder.getI32Type());
+      RankedTensorType::get({rowSetsLength(nodes, hops)}, builder.getI32Type());
   Value sets =
       builder.create<ReceptiveRowsOp>(func.getLoc(), setsType, setsGraph, mask,
                                       builder.getI64IntegerAttr(hops));

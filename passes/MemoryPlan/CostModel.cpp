@@ -971,7 +971,7 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       // Aggregation over the graph.
       .Case([&](ReceptiveRowsOp o) {
         // A breadth-first search: the CSR's index arrays at most once, the
-        // mask, and the sets' 2N + hops + 1 integers written.
+        // mask, and the sets written.
         GraphSize g = graphSize(o.getGraph());
         return p.kernel(0,
                         gnnrt::graphIndexBytes(g.nodes, g.edges, 1) +

@@ -112,18 +112,24 @@ BlockArgument argumentWithRole(func::FuncOp func, StringRef role) {
   return {};
 }
 
+/// The inputs besides the features, by their `gnn.input` role: the
+/// session brings each to the device only when a function takes it, and
+/// one the step reads may have a host home.
+constexpr StringLiteral kLabelAndMaskRoles[] = {"labels", "train_mask",
+                                                "val_mask", "test_mask"};
+
 /// Device bytes the session holds besides the step's arena
 /// (gnnrt/Footprint.h, the sums Session::bind allocates), in its two
 /// phases: @M.prepare's arena and tensors and the graph's two CSR views
 /// while prepare runs; then the prepared values again, the inputs (features
-/// dense and/or CSR as the functions take them, labels, three masks), every
-/// parameter and optimizer state twice, the loss, and one workspace shared
-/// by the step with init and predict (which writes the logits there). The graph
-/// is freed after prepare when no other function reads it. Parameters,
-/// optimizer state, the features and prepare's values are the planner's
-/// candidates for a host home, so their bytes are left out of `rest` and
-/// `prepared` (once the planner has taken them, movePreparedToCandidates) and
-/// counted by their options.
+/// dense and/or CSR as the functions take them, the labels and masks some
+/// function takes), every parameter and optimizer state twice, the loss, and
+/// one workspace shared by the step with init and predict (which writes the
+/// logits there). The graph is freed after prepare when no other function reads
+/// it. Parameters, optimizer state, the inputs and prepare's values are the
+/// planner's candidates for a host home, so their bytes are left out of `rest`
+/// and `prepared` (once the planner has taken them, movePreparedToCandidates)
+/// and counted by their options.
 struct SessionFootprint {
   int64_t prepared = 0, graph = 0, rest = 0;
   /// The bound graph's nodes and predict's classes: the logits predict
@@ -385,11 +391,23 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
       dense = true;
   }
   result.featuresMovable = dense != (csrNnz >= 0);
-  // Labels and masks; the features are a candidate when movable.
-  int64_t inputs = fp::inputBytes(nodes, 0, false, -1);
+  // The features are a candidate when movable.
   if (!result.featuresMovable)
-    inputs = fp::inputBytes(nodes, features, dense, csrNnz);
-  result.rest += inputs;
+    result.rest += fp::featureBytes(nodes, features, dense, csrNnz);
+  // The labels and masks some function takes (the session brings no
+  // other): held, unless the step reads them, which makes them candidates
+  // (addResidents).
+  for (StringRef role : kLabelAndMaskRoles) {
+    BlockArgument inStep = argumentWithRole(step, role);
+    if (inStep && !inStep.use_empty())
+      continue;
+    bool taken = static_cast<bool>(inStep);
+    for (func::FuncOp f : {predict, init})
+      taken |= f && argumentWithRole(f, role);
+    if (taken)
+      result.rest +=
+          role == "labels" ? fp::labelBytes(nodes) : fp::maskBytes(nodes);
+  }
   if (predict && predict.getNumResults() == 1)
     if (auto t = dyn_cast<RankedTensorType>(predict.getResultTypes()[0]))
       classes = t.getDimSize(1);
@@ -475,7 +493,7 @@ struct CandidateInfo {
   /// never recomputed or narrowed (the optimizer must read the exact bits).
   bool parked = false;
 
-  /// A resident: a parameter, optimizer state or the features, an argument
+  /// A resident: a parameter, optimizer state or an input, an argument
   /// the session holds between steps, whose home may be host memory.
   /// `value` is the argument; `uses` the schedule indices of the ops
   /// reading it; a state value also has the result it is returned as
@@ -799,15 +817,18 @@ void StepPlanner::addResidents(const SessionFootprint &fp) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     bool state = role.kind == ArgumentKind::Parameter ||
                  role.kind == ArgumentKind::State;
-    bool features = role.kind == ArgumentKind::Input &&
-                    role.role == "features" && fp.featuresMovable;
+    // The features when movable; the labels and masks always (one buffer
+    // of their one form serves every function).
+    bool input = role.kind == ArgumentKind::Input &&
+                 ((role.role == "features" && fp.featuresMovable) ||
+                  llvm::is_contained(kLabelAndMaskRoles, role.role));
     bool prepared = role.kind == ArgumentKind::Prepared;
     if (prepared && isa<GraphType>(arg.getType())) {
       if (fp.graphsMovable && !arg.use_empty())
         graphs.graphArgs.push_back(arg);
       continue;
     }
-    if (!type || (!state && !features && !prepared))
+    if (!type || (!state && !input && !prepared))
       continue;
     int64_t bytes = alignToArena(live.lookup(arg).bytes);
     CandidateInfo info;
@@ -1195,7 +1216,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
     plan::Candidate &cand = problem.candidates[c];
     // Row sets stay: the copies of the values restricted to them read them
     // at offload and at prefetch, points this problem does not model (and
-    // they are small: 2N + hops + 1 integers).
+    // they are small: about 1.25 N integers).
     if (isa_and_nonnull<ReceptiveRowsOp>(info.value.getDefiningOp()))
       continue;
     if (!info.parked)

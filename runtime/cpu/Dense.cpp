@@ -382,7 +382,7 @@ int gnnrt_cpu_reduce_rows(int kind, const float *x, int64_t rows, int64_t cols,
   RowSets sets;
   if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
     return status;
-  const int32_t *levels = sets.level;
+  const Level *levels = sets.level;
   return columnSums(
       kind, x, rows, cols, worthThreads(sets.count[level], cols),
       [&](int64_t r) { return levels[r] <= level; }, y);

@@ -19,8 +19,11 @@
 
 namespace gnnrt::cpu {
 
-/// Levels are stored as int32 and run up to hops + 1.
-inline constexpr int64_t kMaxHops = std::numeric_limits<int32_t>::max() - 1;
+/// Levels are stored a byte each and run up to hops + 1.
+using Level = int8_t;
+inline constexpr int64_t kMaxHops = GNNRT_ROW_SETS_MAX_HOPS;
+static_assert(kMaxHops + 1 <= std::numeric_limits<Level>::max(),
+              "a level must fit its byte");
 
 /// Rows of a set dealt out to a thread at a time: sets are small next to
 /// the graph (Facebook's R_1 has 1230 of 22470 rows), and their rows have
@@ -30,8 +33,8 @@ inline constexpr int64_t kRowChunk = 32;
 /// A gnnrt_cpu_receptive_rows buffer over \p n nodes, read.
 struct RowSets {
   const int32_t *count; ///< [hops + 1]: |R_k|
-  const int32_t *level; ///< [n]
   const int32_t *order; ///< [n], R_k its first count[k] entries
+  const Level *level;   ///< [n]
 };
 
 /// The checks every kernel reading a row-set buffer makes, after its own:
@@ -46,8 +49,8 @@ inline int rowSetArgs(const int32_t *rowSets, int64_t n, int64_t hops,
   GNNRT_CHECK(rowSets[level] >= 0 && rowSets[level] <= n,
               GNNRT_ERR_BAD_ARGUMENT);
   sets.count = rowSets;
-  sets.level = rowSets + hops + 1;
-  sets.order = sets.level + n;
+  sets.order = rowSets + hops + 1;
+  sets.level = reinterpret_cast<const Level *>(sets.order + n);
   return GNNRT_OK;
 }
 
@@ -61,7 +64,7 @@ inline constexpr int64_t kRunBlock = 4096;
 /// row of the order's tail (Facebook's rows outside R_1, 64 floats wide:
 /// 0.34 ms a row at a time; a memset of the whole tensor takes 0.07 ms).
 template <typename Fn>
-void forEachRun(const int32_t *levels, int64_t n, int64_t level,
+void forEachRun(const Level *levels, int64_t n, int64_t level,
                 [[maybe_unused]] bool par, Fn fn) {
   const int64_t blocks = (n + kRunBlock - 1) / kRunBlock;
 #pragma omp parallel for schedule(static) if (par)
@@ -82,7 +85,7 @@ void forEachRun(const int32_t *levels, int64_t n, int64_t level,
 }
 
 /// `y[i] = +0.0` (rows of \p d floats) for every row i outside R_level.
-inline void zeroOtherRows(const int32_t *levels, int64_t n, int64_t level,
+inline void zeroOtherRows(const Level *levels, int64_t n, int64_t level,
                           int64_t d, float *y) {
   if (d == 0)
     return;

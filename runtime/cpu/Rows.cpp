@@ -57,7 +57,7 @@ template <int64_t Fixed, bool Skip>
 GNNRT_VECTOR_CLONES void sumListedRows(const gnnrt_csr &in, const float *x,
                                        int64_t d, const float *weights,
                                        bool mean, const int32_t *order,
-                                       const int32_t *level, int64_t skip,
+                                       const Level *level, int64_t skip,
                                        float *y, int64_t begin, int64_t end) {
   const int32_t *src = in.src;
   for (int64_t t = begin; t < end; ++t) {
@@ -93,7 +93,7 @@ GNNRT_VECTOR_CLONES void listedProductRows(const gnnrt_csr_matrix &m,
 template <int64_t Fixed>
 GNNRT_VECTOR_CLONES void
 transposedProductRows(const gnnrt_csr_matrix &m, const float *b, int64_t n,
-                      float *c, bool skipZeros, const int32_t *levels,
+                      float *c, bool skipZeros, const Level *levels,
                       int64_t level, int64_t begin, int64_t end) {
   const int32_t *rowidx = m.rowidx, *perm = m.perm;
   const float *values = m.values;
@@ -145,8 +145,14 @@ int gnnrt_cpu_receptive_rows(const gnnrt_graph *g, const uint8_t *mask,
   GNNRT_CHECK(present(mask, n) && out, GNNRT_ERR_NULL_POINTER);
 
   const int32_t *indptr = g->in.indptr, *src = g->in.src;
-  int32_t *count = out, *level = out + hops + 1, *order = level + n;
-  const int32_t unreached = static_cast<int32_t>(hops + 1);
+  int32_t *count = out, *order = out + hops + 1;
+  auto *level = reinterpret_cast<Level *>(order + n);
+  const auto unreached = static_cast<Level>(hops + 1);
+  // The bytes that round the levels up to whole int32, zero (never read).
+  std::memset(
+      level + n, 0,
+      static_cast<size_t>(gnnrt_row_sets_length(n, hops) - hops - 1 - n) * 4 -
+          static_cast<size_t>(n));
 
   // A breadth-first search over in-edges, the order section holding its
   // queue: R_0 by a scan of the mask, then each R_{k+1} \ R_k by the
@@ -168,7 +174,7 @@ int gnnrt_cpu_receptive_rows(const gnnrt_graph *g, const uint8_t *mask,
       for (int64_t s = indptr[v], last = indptr[v + 1]; s < last; ++s) {
         const int32_t u = src[s];
         if (level[u] == unreached) {
-          level[u] = static_cast<int32_t>(k + 1);
+          level[u] = static_cast<Level>(k + 1);
           order[tail++] = u;
         }
       }
@@ -184,7 +190,7 @@ int gnnrt_cpu_receptive_rows(const gnnrt_graph *g, const uint8_t *mask,
   // the unreached rows, count[hops], ends at n).
   int64_t levelZero = 0;
   for (int64_t i = 0; i < n; ++i) {
-    const int32_t k = level[i];
+    const int64_t k = level[i];
     const int64_t at = k == 0 ? levelZero++ : count[k - 1]++;
     order[at] = static_cast<int32_t>(i);
   }

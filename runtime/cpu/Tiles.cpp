@@ -100,8 +100,8 @@ struct Tile {
 template <int64_t Fixed>
 GNNRT_VECTOR_CLONES void sumPieces(const Tile &tile, const float *x, int64_t d,
                                    const float *weights, int64_t heads,
-                                   bool mean, const int32_t *level,
-                                   int64_t skip, float *y) {
+                                   bool mean, const Level *level, int64_t skip,
+                                   float *y) {
   const int64_t width = Fixed > 0 ? Fixed : d;
   const int64_t f = width / heads;
   // A compile-time width sums in registers; a run-time one in the output
@@ -406,7 +406,7 @@ int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
 
   const int64_t rows = row_sets ? sets.count[level] : g->num_nodes;
   const bool mean = aggr == GNNRT_AGGR_MEAN;
-  const int32_t *levels = row_sets && skip <= hops ? sets.level : nullptr;
+  const Level *levels = row_sets && skip <= hops ? sets.level : nullptr;
   const float *deviceWeights = tile.weights ? nullptr : weights;
   int64_t pieces = 0, slots = 0;
   auto pack = [&](Tile &t, int64_t first, int64_t last, int64_t room) {
@@ -478,7 +478,7 @@ int gnnrt_cpu_csr_matmul_tiles(const void *a, int64_t rows, int64_t cols,
   // `a^T b` with row sets leaves out the slots of the rows of a outside
   // R_level, as gnnrt_cpu_csr_matmul_rows does: when packing, so that the
   // tiles do not carry them.
-  const int32_t *levels = transpose && row_sets ? sets.level : nullptr;
+  const Level *levels = transpose && row_sets ? sets.level : nullptr;
   auto pack = [&](Tile &t, int64_t first, int64_t last, int64_t room) {
     const int64_t at = t.numSlots;
     if (!transpose) {

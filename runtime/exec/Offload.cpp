@@ -631,13 +631,12 @@ int OffloadTiers::Impl::readRows(const std::string &what, int64_t rows,
                                         " bytes is not a valid size");
   if (!rowSets)
     return fail(GNNRT_ERR_NULL_POINTER, what + ": the row sets are null");
-  if (hops < 0 || hops > std::numeric_limits<int32_t>::max() - 1 || level < 0 ||
-      level > hops)
+  if (hops < 0 || hops > GNNRT_ROW_SETS_MAX_HOPS || level < 0 || level > hops)
     return fail(GNNRT_ERR_BAD_ARGUMENT, what + ": level " +
                                             std::to_string(level) + " of " +
                                             std::to_string(hops) + " hops");
   list.count = rowSets[level];
-  list.order = rowSets + hops + 1 + rows;
+  list.order = rowSets + hops + 1;
   if (list.count < 0 || list.count > rows)
     return fail(GNNRT_ERR_BAD_ARGUMENT, what + ": a set of " +
                                             std::to_string(list.count) +

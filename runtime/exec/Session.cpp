@@ -73,6 +73,20 @@ int preparedIndex(const gnnrt_value_desc &v, const gnnrt_function_desc *prep) {
   return static_cast<int>(k);
 }
 
+/// The labels (0) and the train, val and test masks (1..3) by role, or -1.
+int labelOrMaskIndex(const std::string &role) {
+  static const char *const roles[] = {"labels", "train_mask", "val_mask",
+                                      "test_mask"};
+  for (int k = 0; k < 4; ++k)
+    if (role == roles[k])
+      return k;
+  return -1;
+}
+
+bool isLabelOrMask(const std::string &role) {
+  return labelOrMaskIndex(role) >= 0;
+}
+
 bool isStateRole(const std::string &role) {
   return role == "param" || role == "adam.m" || role == "adam.v" ||
          role == "sgd.momentum";
@@ -465,15 +479,17 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     // its readers carry decide.
     if (&fn == desc.prepare && result)
       return !host;
-    if (role != "features" && role != "prepared" && !isStateRole(role)) {
+    if (role != "features" && !isLabelOrMask(role) && role != "prepared" &&
+        !isStateRole(role)) {
       if (host)
         error = where + name +
                 " is marked to live in host memory, which this runtime "
-                "does for parameters, optimizer state, the features and "
-                "@M.prepare's values only";
+                "does for parameters, optimizer state, the features, labels "
+                "and masks, and @M.prepare's values only";
       return !host;
     }
-    std::string param = role == "features" ? "" : v.param;
+    std::string param =
+        role == "features" || isLabelOrMask(role) ? "" : v.param;
     auto it = std::find_if(homes.begin(), homes.end(), [&](const Home &h) {
       return h.role == role && h.param == param;
     });
@@ -492,6 +508,15 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   if (!homeOk)
     return false;
   bool anyHome = false, featureHome = false;
+  // The labels [0] and the train, val and test masks [1..3]: whether a
+  // function takes them (only those come to the device) and whether they
+  // have a host home.
+  bool inputTaken[4] = {false, false, false, false};
+  bool inputHome[4] = {false, false, false, false};
+  for (const gnnrt_function_desc *fn : {&init, &stepFn, &predictFn})
+    for (int32_t i = 0; i < fn->num_args; ++i)
+      if (int k = labelOrMaskIndex(fn->args[i].role); k >= 0)
+        inputTaken[k] = true;
   // @M.prepare's results with a host home, by index.
   std::vector<bool> preparedHome(
       desc.prepare ? static_cast<size_t>(desc.prepare->num_results) : 0);
@@ -499,6 +524,8 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     anyHome |= h.host;
     if (h.role == "features")
       featureHome = h.host;
+    if (int k = labelOrMaskIndex(h.role); k >= 0)
+      inputHome[k] = h.host;
     if (h.role == "prepared")
       for (size_t k = 0; k < preparedHome.size(); ++k)
         if (h.param == std::to_string(k))
@@ -589,13 +616,16 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
   // Homes take host memory, not the device's: the features' and the
   // slots' bytes move from the device sum to homeBytes (in the host tier,
   // measured by its high-water mark).
-  const uint64_t inputBytes =
-      fp::inputBytes(nodes, features, denseFeatures && !featureHome,
-                     csrFeatures && !featureHome ? featureNnz : -1);
+  uint64_t inputBytes =
+      fp::featureBytes(nodes, features, denseFeatures && !featureHome,
+                       csrFeatures && !featureHome ? featureNnz : -1);
   uint64_t homeBytes =
-      fp::inputBytes(nodes, features, denseFeatures && featureHome,
-                     csrFeatures && featureHome ? featureNnz : -1) -
-      fp::inputBytes(nodes, features, false, -1);
+      fp::featureBytes(nodes, features, denseFeatures && featureHome,
+                       csrFeatures && featureHome ? featureNnz : -1);
+  for (int k = 0; k < 4; ++k)
+    if (inputTaken[k])
+      (inputHome[k] ? homeBytes : inputBytes) +=
+          k == 0 ? fp::labelBytes(nodes) : fp::maskBytes(nodes);
   uint64_t stateBytes = 0;
   for (const Slot &s : slots)
     (s.home ? homeBytes : stateBytes) += fp::stateBytes(s.count);
@@ -872,34 +902,38 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
       return false;
   }
 
-  labelData = copyInts(data.labels, "labels");
-  if (!labelData)
-    return false;
+  // Metrics read the labels and masks on the host; a function reads them
+  // where the plan put them (its device buffer or its home), and only the
+  // ones some function takes are there at all.
+  hostLabels = data.labels;
+  labelData = nullptr;
+  std::fill(std::begin(maskData), std::end(maskData), nullptr);
+  if (inputTaken[0]) {
+    labelData = static_cast<int32_t *>(
+        place(fp::labelBytes(nodes), inputHome[0], "labels", [&](void *p) {
+          std::memcpy(p, hostLabels.data(), 4 * hostLabels.size());
+          return true;
+        }));
+    if (!labelData)
+      return false;
+  }
   const std::vector<int32_t> *splits[3] = {&data.trainIdx, &data.valIdx,
                                            &data.testIdx};
   for (int k = 0; k < 3; ++k) {
-    maskData[k] = static_cast<uint8_t *>(alloc(nodes, "masks"));
+    std::vector<uint8_t> &mask = hostMasks[k];
+    mask.assign(static_cast<size_t>(nodes), 0);
+    for (int32_t i : *splits[k])
+      mask[static_cast<size_t>(i)] = 1;
+    if (!inputTaken[k + 1])
+      continue;
+    maskData[k] = static_cast<uint8_t *>(
+        place(fp::maskBytes(nodes), inputHome[k + 1], "masks", [&](void *p) {
+          std::memcpy(p, mask.data(), mask.size());
+          return true;
+        }));
     if (!maskData[k])
       return false;
-    auto fillMask = [&](void *p) {
-      auto *mask = static_cast<uint8_t *>(p);
-      std::memset(mask, 0, nodes);
-      for (int32_t i : *splits[k])
-        mask[i] = 1;
-      return true;
-    };
-    if (!stageIn(maskData[k], static_cast<uint64_t>(nodes), fillMask, error)) {
-      error = where + error;
-      return false;
-    }
-    // Metrics read the masks and labels on the host.
-    if (cuda) {
-      hostMasks[k].resize(static_cast<size_t>(nodes));
-      fillMask(hostMasks[k].data());
-    }
   }
-  if (cuda)
-    hostLabels = data.labels;
   for (Slot &s : slots)
     for (float *&copy : s.copy)
       if (!(copy = static_cast<float *>(
@@ -1146,9 +1180,8 @@ bool Session::metricsOf(Split split, gnnrt_metrics &out, std::string &error,
                         bool ranking) {
   const int k = static_cast<int>(split);
   int status = gnnrt_cpu_metrics_classification_select(
-      cuda ? hostLogits.data() : logitsData,
-      cuda ? hostLabels.data() : labelData,
-      cuda ? hostMasks[k].data() : maskData[k], nodes, classes, ranking, &out);
+      cuda ? hostLogits.data() : logitsData, hostLabels.data(),
+      hostMasks[k].data(), nodes, classes, ranking, &out);
   if (status != GNNRT_OK) {
     error = std::string("metrics: ") + gnnrt_status_string(status);
     return false;

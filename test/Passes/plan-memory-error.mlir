@@ -10,10 +10,10 @@
 // RUN: not gnnc-opt -gnnc-pipeline="stage=plan policy=bogus restrict-rows=false" %t.mlir 2>&1 | FileCheck %s --check-prefix=POLICY
 // RUN: not gnnc-opt -gnnc-pipeline="stage=plan solver=bogus budget=3145728 restrict-rows=false" %t.mlir 2>&1 | FileCheck %s --check-prefix=SOLVER
 
-// SMALL: error: memory = 1.00 MiB is below the smallest plan for this program on 'cora' (1.55 MiB, 1627456 bytes): the session holds 18.8 KiB besides the step's workspace
+// SMALL: error: memory = 1.00 MiB is below the smallest plan for this program on 'cora' (1.53 MiB, 1608320 bytes): the session holds 64 bytes besides the step's workspace
 // SMALL-NOT: see current operation
 
-// KEEP: error: memory = 2.79 MiB is too small for plan = keep_all on 'cora': it needs 2.83 MiB (plan = auto may fit)
+// KEEP: error: memory = 2.79 MiB is too small for plan = keep_all on 'cora': it needs 2.82 MiB (plan = auto may fit)
 
 // POLICY: error: gnn-plan-memory: unknown policy 'bogus' (auto, keep_all, recompute_all, offload_all, checkpoint_layers)
 

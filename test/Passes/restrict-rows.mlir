@@ -19,17 +19,17 @@
 // The sets are computed from the graph with self loops (same sets), which
 // the step reads anyway, so the input graph need not stay resident.
 // CHECK: %[[L:.*]] = gnn.add_self_loops %[[G]]
-// CHECK-NEXT: %[[R:.*]] = gnn.receptive_rows %[[L]], %[[MASK]] {hops = 2 : i64} : (!gnn.graph<4x10>, tensor<4xi1>) -> tensor<11xi32>
-// CHECK: %[[XD:.*]] = gnn.dropout %{{.*}}, %{{.*}} rows %[[R]] : tensor<11xi32> {gnn.rest_unread, level = 2 : i64,
+// CHECK-NEXT: %[[R:.*]] = gnn.receptive_rows %[[L]], %[[MASK]] {hops = 2 : i64} : (!gnn.graph<4x10>, tensor<4xi1>) -> tensor<8xi32>
+// CHECK: %[[XD:.*]] = gnn.dropout %{{.*}}, %{{.*}} rows %[[R]] : tensor<8xi32> {gnn.rest_unread, level = 2 : i64,
 // CHECK: gnn.matmul %[[XD]], %{{.*}} rows %[[R]] {gnn.rest_unread, level = 2 : i64}
 // CHECK: %[[H:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64}
-// CHECK: %[[RELU:.*]] = gnn.activation relu %[[H]] rows %[[R]] : tensor<11xi32> {gnn.rest_unread, level = 1 : i64}
+// CHECK: %[[RELU:.*]] = gnn.activation relu %[[H]] rows %[[R]] : tensor<8xi32> {gnn.rest_unread, level = 1 : i64}
 // CHECK: %[[HW:.*]] = gnn.matmul %[[RELU]], %{{[^ ]*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64} :
 // CHECK: gnn.spmm sum %{{.*}}, %[[HW]], %{{.*}} rows %[[R]] {level = 0 : i64}
 // CHECK: %[[DHW:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64, skip = 0 : i64}
 // CHECK: gnn.matmul %[[RELU]], %[[DHW]] rows %[[R]] {level = 1 : i64, transpose_a} :
 // CHECK: %[[DR:.*]] = gnn.matmul %[[DHW]], %{{[^ ]*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64, transpose_b} :
-// CHECK: gnn.activation_grad relu %[[H]], %[[DR]] rows %[[R]] : tensor<11xi32> {gnn.rest_unread, level = 1 : i64}
+// CHECK: gnn.activation_grad relu %[[H]], %[[DR]] rows %[[R]] : tensor<8xi32> {gnn.rest_unread, level = 1 : i64}
 // CHECK: gnn.spmm sum %{{.*}} rows %[[R]] {gnn.rest_unread, level = 2 : i64, skip = 1 : i64}
 // CHECK: gnn.matmul %[[XD]], %{{.*}} rows %[[R]] {level = 2 : i64, transpose_a}
 func.func @M.step(%g: !gnn.graph<4x6> {gnn.input = "graph"},
@@ -129,10 +129,10 @@ func.func @two_masks(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 // CHECK: %[[R:.*]] = gnn.receptive_rows
 // CHECK: gnn.dropout %{{[^ ]*}}, %{{[^ ]*}} {p
 // CHECK: %[[HB:.*]] = gnn.bias_add %{{[^ ]*}}, %{{[^ ]*}} :
-// CHECK: gnn.add %[[HB]], %{{[^ ]*}} rows %[[R]] : tensor<10xi32> {gnn.rest_unread, level = 1 : i64}
+// CHECK: gnn.add %[[HB]], %{{[^ ]*}} rows %[[R]] : tensor<7xi32> {gnn.rest_unread, level = 1 : i64}
 // CHECK: gnn.activation relu %[[HB]] :
 // CHECK: %[[DS:.*]] = gnn.spmm sum %{{.*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64, skip = 0 : i64}
-// CHECK: gnn.reduce sum %[[DS]] rows %[[R]] : tensor<10xi32> {dim = 0 : i64, level = 1 : i64}
+// CHECK: gnn.reduce sum %[[DS]] rows %[[R]] : tensor<7xi32> {dim = 0 : i64, level = 1 : i64}
 func.func @dense(%g: !gnn.graph<4x6> {gnn.input = "graph"},
                  %x: tensor<4x3xf32>, %labels: tensor<4xi32>,
                  %mask: tensor<4xi1>, %seed: i64, %step: i64,
@@ -164,7 +164,7 @@ func.func @dense(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 // 2 * 4 + 0 + 1 = 9 integers.
 // CHECK-LABEL: func.func @no_restricted_spmm
 // CHECK: %[[L:.*]] = gnn.add_self_loops
-// CHECK-NEXT: %[[R:.*]] = gnn.receptive_rows %[[L]], %{{.*}} {hops = 0 : i64} : (!gnn.graph<4x10>, tensor<4xi1>) -> tensor<9xi32>
+// CHECK-NEXT: %[[R:.*]] = gnn.receptive_rows %[[L]], %{{.*}} {hops = 0 : i64} : (!gnn.graph<4x10>, tensor<4xi1>) -> tensor<6xi32>
 // CHECK: gnn.spmm max %[[L]], %{{[^ ]*}} :
 // CHECK: gnn.matmul %{{[^ ]*}}, %{{[^ ]*}} rows %[[R]] {level = 0 : i64}
 func.func @no_restricted_spmm(%g: !gnn.graph<4x6> {gnn.input = "graph"},
@@ -188,7 +188,7 @@ func.func @no_restricted_spmm(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 // rows to the device (gnn-plan-memory). One hop: 2 * 4 + 1 + 1 = 10.
 // CHECK-LABEL: func.func @features_rows
 // CHECK-SAME: %{{[^:]*}}: tensor<4x3xf32> {gnn.input = "features", gnn.rows_read = 1 : i64}
-// CHECK: gnn.dropout %{{[^ ]*}}, %{{[^ ]*}} rows %{{[^ ]*}} : tensor<10xi32> {gnn.rest_unread, level = 1 : i64
+// CHECK: gnn.dropout %{{[^ ]*}}, %{{[^ ]*}} rows %{{[^ ]*}} : tensor<7xi32> {gnn.rest_unread, level = 1 : i64
 func.func @features_rows(%g: !gnn.graph<4x6> {gnn.input = "graph"},
                          %x: tensor<4x3xf32> {gnn.input = "features"},
                          %labels: tensor<4xi32>, %mask: tensor<4xi1>,

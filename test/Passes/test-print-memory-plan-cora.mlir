@@ -57,33 +57,39 @@
 // CHECK-NEXT: arena peak 1302464 bytes at 9 (gnn.spmm), gnn.arena_bytes 1302464
 // The program's 256 MiB keeps the three planned tensors (the logits are
 // saved but read right after the loss: not a candidate) and the residents
-// (features, parameters and Adam moments, both copies of each state, and
-// prepare's edge weights and graphs, their arena); the predicted peak is
-// the session's bytes plus that arena, what `gnnc run` measures.
-// CHECK-NEXT: plan auto, budget 268435456, solver exact; tensors planned: 18
+// (features, labels and train mask, parameters and Adam moments, both
+// copies of each state, and prepare's edge weights and graphs, their
+// arena); the predicted peak is the session's bytes plus that arena, what
+// `gnnc run` measures. The validation and test masks, which no function
+// reads, are not on the device at all.
+// CHECK-NEXT: plan auto, budget 268435456, solver exact; tensors planned: 20
 // CHECK-NEXT: fate gnn.dropout@2  804096  keep
 // CHECK-NEXT: fate gnn.bias_add@5  173312  keep
 // CHECK-NEXT: fate gnn.dropout@7  173312  keep
 // CHECK-NEXT: fate features  804096  keep
+// CHECK-NEXT: fate labels  10880  keep
+// CHECK-NEXT: fate train_mask  2752  keep
 // CHECK-NEXT: fate param gcn_conv_0.weight  183424  keep
 // CHECK:      fate adam.v gcn_conv_1.bias  128  keep
 // CHECK-NEXT: fate prepared gnn.edge_norm  53056  keep
 // CHECK-NEXT: fate prepared graphs  233920  keep
-// CHECK-NEXT: predicted peak device 2966464, host 0, disk 0
+// CHECK-NEXT: predicted peak device 2960960, host 0, disk 0
 
 // At 2.60 MiB the first weight and its Adam m get host homes: both copies
 // of each leave the device, the step copies them in and out (the analyses
 // at stage cpp see mem.load_home and mem.store_home), and the host holds
 // 366848 bytes.
 // TIGHT-LABEL: memory plan @GCN.step: {{.*}}
-// TIGHT: plan auto, budget 2724160, solver exact; tensors planned: 18
+// TIGHT: plan auto, budget 2724160, solver exact; tensors planned: 20
 // TIGHT-NEXT: fate gnn.dropout@2  804096  keep
 // TIGHT-NEXT: fate gnn.bias_add@5  173312  keep
 // TIGHT-NEXT: fate gnn.dropout@7  173312  keep
 // TIGHT-NEXT: fate features  804096  keep
+// TIGHT-NEXT: fate labels  10880  keep
+// TIGHT-NEXT: fate train_mask  2752  keep
 // TIGHT-NEXT: fate param gcn_conv_0.weight  183424  host
 // TIGHT:      fate adam.m gcn_conv_0.weight  183424  host
-// TIGHT:      predicted peak device 2691328, host 366848, disk 0
+// TIGHT:      predicted peak device 2685824, host 366848, disk 0
 // TIGHT-LABEL: memory plan @GCN.predict: 9 ops, no loss
 // TIGHT-NOT: fate
 

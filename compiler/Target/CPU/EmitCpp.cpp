@@ -66,8 +66,8 @@ std::string floatLiteral(float value) {
 /// The number of hops of gnn.receptive_rows' \p sets for the node tensor
 /// \p rows (2 N + hops + 1 integers), which the row kernels check against.
 int64_t rowSetsHops(Value sets, Value rows) {
-  return cast<RankedTensorType>(sets.getType()).getDimSize(0) - 1 -
-         2 * cast<RankedTensorType>(rows.getType()).getDimSize(0);
+  return gnn::rowSetsHops(cast<RankedTensorType>(sets.getType()).getDimSize(0),
+                          cast<RankedTensorType>(rows.getType()).getDimSize(0));
 }
 
 /// A row kernel's zero_rest argument: 0 when gnn-restrict-rows found that no

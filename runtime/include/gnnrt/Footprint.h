@@ -30,19 +30,27 @@ inline uint64_t graphBytes(uint64_t nodes, uint64_t edges) {
   return 2 * (align64(4 * (nodes + 1)) + 2 * align64(4 * edges));
 }
 
-/// The inputs: the features as the functions take them (dense f32 when
-/// \p dense, the gnnrt_csr_matrix buffer when \p csrNnz >= 0, possibly
-/// both), the int32 labels and the three byte masks.
-inline uint64_t inputBytes(uint64_t nodes, uint64_t features, bool dense,
-                           int64_t csrNnz) {
+/// The features as the functions take them: dense f32 when \p dense, the
+/// gnnrt_csr_matrix buffer when \p csrNnz >= 0, possibly both.
+inline uint64_t featureBytes(uint64_t nodes, uint64_t features, bool dense,
+                             int64_t csrNnz) {
   uint64_t bytes = 0;
   if (dense)
     bytes += align64(4 * nodes * features);
   if (csrNnz >= 0)
     bytes += align64(static_cast<uint64_t>(gnnrt_csr_matrix_bytes(
         static_cast<int64_t>(nodes), static_cast<int64_t>(features), csrNnz)));
-  return bytes + align64(4 * nodes) + 3 * align64(nodes);
+  return bytes;
 }
+
+/// The int32 labels.
+inline uint64_t labelBytes(uint64_t nodes) { return align64(4 * nodes); }
+
+/// One byte mask (train, val or test). The session puts the labels and a
+/// mask on the device only when a function takes them: the metrics read
+/// host copies, so the validation and test masks, which no compiled
+/// function reads, never take device bytes.
+inline uint64_t maskBytes(uint64_t nodes) { return align64(nodes); }
 
 /// One f32 parameter or optimizer state of \p elements: two copies, the one
 /// a step reads and the one it writes.

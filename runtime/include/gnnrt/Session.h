@@ -255,7 +255,9 @@ private:
   /// increase measured since.
   int64_t deviceUsedBefore = 0;
   uint64_t deviceUsedPeak = 0;
-  /// CUDA: host copies of what metrics read (labels, masks, logits).
+  /// What metrics read on the host: the labels and masks (on every
+  /// target: a mask no function takes has no other copy), and on CUDA the
+  /// logits.
   std::vector<int32_t> hostLabels;
   std::vector<uint8_t> hostMasks[3];
   std::vector<float> hostLogits;
@@ -272,6 +274,8 @@ private:
   /// when they follow the arena.
   int64_t logitsInArena = -1;
   void *featureCsr = nullptr; ///< A gnnrt_csr_matrix buffer, when used.
+  /// The labels and masks where functions read them (device or home), null
+  /// when no function takes them.
   int32_t *labelData = nullptr;
   uint8_t *maskData[3] = {nullptr, nullptr, nullptr};
   char *workspace = nullptr;

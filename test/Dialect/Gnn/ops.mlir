@@ -144,18 +144,18 @@ func.func @elementwise(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>, %z: tensor<?x2x
 func.func @rows(%g: !gnn.graph<4x6>, %m: tensor<4xi1>, %x: tensor<4x3xf32>,
                 %w: tensor<6xf32>, %f: tensor<4x8xf32, #gnn.csr<nnz = 5>>,
                 %v: tensor<8x3xf32>, %k: !gnn.rng_key) {
-  // CHECK: %[[R:.*]] = gnn.receptive_rows %{{.*}}, %{{.*}} {hops = 2 : i64} : (!gnn.graph<4x6>, tensor<4xi1>) -> tensor<11xi32>
-  %r = gnn.receptive_rows %g, %m {hops = 2 : i64} : (!gnn.graph<4x6>, tensor<4xi1>) -> tensor<11xi32>
+  // CHECK: %[[R:.*]] = gnn.receptive_rows %{{.*}}, %{{.*}} {hops = 2 : i64} : (!gnn.graph<4x6>, tensor<4xi1>) -> tensor<8xi32>
+  %r = gnn.receptive_rows %g, %m {hops = 2 : i64} : (!gnn.graph<4x6>, tensor<4xi1>) -> tensor<8xi32>
   // CHECK: gnn.spmm sum %{{.*}}, %{{.*}}, %{{.*}} rows %[[R]] {level = 1 : i64, skip = 0 : i64}
-  %0 = gnn.spmm sum %g, %x, %w rows %r {level = 1 : i64, skip = 0 : i64} : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<6xf32>, tensor<11xi32>) -> tensor<4x3xf32>
+  %0 = gnn.spmm sum %g, %x, %w rows %r {level = 1 : i64, skip = 0 : i64} : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<6xf32>, tensor<8xi32>) -> tensor<4x3xf32>
   // CHECK: gnn.spmm mean %{{.*}}, %{{.*}} rows %[[R]] {level = 2 : i64}
-  %1 = gnn.spmm mean %g, %x rows %r {level = 2 : i64} : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<11xi32>) -> tensor<4x3xf32>
-  // CHECK: gnn.dropout %{{.*}}, %{{.*}} rows %[[R]] : tensor<11xi32> {level = 2 : i64, p = 5.000000e-01 : f64, stream = 0 : i64}
-  %2 = gnn.dropout %f, %k rows %r : tensor<11xi32> {level = 2 : i64, p = 0.5 : f64, stream = 0 : i64} : tensor<4x8xf32, #gnn.csr<nnz = 5>>
+  %1 = gnn.spmm mean %g, %x rows %r {level = 2 : i64} : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<8xi32>) -> tensor<4x3xf32>
+  // CHECK: gnn.dropout %{{.*}}, %{{.*}} rows %[[R]] : tensor<8xi32> {level = 2 : i64, p = 5.000000e-01 : f64, stream = 0 : i64}
+  %2 = gnn.dropout %f, %k rows %r : tensor<8xi32> {level = 2 : i64, p = 0.5 : f64, stream = 0 : i64} : tensor<4x8xf32, #gnn.csr<nnz = 5>>
   // CHECK: gnn.matmul %{{.*}}, %{{.*}} rows %[[R]] {level = 2 : i64}
-  %3 = gnn.matmul %2, %v rows %r {level = 2 : i64} : (tensor<4x8xf32, #gnn.csr<nnz = 5>>, tensor<8x3xf32>, tensor<11xi32>) -> tensor<4x3xf32>
+  %3 = gnn.matmul %2, %v rows %r {level = 2 : i64} : (tensor<4x8xf32, #gnn.csr<nnz = 5>>, tensor<8x3xf32>, tensor<8xi32>) -> tensor<4x3xf32>
   // CHECK: gnn.matmul %{{.*}}, %{{.*}} rows %[[R]] {level = 1 : i64, transpose_a}
-  %4 = gnn.matmul %2, %3 rows %r {level = 1 : i64, transpose_a} : (tensor<4x8xf32, #gnn.csr<nnz = 5>>, tensor<4x3xf32>, tensor<11xi32>) -> tensor<8x3xf32>
+  %4 = gnn.matmul %2, %3 rows %r {level = 1 : i64, transpose_a} : (tensor<4x8xf32, #gnn.csr<nnz = 5>>, tensor<4x3xf32>, tensor<8xi32>) -> tensor<8x3xf32>
   return
 }
 
@@ -163,28 +163,28 @@ func.func @rows(%g: !gnn.graph<4x6>, %m: tensor<4xi1>, %x: tensor<4x3xf32>,
 // sums over rows.
 // CHECK-LABEL: func.func @dense_rows
 func.func @dense_rows(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>, %b: tensor<3xf32>,
-                      %v: tensor<3x2xf32>, %k: !gnn.rng_key, %r: tensor<11xi32>) {
-  // CHECK: gnn.matmul %{{.*}}, %{{.*}} rows %{{.*}} {level = 1 : i64} : (tensor<4x3xf32>, tensor<3x2xf32>, tensor<11xi32>) -> tensor<4x2xf32>
-  %0 = gnn.matmul %x, %v rows %r {level = 1 : i64} : (tensor<4x3xf32>, tensor<3x2xf32>, tensor<11xi32>) -> tensor<4x2xf32>
-  // CHECK: gnn.bias_add %{{.*}}, %{{.*}} rows %{{.*}} {level = 1 : i64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<11xi32>) -> tensor<4x3xf32>
-  %1 = gnn.bias_add %x, %b rows %r {level = 1 : i64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<11xi32>) -> tensor<4x3xf32>
+                      %v: tensor<3x2xf32>, %k: !gnn.rng_key, %r: tensor<8xi32>) {
+  // CHECK: gnn.matmul %{{.*}}, %{{.*}} rows %{{.*}} {level = 1 : i64} : (tensor<4x3xf32>, tensor<3x2xf32>, tensor<8xi32>) -> tensor<4x2xf32>
+  %0 = gnn.matmul %x, %v rows %r {level = 1 : i64} : (tensor<4x3xf32>, tensor<3x2xf32>, tensor<8xi32>) -> tensor<4x2xf32>
+  // CHECK: gnn.bias_add %{{.*}}, %{{.*}} rows %{{.*}} {level = 1 : i64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<8xi32>) -> tensor<4x3xf32>
+  %1 = gnn.bias_add %x, %b rows %r {level = 1 : i64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<8xi32>) -> tensor<4x3xf32>
   // CHECK: gnn.row_mul %{{.*}}, %{{.*}} rows %{{.*}} {level = 0 : i64}
-  %2 = gnn.row_mul %1, %b rows %r {level = 0 : i64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<11xi32>) -> tensor<4x3xf32>
-  // CHECK: gnn.activation relu %{{.*}} rows %{{.*}} : tensor<11xi32> {level = 1 : i64} : tensor<4x3xf32>
-  %3 = gnn.activation relu %1 rows %r : tensor<11xi32> {level = 1 : i64} : tensor<4x3xf32>
-  // CHECK: gnn.activation_grad relu %{{.*}}, %{{.*}} rows %{{.*}} : tensor<11xi32> {level = 1 : i64} : tensor<4x3xf32>
-  %4 = gnn.activation_grad relu %1, %y rows %r : tensor<11xi32> {level = 1 : i64} : tensor<4x3xf32>
-  // CHECK: gnn.add %{{.*}}, %{{.*}} rows %{{.*}} : tensor<11xi32> {level = 2 : i64} : tensor<4x3xf32>
-  %5 = gnn.add %3, %4 rows %r : tensor<11xi32> {level = 2 : i64} : tensor<4x3xf32>
+  %2 = gnn.row_mul %1, %b rows %r {level = 0 : i64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<8xi32>) -> tensor<4x3xf32>
+  // CHECK: gnn.activation relu %{{.*}} rows %{{.*}} : tensor<8xi32> {level = 1 : i64} : tensor<4x3xf32>
+  %3 = gnn.activation relu %1 rows %r : tensor<8xi32> {level = 1 : i64} : tensor<4x3xf32>
+  // CHECK: gnn.activation_grad relu %{{.*}}, %{{.*}} rows %{{.*}} : tensor<8xi32> {level = 1 : i64} : tensor<4x3xf32>
+  %4 = gnn.activation_grad relu %1, %y rows %r : tensor<8xi32> {level = 1 : i64} : tensor<4x3xf32>
+  // CHECK: gnn.add %{{.*}}, %{{.*}} rows %{{.*}} : tensor<8xi32> {level = 2 : i64} : tensor<4x3xf32>
+  %5 = gnn.add %3, %4 rows %r : tensor<8xi32> {level = 2 : i64} : tensor<4x3xf32>
   // CHECK: gnn.sub %{{.*}}, %{{.*}} rows
-  %6 = gnn.sub %5, %x rows %r : tensor<11xi32> {level = 2 : i64} : tensor<4x3xf32>
+  %6 = gnn.sub %5, %x rows %r : tensor<8xi32> {level = 2 : i64} : tensor<4x3xf32>
   // CHECK: gnn.mul %{{.*}}, %{{.*}} rows
-  %7 = gnn.mul %6, %x rows %r : tensor<11xi32> {level = 2 : i64} : tensor<4x3xf32>
-  // CHECK: gnn.scale %{{.*}} rows %{{.*}} : tensor<11xi32> {factor = 2.000000e+00 : f64, level = 2 : i64} : tensor<4x3xf32>
-  %8 = gnn.scale %7 rows %r : tensor<11xi32> {factor = 2.0 : f64, level = 2 : i64} : tensor<4x3xf32>
-  // CHECK: gnn.dropout %{{.*}}, %{{.*}} rows %{{.*}} : tensor<11xi32> {level = 1 : i64, p = 5.000000e-01 : f64, stream = 1 : i64} : tensor<4x3xf32>
-  %9 = gnn.dropout %8, %k rows %r : tensor<11xi32> {level = 1 : i64, p = 0.5 : f64, stream = 1 : i64} : tensor<4x3xf32>
-  // CHECK: gnn.reduce sum %{{.*}} rows %{{.*}} : tensor<11xi32> {dim = 0 : i64, level = 1 : i64} : tensor<4x3xf32> -> tensor<3xf32>
-  %10 = gnn.reduce sum %9 rows %r : tensor<11xi32> {dim = 0 : i64, level = 1 : i64} : tensor<4x3xf32> -> tensor<3xf32>
+  %7 = gnn.mul %6, %x rows %r : tensor<8xi32> {level = 2 : i64} : tensor<4x3xf32>
+  // CHECK: gnn.scale %{{.*}} rows %{{.*}} : tensor<8xi32> {factor = 2.000000e+00 : f64, level = 2 : i64} : tensor<4x3xf32>
+  %8 = gnn.scale %7 rows %r : tensor<8xi32> {factor = 2.0 : f64, level = 2 : i64} : tensor<4x3xf32>
+  // CHECK: gnn.dropout %{{.*}}, %{{.*}} rows %{{.*}} : tensor<8xi32> {level = 1 : i64, p = 5.000000e-01 : f64, stream = 1 : i64} : tensor<4x3xf32>
+  %9 = gnn.dropout %8, %k rows %r : tensor<8xi32> {level = 1 : i64, p = 0.5 : f64, stream = 1 : i64} : tensor<4x3xf32>
+  // CHECK: gnn.reduce sum %{{.*}} rows %{{.*}} : tensor<8xi32> {dim = 0 : i64, level = 1 : i64} : tensor<4x3xf32> -> tensor<3xf32>
+  %10 = gnn.reduce sum %9 rows %r : tensor<8xi32> {dim = 0 : i64, level = 1 : i64} : tensor<4x3xf32> -> tensor<3xf32>
   return
 }

@@ -283,40 +283,40 @@ module attributes {mem.loss_point = 3 : i64} {
 
 // -----
 
-func.func @rows_to_disk(%x: tensor<4x8xf32>, %r: tensor<11xi32>) {
+func.func @rows_to_disk(%x: tensor<4x8xf32>, %r: tensor<8xi32>) {
   // expected-error @+1 {{offloads rows to the host tier only}}
-  %h = mem.offload %x rows %r to disk {level = 1 : i64} : tensor<4x8xf32>, tensor<11xi32> -> !mem.offloaded<disk, tensor<4x8xf32>>
+  %h = mem.offload %x rows %r to disk {level = 1 : i64} : tensor<4x8xf32>, tensor<8xi32> -> !mem.offloaded<disk, tensor<4x8xf32>>
   return
 }
 
 // -----
 
-func.func @rows_without_level(%x: tensor<4x8xf32>, %r: tensor<11xi32>) {
+func.func @rows_without_level(%x: tensor<4x8xf32>, %r: tensor<8xi32>) {
   // expected-error @+1 {{needs both row sets and a level, or neither}}
-  %h = mem.offload %x rows %r to host : tensor<4x8xf32>, tensor<11xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  %h = mem.offload %x rows %r to host : tensor<4x8xf32>, tensor<8xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
   return
 }
 
 // -----
 
-func.func @rows_not_over_the_tensor(%x: tensor<4x8xf32>, %r: tensor<7xi32>) {
-  // expected-error @+1 {{row sets of 7 integers are not over 4 rows (2N + hops + 1)}}
-  %h = mem.offload %x rows %r to host {level = 0 : i64} : tensor<4x8xf32>, tensor<7xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
+func.func @rows_not_over_the_tensor(%x: tensor<4x8xf32>, %r: tensor<5xi32>) {
+  // expected-error @+1 {{row sets of 5 integers are not over 4 rows (hops + 1 + N + ceil(N / 4))}}
+  %h = mem.offload %x rows %r to host {level = 0 : i64} : tensor<4x8xf32>, tensor<5xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
   return
 }
 
 // -----
 
-func.func @rows_level_beyond_hops(%x: tensor<4x8xf32>, %r: tensor<11xi32>) {
+func.func @rows_level_beyond_hops(%x: tensor<4x8xf32>, %r: tensor<8xi32>) {
   // expected-error @+1 {{level 3 is beyond the row sets' 2 hops}}
-  %h = mem.offload %x rows %r to host {level = 3 : i64} : tensor<4x8xf32>, tensor<11xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  %h = mem.offload %x rows %r to host {level = 3 : i64} : tensor<4x8xf32>, tensor<8xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
   return
 }
 
 // -----
 
-func.func @prefetch_other_rows(%x: tensor<4x8xf32>, %r: tensor<11xi32>) -> tensor<4x8xf32> {
-  %h = mem.offload %x rows %r to host {level = 1 : i64} : tensor<4x8xf32>, tensor<11xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
+func.func @prefetch_other_rows(%x: tensor<4x8xf32>, %r: tensor<8xi32>) -> tensor<4x8xf32> {
+  %h = mem.offload %x rows %r to host {level = 1 : i64} : tensor<4x8xf32>, tensor<8xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
   // expected-error @+1 {{must bring back the rows its mem.offload copied}}
   %y = mem.prefetch %h : !mem.offloaded<host, tensor<4x8xf32>> -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
@@ -324,9 +324,9 @@ func.func @prefetch_other_rows(%x: tensor<4x8xf32>, %r: tensor<11xi32>) -> tenso
 
 // -----
 
-func.func @load_home_rows_beyond_hops(%x: tensor<4x8xf32> {mem.home = "host"}, %r: tensor<11xi32>) -> tensor<4x8xf32> {
+func.func @load_home_rows_beyond_hops(%x: tensor<4x8xf32> {mem.home = "host"}, %r: tensor<8xi32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{level 3 is beyond the row sets' 2 hops}}
-  %y = mem.load_home %x rows %r {level = 3 : i64} : tensor<4x8xf32>, tensor<11xi32>
+  %y = mem.load_home %x rows %r {level = 3 : i64} : tensor<4x8xf32>, tensor<8xi32>
   return %y : tensor<4x8xf32>
 }
 

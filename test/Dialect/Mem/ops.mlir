@@ -25,20 +25,20 @@ func.func @offload_prefetch(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor
 // A copy of the rows of one set only: R_1 of sets with 2 hops over 4 rows
 // (2 * 4 + 2 + 1 = 11 integers).
 // CHECK-LABEL: func.func @offload_rows
-func.func @offload_rows(%x: tensor<4x8xf32>, %r: tensor<11xi32>) -> tensor<4x8xf32> {
-  // CHECK: %[[H:.*]] = mem.offload %{{.*}} rows %{{.*}} to host {level = 1 : i64} : tensor<4x8xf32>, tensor<11xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
-  %h = mem.offload %x rows %r to host {level = 1 : i64} : tensor<4x8xf32>, tensor<11xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
-  // CHECK: mem.prefetch %[[H]] rows %{{.*}} {level = 1 : i64} : !mem.offloaded<host, tensor<4x8xf32>>, tensor<11xi32> -> tensor<4x8xf32>
-  %y = mem.prefetch %h rows %r {level = 1 : i64} : !mem.offloaded<host, tensor<4x8xf32>>, tensor<11xi32> -> tensor<4x8xf32>
+func.func @offload_rows(%x: tensor<4x8xf32>, %r: tensor<8xi32>) -> tensor<4x8xf32> {
+  // CHECK: %[[H:.*]] = mem.offload %{{.*}} rows %{{.*}} to host {level = 1 : i64} : tensor<4x8xf32>, tensor<8xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  %h = mem.offload %x rows %r to host {level = 1 : i64} : tensor<4x8xf32>, tensor<8xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  // CHECK: mem.prefetch %[[H]] rows %{{.*}} {level = 1 : i64} : !mem.offloaded<host, tensor<4x8xf32>>, tensor<8xi32> -> tensor<4x8xf32>
+  %y = mem.prefetch %h rows %r {level = 1 : i64} : !mem.offloaded<host, tensor<4x8xf32>>, tensor<8xi32> -> tensor<4x8xf32>
   mem.free %h : !mem.offloaded<host, tensor<4x8xf32>>
   return %y : tensor<4x8xf32>
 }
 
 // A host home copied in at the rows of R_2 only.
 // CHECK-LABEL: func.func @load_home_rows
-func.func @load_home_rows(%x: tensor<4x8xf32> {mem.home = "host"}, %r: tensor<11xi32>) -> tensor<4x8xf32> {
-  // CHECK: mem.load_home %{{.*}} rows %{{.*}} {level = 2 : i64} : tensor<4x8xf32>, tensor<11xi32>
-  %y = mem.load_home %x rows %r {level = 2 : i64} : tensor<4x8xf32>, tensor<11xi32>
+func.func @load_home_rows(%x: tensor<4x8xf32> {mem.home = "host"}, %r: tensor<8xi32>) -> tensor<4x8xf32> {
+  // CHECK: mem.load_home %{{.*}} rows %{{.*}} {level = 2 : i64} : tensor<4x8xf32>, tensor<8xi32>
+  %y = mem.load_home %x rows %r {level = 2 : i64} : tensor<4x8xf32>, tensor<8xi32>
   return %y : tensor<4x8xf32>
 }
 

@@ -25,13 +25,20 @@ struct RowSets {
   std::vector<int32_t> counts() const {
     return {buffer.begin(), buffer.begin() + hops + 1};
   }
-  std::vector<int32_t> levels() const {
+  std::vector<int32_t> order() const {
     return {buffer.begin() + hops + 1, buffer.begin() + hops + 1 + nodes};
   }
-  std::vector<int32_t> order() const {
-    return {buffer.begin() + hops + 1 + nodes, buffer.end()};
+  std::vector<int32_t> levels() const {
+    std::vector<int32_t> l(static_cast<size_t>(nodes));
+    for (int64_t i = 0; i < nodes; ++i)
+      l[i] = level(i);
+    return l;
   }
-  int32_t level(int64_t i) const { return buffer[hops + 1 + i]; }
+  /// The level bytes, four to an int32 after the order.
+  int32_t level(int64_t i) const {
+    return reinterpret_cast<const int8_t *>(buffer.data() + hops + 1 +
+                                            nodes)[i];
+  }
 };
 
 /// The kernel's sets; the call must succeed.
@@ -40,7 +47,8 @@ inline RowSets receptiveRows(const gnnrt_graph &g,
   RowSets sets;
   sets.nodes = g.num_nodes;
   sets.hops = hops;
-  sets.buffer.assign(static_cast<size_t>(2 * g.num_nodes + hops + 1), -7);
+  sets.buffer.assign(
+      static_cast<size_t>(gnnrt_row_sets_length(g.num_nodes, hops)), -7);
   EXPECT_EQ(gnnrt_cpu_receptive_rows(&g, mask.data(), hops, sets.buffer.data()),
             GNNRT_OK);
   return sets;

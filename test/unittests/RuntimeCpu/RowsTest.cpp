@@ -57,8 +57,15 @@ RowSets referenceRows(const ref::Graph &g, const std::vector<uint8_t> &mask,
   for (int64_t k = 0; k <= hops; ++k)
     sets.buffer.push_back(static_cast<int32_t>(std::count_if(
         level.begin(), level.end(), [&](int32_t l) { return l <= k; })));
-  sets.buffer.insert(sets.buffer.end(), level.begin(), level.end());
   sets.buffer.insert(sets.buffer.end(), order.begin(), order.end());
+  // The levels a byte each, four to an int32, the first in the lowest
+  // byte; the bytes after the last level zero.
+  for (int64_t i = 0; i < n; i += 4) {
+    uint32_t word = 0;
+    for (int64_t b = 0; b < 4 && i + b < n; ++b)
+      word |= static_cast<uint32_t>(level[i + b]) << (8 * b);
+    sets.buffer.push_back(static_cast<int32_t>(word));
+  }
   return sets;
 }
 
@@ -155,7 +162,7 @@ TEST(ReceptiveRows, EmptyMaskAndEmptyGraph) {
 TEST(ReceptiveRows, RejectsBadArguments) {
   const CsrGraph csr = toCsr(kHandGraph);
   const gnnrt_graph g = csr.view();
-  std::vector<int32_t> out(2 * 8 + 3, -7);
+  std::vector<int32_t> out(gnnrt_row_sets_length(8, 2), -7);
   const std::vector<int32_t> untouched = out;
   const uint8_t *mask = kHandMask.data();
   EXPECT_EQ(gnnrt_cpu_receptive_rows(nullptr, mask, 2, out.data()),
@@ -166,9 +173,9 @@ TEST(ReceptiveRows, RejectsBadArguments) {
             GNNRT_ERR_NULL_POINTER);
   EXPECT_EQ(gnnrt_cpu_receptive_rows(&g, mask, -1, out.data()),
             GNNRT_ERR_BAD_ARGUMENT);
-  // Levels up to hops + 1 must fit int32.
-  EXPECT_EQ(gnnrt_cpu_receptive_rows(
-                &g, mask, std::numeric_limits<int32_t>::max(), out.data()),
+  // Levels up to hops + 1 must fit their byte.
+  EXPECT_EQ(gnnrt_cpu_receptive_rows(&g, mask, GNNRT_ROW_SETS_MAX_HOPS + 1,
+                                     out.data()),
             GNNRT_ERR_BAD_ARGUMENT);
   gnnrt_graph bad = g;
   bad.num_edges -= 1; // the offsets no longer end at E

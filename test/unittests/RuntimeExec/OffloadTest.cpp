@@ -227,9 +227,10 @@ TEST(OffloadDisk, HostBlockOfAFileIsRefused) {
 }
 
 /// A gnnrt_cpu_receptive_rows buffer over 6 rows with 1 hop: R_0 = {4},
-/// R_1 = {1, 4} (counts, levels, then the rows sorted by level and id).
+/// R_1 = {1, 4} (counts, the rows sorted by level and id, then the levels
+/// a byte each, four to an int32 from the lowest byte: 2 1 2 2 | 0 2).
 std::vector<int32_t> sixRowSets() {
-  return {1, 2, /*levels*/ 2, 1, 2, 2, 0, 2, /*order*/ 4, 1, 0, 2, 3, 5};
+  return {1, 2, /*order*/ 4, 1, 0, 2, 3, 5, /*levels*/ 0x02020102, 0x0200};
 }
 
 /// Six rows of 12 bytes, no two bytes alike.
@@ -312,7 +313,7 @@ TEST(OffloadHost, BadRowCallsAreRefused) {
   EXPECT_EQ(offload(nullptr, 6, 1, 0), GNNRT_ERR_NULL_POINTER);
   EXPECT_EQ(offload(sets.data(), 6, 1, 2), GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(offload(sets.data(), -1, 1, 0), GNNRT_ERR_BAD_SIZE);
-  sets[6 + 2] = 9; // a row id past the matrix, in R_0's order
+  sets[2] = 9; // a row id past the matrix, in R_0's order
   EXPECT_EQ(offload(sets.data(), 6, 1, 0), GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_NE(tiers->lastError().find("row 9 is not among 6"), std::string::npos)
       << tiers->lastError();

@@ -173,10 +173,10 @@ struct LinModel {
   gnnrt_function_desc init{}, step{}, predict{}, prepare{};
   gnnrt_model_desc desc{};
 
-  /// The indices of W and the features in the lists above.
-  static constexpr int kStepGraph = 0, kStepFeatures = 1, kStepWeight = 5,
-                       kPredictGraph = 0, kPredictFeatures = 1,
-                       kPredictWeight = 2;
+  /// The indices of W and the inputs in the lists above.
+  static constexpr int kStepGraph = 0, kStepFeatures = 1, kStepLabels = 2,
+                       kStepTrainMask = 3, kStepWeight = 5, kPredictGraph = 0,
+                       kPredictFeatures = 1, kPredictWeight = 2;
   static constexpr int64_t kPrepareArena = 512;
 
   LinModel() {
@@ -312,7 +312,10 @@ struct LinModel {
   /// Every function's arena is 256 bytes; predict's logits follow its
   /// arena in the workspace, which makes predict the largest.
   static uint64_t restBytes() {
-    return footprint::inputBytes(kNodes, kFeatures, true, -1) +
+    // The step takes the labels and the train mask; no function takes the
+    // validation and test masks, so they take no device bytes.
+    return footprint::featureBytes(kNodes, kFeatures, true, -1) +
+           footprint::labelBytes(kNodes) + footprint::maskBytes(kNodes) +
            footprint::stateBytes(kWeights) + footprint::outputBytes() +
            footprint::predictWorkspace(256, kNodes, kClasses, false);
   }
@@ -580,15 +583,48 @@ TEST(Session, HomesMustAgreeAcrossFunctions) {
         << error;
   }
   {
-    // Only state and the features have homes.
+    // Only state, the inputs and prepare's values have homes.
     LinModel lin;
-    lin.stepArgs[2].flags = GNNRT_VALUE_HOME_HOST;
+    lin.stepArgs[4].flags = GNNRT_VALUE_HOME_HOST;
     EXPECT_FALSE(Session::create(lin.desc, lin.data, smallBudget(), error));
-    EXPECT_NE(error.find("Lin.step argument 2 ('labels') is marked to live "
+    EXPECT_NE(error.find("Lin.step argument 4 ('step') is marked to live "
                          "in host memory"),
               std::string::npos)
         << error;
   }
+}
+
+TEST(Session, HostHomeLabelsAndMaskLiveInTheHostTier) {
+  std::string error;
+  LinModel onDevice, atHome;
+  atHome.stepArgs[LinModel::kStepLabels].flags |= GNNRT_VALUE_HOME_HOST;
+  atHome.stepArgs[LinModel::kStepTrainMask].flags |= GNNRT_VALUE_HOME_HOST;
+  atHome.desc.plan.host_memory = 64 << 10;
+  std::unique_ptr<Session> device =
+      Session::create(onDevice.desc, onDevice.data, smallBudget(), error);
+  ASSERT_TRUE(device) << error;
+  EXPECT_EQ(device->arena().highWaterEnd(),
+            LinModel::restBytes() + onDevice.graphBytes());
+  EXPECT_EQ(device->offloadTiers(), nullptr);
+  std::unique_ptr<Session> home =
+      Session::create(atHome.desc, atHome.data, smallBudget(), error);
+  ASSERT_TRUE(home) << error;
+  const uint64_t moved =
+      footprint::labelBytes(kNodes) + footprint::maskBytes(kNodes);
+  EXPECT_EQ(home->arena().highWaterEnd(),
+            LinModel::restBytes() + atHome.graphBytes() - moved);
+  ASSERT_NE(home->offloadTiers(), nullptr);
+  EXPECT_EQ(home->offloadTiers()->hostHighWater(), moved);
+
+  // The step's loss sums the train nodes' labels, read from the homes: the
+  // same losses, and the metrics (read from the host's copies) the same.
+  TrainReport a, b;
+  ASSERT_TRUE(device->train(TrainOptions(), a, error)) << error;
+  ASSERT_TRUE(home->train(TrainOptions(), b, error)) << error;
+  ASSERT_FALSE(a.losses.empty());
+  EXPECT_EQ(a.losses, b.losses);
+  EXPECT_NE(onDevice.trainLabelSum(), 0);
+  EXPECT_EQ(a.test.accuracy, b.test.accuracy);
 }
 
 TEST(Session, HostHomesOverTheHostBudgetAreRefused) {
