@@ -112,12 +112,6 @@ BlockArgument argumentWithRole(func::FuncOp func, StringRef role) {
   return {};
 }
 
-/// The inputs besides the features, by their `gnn.input` role: the
-/// session brings each to the device only when a function takes it, and
-/// one the step reads may have a host home.
-constexpr StringLiteral kLabelAndMaskRoles[] = {"labels", "train_mask",
-                                                "val_mask", "test_mask"};
-
 /// Device bytes the session holds besides the step's arena
 /// (gnnrt/Footprint.h, the sums Session::bind allocates), in its two
 /// phases: @M.prepare's arena and tensors and the graph's two CSR views
@@ -397,7 +391,7 @@ FailureOr<SessionFootprint> sessionFootprint(ModuleOp module,
   // The labels and masks some function takes (the session brings no
   // other): held, unless the step reads them, which makes them candidates
   // (addResidents).
-  for (StringRef role : kLabelAndMaskRoles) {
+  for (StringRef role : fp::kLabelAndMaskRoles) {
     BlockArgument inStep = argumentWithRole(step, role);
     if (inStep && !inStep.use_empty())
       continue;
@@ -819,9 +813,10 @@ void StepPlanner::addResidents(const SessionFootprint &fp) {
                  role.kind == ArgumentKind::State;
     // The features when movable; the labels and masks always (one buffer
     // of their one form serves every function).
-    bool input = role.kind == ArgumentKind::Input &&
-                 ((role.role == "features" && fp.featuresMovable) ||
-                  llvm::is_contained(kLabelAndMaskRoles, role.role));
+    bool input =
+        role.kind == ArgumentKind::Input &&
+        ((role.role == "features" && fp.featuresMovable) ||
+         llvm::is_contained(gnnrt::footprint::kLabelAndMaskRoles, role.role));
     bool prepared = role.kind == ArgumentKind::Prepared;
     if (prepared && isa<GraphType>(arg.getType())) {
       if (fp.graphsMovable && !arg.use_empty())

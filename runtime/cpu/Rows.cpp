@@ -149,10 +149,7 @@ int gnnrt_cpu_receptive_rows(const gnnrt_graph *g, const uint8_t *mask,
   auto *level = reinterpret_cast<Level *>(order + n);
   const auto unreached = static_cast<Level>(hops + 1);
   // The bytes that round the levels up to whole int32, zero (never read).
-  std::memset(
-      level + n, 0,
-      static_cast<size_t>(gnnrt_row_sets_length(n, hops) - hops - 1 - n) * 4 -
-          static_cast<size_t>(n));
+  std::memset(level + n, 0, static_cast<size_t>((n + 3) / 4 * 4 - n));
 
   // A breadth-first search over in-edges, the order section holding its
   // queue: R_0 by a scan of the mask, then each R_{k+1} \ R_k by the

@@ -73,12 +73,11 @@ int preparedIndex(const gnnrt_value_desc &v, const gnnrt_function_desc *prep) {
   return static_cast<int>(k);
 }
 
-/// The labels (0) and the train, val and test masks (1..3) by role, or -1.
+/// The labels (0) and the train, val and test masks (1..3) by role
+/// (footprint::kLabelAndMaskRoles), or -1.
 int labelOrMaskIndex(const std::string &role) {
-  static const char *const roles[] = {"labels", "train_mask", "val_mask",
-                                      "test_mask"};
   for (int k = 0; k < 4; ++k)
-    if (role == roles[k])
+    if (role == footprint::kLabelAndMaskRoles[k])
       return k;
   return -1;
 }
@@ -613,9 +612,9 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
         (fn->args[i].dtype == GNNRT_DTYPE_CSR_F32 ? csrFeatures
                                                   : denseFeatures) = true;
   const int64_t featureNnz = data.features.nnz();
-  // Homes take host memory, not the device's: the features' and the
-  // slots' bytes move from the device sum to homeBytes (in the host tier,
-  // measured by its high-water mark).
+  // Homes take host memory, not the device's: the features', labels',
+  // masks' and slots' bytes move from the device sum to homeBytes (in the host
+  // tier, measured by its high-water mark).
   uint64_t inputBytes =
       fp::featureBytes(nodes, features, denseFeatures && !featureHome,
                        csrFeatures && !featureHome ? featureNnz : -1);

@@ -43,6 +43,11 @@ inline uint64_t featureBytes(uint64_t nodes, uint64_t features, bool dense,
   return bytes;
 }
 
+/// The roles of the inputs besides the features: the labels, then the
+/// train, val and test masks.
+inline constexpr const char *kLabelAndMaskRoles[] = {"labels", "train_mask",
+                                                     "val_mask", "test_mask"};
+
 /// The int32 labels.
 inline uint64_t labelBytes(uint64_t nodes) { return align64(4 * nodes); }
 

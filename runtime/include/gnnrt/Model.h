@@ -65,7 +65,8 @@ typedef enum gnnrt_value_flags {
      session frees it once prepare has run. */
   GNNRT_VALUE_UNUSED = 1,
   /* The value's home is host memory, not the device (gnn-plan-memory's
-     `host` fate for a parameter, an optimizer state or the features): the
+     `host` fate for a parameter, an optimizer state, the features, the
+     labels or a mask): the
      caller passes a buffer of the host tier (gnnrt_offload_alloc_home) and
      the function copies it in (gnnrt_home_load) or out (gnnrt_home_store)
      where its plan says. Every function taking or returning the same
