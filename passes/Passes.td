@@ -272,7 +272,10 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     `mem.disk_curve` (bytes per timeline point), `mem.solver` (the solver
     that chose the fates, `none` under a forced policy) and
     `mem.loss_point` (the loss's timeline point, where the backward part
-    starts), which `gnnc plan` prints.
+    starts), and, when not 0, `mem.cache_seconds` (the cache's part of
+    predicted minus keep-all seconds), which `gnnc plan` prints. With a
+    profile that has a cache, `auto` also plans the room of half the cache
+    and keeps that plan when its prediction is lower (docs/CostModel.md).
   }];
   let dependentDialects = ["::mlir::mem::MemDialect"];
   let options = [
@@ -285,6 +288,9 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
            "auto (greedy, then a bounded exact search from its plan), exact, greedy, ilp">,
     Option<"profile", "profile", "std::string", /*default=*/"\"\"",
            "Machine profile JSON (default: the built-in cpu profile)">,
+    Option<"cache", "cache", "bool", /*default=*/"true",
+           "Price the profile's cache (the CPU target, whose arena is host "
+           "memory; off for the CUDA target)">,
   ];
   let statistics = [
     Statistic<"numCandidates", "candidates", "Saved tensors given a fate">,

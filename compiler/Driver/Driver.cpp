@@ -236,7 +236,7 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
     // The CPU target's lowest stage, without the row restriction: the
     // CUDA target has no row kernels yet.
     mlir::OwningOpRef<mlir::ModuleOp> module =
-        lowerTo(Stage::Cpp, /*restrictRows=*/false);
+        lowerTo(Stage::Cpp, /*cpuTarget=*/false);
     return module &&
            succeeded(mlir::gnn::emitCuda(*module, os, cppEmitOptions()));
   }
@@ -254,7 +254,7 @@ mlir::gnn::CppEmitOptions Compilation::cppEmitOptions() const {
 }
 
 mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
-                                                       bool restrictRows) {
+                                                       bool cpuTarget) {
   assert(stage >= Stage::GNN && stage <= Stage::Cpp && "not an IR stage");
   if (!context) {
     context = std::make_unique<mlir::MLIRContext>();
@@ -270,7 +270,8 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
   mlir::PassManager pm(context.get());
   mlir::gnn::PipelineOptions pipelineOptions;
   pipelineOptions.stage = stageName(stage).str();
-  pipelineOptions.restrictRows = restrictRows && !options.noRestrictRows;
+  pipelineOptions.restrictRows = cpuTarget && !options.noRestrictRows;
+  pipelineOptions.cache = cpuTarget;
   if (options.denseFeatures)
     pipelineOptions.sparseFeatures = 0.0;
   // The machine profile the planner prices fates with: --profile, else

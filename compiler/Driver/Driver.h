@@ -102,10 +102,10 @@ public:
   /// Runs MLIRGen and the pipeline up to \p stage (gnn, decomposed, train
   /// or cpp: train with its buffers assigned). Errors are printed with their
   /// `.gnn` location; null on failure.
-  /// \p restrictRows runs gnn-restrict-rows, whose row kernels only the
-  /// CPU target has.
-  mlir::OwningOpRef<mlir::ModuleOp> lowerTo(Stage stage,
-                                            bool restrictRows = true);
+  /// \p cpuTarget plans for the CPU target: gnn-restrict-rows runs (only
+  /// the CPU target has row kernels) and the planner prices the cache (the
+  /// arena is host memory there; docs/CostModel.md).
+  mlir::OwningOpRef<mlir::ModuleOp> lowerTo(Stage stage, bool cpuTarget = true);
 
   /// What the CPU emitter records about this program: its file and the
   /// directory each dataset name resolved to.

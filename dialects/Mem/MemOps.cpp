@@ -147,7 +147,8 @@ LogicalResult MemDialect::verifyOperationAttribute(Operation *op,
   // Besides the plan, gnn-plan-memory records what `gnnc plan` and the
   // emitters read: the offload handle of each copy and their count, the
   // solver that chose the fates, the per-tensor table, the bytes of each
-  // tier over the timeline and the loss's point on it.
+  // tier over the timeline, the loss's point on it, and the cache's part of
+  // the predicted time.
   bool onFunction = isa<FunctionOpInterface>(op);
   auto wrongPlace = [&](StringRef where) {
     return op->emitError() << "'" << name << "' belongs on " << where
@@ -175,6 +176,12 @@ LogicalResult MemDialect::verifyOperationAttribute(Operation *op,
     if (!solver || solver.getValue().empty())
       return op->emitError()
              << "'" << name << "' must name the solver that chose the fates";
+    return onFunction ? success() : wrongPlace("a function");
+  }
+  if (name == "mem.cache_seconds") {
+    if (!isa<FloatAttr>(value))
+      return op->emitError()
+             << "'" << name << "' must be a float, got " << value;
     return onFunction ? success() : wrongPlace("a function");
   }
   if (name == "mem.fates") {

@@ -63,8 +63,10 @@ bool MachineProfile::operator==(const MachineProfile &o) const {
          diskReadBytesPerSecond == o.diskReadBytesPerSecond &&
          hostTransferOverlap == o.hostTransferOverlap &&
          diskTransferOverlap == o.diskTransferOverlap &&
-         secondsPerOp == o.secondsPerOp && threads == o.threads &&
-         comment == o.comment;
+         secondsPerOp == o.secondsPerOp && cacheBytes == o.cacheBytes &&
+         coldWriteBytesPerSecond == o.coldWriteBytesPerSecond &&
+         cachedHostLinkBytesPerSecond == o.cachedHostLinkBytesPerSecond &&
+         threads == o.threads && comment == o.comment;
 }
 
 namespace {
@@ -102,6 +104,13 @@ const NumberField kNumberFields[] = {
     {"disk_transfer_overlap", &MachineProfile::diskTransferOverlap,
      Range::Fraction},
     {"seconds_per_op", &MachineProfile::secondsPerOp, Range::NonNegative},
+    {"cache_bytes", &MachineProfile::cacheBytes, Range::NonNegative,
+     /*optional=*/true},
+    {"cold_write_bytes_per_second", &MachineProfile::coldWriteBytesPerSecond,
+     Range::NonNegative, /*optional=*/true},
+    {"cached_host_link_bytes_per_second",
+     &MachineProfile::cachedHostLinkBytesPerSecond, Range::NonNegative,
+     /*optional=*/true},
 };
 
 const char *const kTargets[] = {"cpu", "cuda"};
@@ -317,6 +326,9 @@ mlir::gnn::profileFromCalibration(const gnnrt::CalibrationResult &result,
   profile.hostTransferOverlap = result.hostTransferOverlap;
   profile.diskTransferOverlap = result.diskTransferOverlap;
   profile.secondsPerOp = result.secondsPerOp;
+  profile.cacheBytes = result.cacheBytes;
+  profile.coldWriteBytesPerSecond = result.coldWriteBytesPerSecond;
+  profile.cachedHostLinkBytesPerSecond = result.cachedHostLinkBytesPerSecond;
   profile.threads = result.threads;
   profile.comment = comment.str();
   return profile;
@@ -438,6 +450,18 @@ double mlir::gnn::kernelSeconds(double flops, double bytes, CostRate rate,
   }
   return profile.secondsPerOp +
          std::max(flops / profile.gemmFlopsPerSecond, bytes / bandwidth);
+}
+
+int64_t mlir::gnn::cachedArenaBytes(const MachineProfile &profile) {
+  return static_cast<int64_t>(profile.cacheBytes / 2);
+}
+
+double mlir::gnn::coldWriteSeconds(double resultBytes, int64_t devicePeak,
+                                   const MachineProfile &profile) {
+  if (profile.cacheBytes <= 0 || profile.coldWriteBytesPerSecond <= 0 ||
+      static_cast<double>(devicePeak) <= cachedArenaBytes(profile))
+    return 0;
+  return resultBytes / profile.coldWriteBytesPerSecond;
 }
 
 double mlir::gnn::transferSeconds(int64_t bytes, TransferTier tier,

@@ -73,6 +73,20 @@ struct MachineProfile {
   double diskTransferOverlap = 0;
   /// Fixed cost of one kernel call (call, checks, thread fork/join), s.
   double secondsPerOp = 0;
+  /// The last-level cache, bytes; 0: the model has no cache (the CUDA
+  /// target, or a machine that did not say). Optional in the JSON.
+  double cacheBytes = 0;
+  /// The extra cost of writing results into memory the cache does not hold
+  /// (each line is read before it is written), as result bytes per second
+  /// of that extra; 0: none. Charged to every result of the step when the
+  /// session's device peak is larger than half of cacheBytes
+  /// (coldWriteSeconds).
+  /// Optional in the JSON.
+  double coldWriteBytesPerSecond = 0;
+  /// Host copies while the session's device peak stays in the cache (see
+  /// cachedArenaBytes), bytes/s: only the host side of a copy then crosses
+  /// the memory bus. 0: as hostLinkBytesPerSecond. Optional in the JSON.
+  double cachedHostLinkBytesPerSecond = 0;
   /// The kernel threads the rates were measured with; 0 when unknown.
   int64_t threads = 0;
   /// Free text: how and when the profile was made.
@@ -129,6 +143,22 @@ std::string getCalibratedProfilePath(llvm::StringRef target = "cpu");
 llvm::Expected<MachineProfile> resolveProfile(llvm::StringRef explicitPath,
                                               llvm::StringRef target = "cpu",
                                               std::string *source = nullptr);
+
+/// The largest session device peak that counts as staying in the cache:
+/// half of it (the other half holds what the kernels read besides the
+/// arena: the graph, inputs read from host memory in tiles); 0 without a
+/// cache.
+int64_t cachedArenaBytes(const MachineProfile &profile);
+
+/// What writing \p resultBytes of a step's results costs beyond the prices
+/// of its ops when the session's device peak is \p devicePeak: nothing
+/// while the peak is at most cachedArenaBytes, else resultBytes /
+/// coldWriteBytesPerSecond. On the CPU target the arena is ordinary memory:
+/// a plan whose arena stays in cache writes its results into lines the
+/// cache holds, one that does not pays a memory read per line written
+/// (docs/CostModel.md, "Results written beyond the cache").
+double coldWriteSeconds(double resultBytes, int64_t devicePeak,
+                        const MachineProfile &profile);
 
 /// Which rate bounds a cost (for reports; `seconds` already applies it).
 enum class CostRate {

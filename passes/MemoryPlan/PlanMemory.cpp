@@ -1644,7 +1644,12 @@ struct PlanMemoryPass : mlir::gnn::impl::GnnPlanMemoryBase<PlanMemoryPass> {
 };
 
 LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
-                                       const MachineProfile &prof) {
+                                       const MachineProfile &machine) {
+  // Without the cache option (the CUDA target: its arena is device memory,
+  // not the host's cache) the profile's cache terms are dropped.
+  MachineProfile prof = machine;
+  if (!cache)
+    prof.cacheBytes = 0;
   auto config = func->getAttrOfType<DictionaryAttr>("train.config");
   auto getInt = [&](StringRef name) -> std::optional<int64_t> {
     if (auto a = config.getAs<IntegerAttr>(name))
@@ -2098,6 +2103,67 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return failure();
     result = std::move(*smallest);
   }
+  // The cache (profiles that know one: the CPU target's). The arena is
+  // ordinary memory there, and a step whose session peak stays within half
+  // the last-level cache writes its results into lines the cache holds, where
+  // a larger one pays a memory read for every line it writes. The solver
+  // prices ops, not where they write, so auto also plans the room that
+  // fits the cache and keeps that plan when its copies cost less than the
+  // cold writes it saves (docs/CostModel.md, "Results written beyond the
+  // cache"). Each prediction reported below includes its cold writes.
+  double resultBytes = 0;
+  for (const ValueLiveness &v : live->getValues())
+    if ((v.storage == Storage::Arena || v.storage == Storage::Result) &&
+        v.def != StepLiveness::kEntry && !v.inPlaceOf && v.bytes > 0)
+      resultBytes += static_cast<double>(v.bytes);
+  // A plan within the cache also copies at the cached rate (one side of
+  // each copy in cache): its host options' seconds, priced at the host
+  // link by the solver, scale by the ratio of the two rates.
+  auto copyScale = [&](const Attempt &a) {
+    return peakOf(a) <= cachedArenaBytes(prof) &&
+                   prof.cachedHostLinkBytesPerSecond >
+                       prof.hostLinkBytesPerSecond
+               ? prof.hostLinkBytesPerSecond / prof.cachedHostLinkBytesPerSecond
+               : 1.0;
+  };
+  // What option \p o of a candidate adds to the step under \p a.
+  auto addedSeconds = [&](const Attempt &a, const plan::Option &o) {
+    return o.fate == Fate::Host ? o.seconds * copyScale(a) : o.seconds;
+  };
+  auto predicted = [&](const Attempt &a) {
+    double seconds =
+        planner.keepAllSeconds + coldWriteSeconds(resultBytes, peakOf(a), prof);
+    for (auto [c, cand] : llvm::enumerate(problem.candidates))
+      seconds += addedSeconds(a, cand.options[a.solution.choice[c]]);
+    return seconds;
+  };
+  if (policyName == "auto" && cachedArenaBytes(prof) > 0 &&
+      prof.coldWriteBytesPerSecond > 0 &&
+      peakOf(*result) > cachedArenaBytes(prof)) {
+    int64_t cacheRoom =
+        cachedArenaBytes(prof) / kArenaAlignment * kArenaAlignment - fixed;
+    if (cacheRoom > 0 && cacheRoom < room) {
+      FailureOr<Attempt> cached = tryRoom(cacheRoom);
+      if (failed(cached))
+        return failure();
+      if (cached->placed && prepareFits(*cached) &&
+          predicted(*cached) < predicted(*result))
+        result = std::move(*cached);
+    }
+  }
+  // Keep-all's peak, for its own prediction: its plan's when that is the
+  // policy, else the curve's peak with nothing moved (placement holes
+  // aside), and never below this plan's.
+  int64_t keepAllPeak = peakOf(*result);
+  if (policyName != "keep_all")
+    keepAllPeak = std::max(
+        keepAllPeak,
+        fixed + plan::evaluate(problem,
+                               std::vector<int>(problem.candidates.size(), 0))
+                    .peak[0]);
+  double keepAllSeconds =
+      planner.keepAllSeconds + coldWriteSeconds(resultBytes, keepAllPeak, prof);
+
   plan::Solution &solution = result->solution;
   OwningOpRef<func::FuncOp> &planned = result->planned;
   int64_t handles = result->handles;
@@ -2109,12 +2175,17 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     numNarrowed += f == Fate::Narrow;
   }
   int64_t peakDevice = peakOf(*result);
-  func->setAttr("mem.plan",
-                mem::PlanAttr::get(func.getContext(),
-                                   budgetBytes ? *budgetBytes : 0, peakDevice,
-                                   solution.peak[1], solution.peak[2],
-                                   planner.keepAllSeconds + solution.seconds,
-                                   planner.keepAllSeconds, policyName));
+  func->setAttr(
+      "mem.plan",
+      mem::PlanAttr::get(func.getContext(), budgetBytes ? *budgetBytes : 0,
+                         peakDevice, solution.peak[1], solution.peak[2],
+                         predicted(*result), keepAllSeconds, policyName));
+  // The cache's part of the difference to keep-all, which no tensor's row
+  // holds: `gnnc plan` shows it, and the rows plus it add up.
+  if (double cache = coldWriteSeconds(resultBytes, peakDevice, prof) -
+                     (keepAllSeconds - planner.keepAllSeconds);
+      cache != 0)
+    func->setAttr("mem.cache_seconds", b.getF64FloatAttr(cache));
   func->setAttr("mem.num_handles", b.getI64IntegerAttr(handles));
   func->setAttr("mem.solver", b.getStringAttr(result->solver));
   // Where the forward part ends on the curves' timeline (the loss op's
@@ -2131,7 +2202,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     row.append("name", b.getStringAttr(cand.name));
     row.append("bytes", b.getI64IntegerAttr(cand.bytes));
     row.append("fate", b.getStringAttr(plan::stringifyFate(o.fate)));
-    row.append("seconds", b.getF64FloatAttr(o.seconds));
+    row.append("seconds", b.getF64FloatAttr(addedSeconds(*result, o)));
     // A resident is an argument: defined before the step (-1), and read
     // first at its first use.
     row.append("def", b.getI64IntegerAttr(info.resident ? -1 : info.def));

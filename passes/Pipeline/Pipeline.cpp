@@ -47,6 +47,7 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
   planning.solver = options.solver;
   planning.profile = options.profile;
   planning.budget = options.budget;
+  planning.cache = options.cache;
   pm.addPass(createGnnPlanMemory(planning));
   if (stage == "plan")
     return success();

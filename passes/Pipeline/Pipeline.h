@@ -51,6 +51,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "profile",
       llvm::cl::desc("plan, cpp: machine profile JSON (default: built in)"),
       llvm::cl::init("")};
+  Option<bool> cache{
+      *this, "cache",
+      llvm::cl::desc("plan, cpp: price the profile's cache (the CPU target, "
+                     "whose arena is host memory; gnn-plan-memory's cache)"),
+      llvm::cl::init(true)};
   Option<int64_t> budget{
       *this, "budget",
       llvm::cl::desc("plan, cpp: device budget in bytes (-1: the program's "

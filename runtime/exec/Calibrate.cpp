@@ -41,6 +41,8 @@ CalibrationSizes CalibrationSizes::quick() {
   s.copyBytes = int64_t(16) << 20;
   s.diskBytes = int64_t(8) << 20;
   s.diskChunkBytes = int64_t(1) << 20;
+  s.coldWriteSliceBytes = int64_t(256) << 10;
+  s.coldWriteRegionBytes = int64_t(32) << 20;
   s.minSeconds = 0.02;
   s.minRepetitions = 3;
   return s;
@@ -203,6 +205,7 @@ private:
   bool dropout();
   bool spmm();
   bool hostCopy();
+  bool coldWrite();
   bool kernelCall();
   bool disk();
   bool diskOverlap();
@@ -230,8 +233,9 @@ bool Calibrator::checkSizes() {
   if (s.gemmM < 1 || s.gemmN < 1 || s.gemmK < 1 || s.streamElements < 1 ||
       s.spmmNodes < 1 || s.spmmDegree < 1 || s.spmmWidth < 1 ||
       s.copyBytes < 1 || s.diskBytes < 1 || s.diskChunkBytes < 1 ||
-      s.minRepetitions < 1 || !(s.minSeconds >= 0) ||
-      s.spmmNodes * s.spmmDegree > INT32_MAX) {
+      s.coldWriteSliceBytes < 4 ||
+      s.coldWriteRegionBytes < s.coldWriteSliceBytes || s.minRepetitions < 1 ||
+      !(s.minSeconds >= 0) || s.spmmNodes * s.spmmDegree > INT32_MAX) {
     error = "calibration sizes must be positive (and the SpMM graph within "
             "int32 edges)";
     return false;
@@ -360,6 +364,114 @@ bool Calibrator::hostCopy() {
   Timing none;
   record("host overlap", "not measured: host copies run on the compute cores",
          0, none, result.hostTransferOverlap, "fraction");
+  return true;
+}
+
+/// The last-level data cache of this machine in bytes, 0 if unknown: the
+/// largest cache sysfs lists for cpu0, else glibc's sysconf (which, in a
+/// VM, may report the host's whole L3: 384 MiB for a 32 MiB slice here).
+double lastLevelCacheBytes() {
+  double largest = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    std::FILE *f = std::fopen((dir + "/size").c_str(), "r");
+    if (!f)
+      break;
+    char unit = 0;
+    long long size = 0;
+    int fields = std::fscanf(f, "%lld%c", &size, &unit);
+    std::fclose(f);
+    if (fields < 1 || size <= 0)
+      continue;
+    double bytes = static_cast<double>(size) * (unit == 'K'   ? 1024.0
+                                                : unit == 'M' ? 1048576.0
+                                                              : 1.0);
+    largest = std::max(largest, bytes);
+  }
+  if (largest > 0)
+    return largest;
+  for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE})
+    if (long bytes = sysconf(name); bytes > 0)
+      return static_cast<double>(bytes);
+  return 0;
+}
+
+bool Calibrator::coldWrite() {
+  // The same add, its inputs in cache, writing its results into slices of
+  // a region a quarter of the last-level cache (the lines stay in it, as
+  // an arena that fits the cache does) and into slices of a region the
+  // cache cannot hold: the difference is what a result written into
+  // memory beyond the cache costs (the runtime's arena, when the plan's
+  // arena is larger than the cache). Both sweeps write the same number of
+  // slices; the cold one writes a slice again only after the whole region.
+  const int64_t n = sizes.coldWriteSliceBytes / 4;
+  const int64_t slices =
+      std::max<int64_t>(1, sizes.coldWriteRegionBytes / (n * 4));
+  result.cacheBytes = lastLevelCacheBytes();
+  const int64_t hotSlices = std::clamp<int64_t>(
+      static_cast<int64_t>(result.cacheBytes / 4) / (n * 4), 1, slices);
+  std::string workload = "gnnrt_cpu_add 3 x " + std::to_string(n) +
+                         " f32, results in " + mebibytes(hotSlices * n * 4) +
+                         " vs " + mebibytes(slices * n * 4);
+  progress("cold write (" + workload + ")");
+  Buffer<float> a, b, hot, region;
+  if (!a.allocate(n) || !b.allocate(n) || !hot.allocate(n * hotSlices) ||
+      !region.allocate(n * slices)) {
+    error = "out of memory for the cold write test";
+    return false;
+  }
+  fill(a.get(), n, 10);
+  fill(b.get(), n, 11);
+  auto sweep = [&](bool cold) {
+    return [&, cold](std::string &err) {
+      for (int64_t s = 0; s < slices; ++s)
+        if (!kernelOk(gnnrt_cpu_add(a.get(), b.get(), n,
+                                    cold ? region.get() + s * n
+                                         : hot.get() + s % hotSlices * n),
+                      "gnnrt_cpu_add", err))
+          return false;
+      return true;
+    };
+  };
+  Timing hotTiming, coldTiming;
+  if (!measure(sizes, sweep(false), hotTiming, error, /*batched=*/false) ||
+      !measure(sizes, sweep(true), coldTiming, error, /*batched=*/false))
+    return false;
+  const double bytes = static_cast<double>(slices * n * 4);
+  const double extra = coldTiming.seconds - hotTiming.seconds;
+  result.coldWriteBytesPerSecond = extra > 0 ? bytes / extra : 0;
+  record("cold write", workload, bytes, coldTiming,
+         result.coldWriteBytesPerSecond, "B/s");
+  // The host copies of a plan whose arena stays in cache: each slice out
+  // of the cached region to the next slice of the large one (an offload)
+  // and back (a prefetch). Only the large side crosses the memory bus, so
+  // these run faster than the host copy test's memory-to-memory memcpy.
+  auto copies = [&](bool out) {
+    return [&, out](std::string &) {
+      for (int64_t s = 0; s < slices; ++s) {
+        float *cached = hot.get() + s % hotSlices * n;
+        float *far = region.get() + s * n;
+        std::memcpy(out ? far : cached, out ? cached : far,
+                    static_cast<size_t>(n) * 4);
+      }
+      return true;
+    };
+  };
+  Timing outTiming, inTiming;
+  if (!measure(sizes, copies(true), outTiming, error, /*batched=*/false) ||
+      !measure(sizes, copies(false), inTiming, error, /*batched=*/false))
+    return false;
+  Timing both = outTiming;
+  both.seconds = outTiming.seconds + inTiming.seconds;
+  both.repetitions += inTiming.repetitions;
+  recordRate("cached copy",
+             "memcpy " + mebibytes(n * 4) + " slices out of " +
+                 mebibytes(hotSlices * n * 4) + " and back",
+             2 * bytes, both, result.cachedHostLinkBytesPerSecond, "B/s");
+  Timing none;
+  record("cache", "last-level data cache (sysfs, else sysconf)", 0, none,
+         result.cacheBytes, "B");
   return true;
 }
 
@@ -630,7 +742,7 @@ bool Calibrator::run() {
     gnnrt_cpu_set_num_threads(options.threads);
   result.threads = gnnrt_cpu_get_num_threads();
   bool ok = gemm() && stream() && dropout() && spmm() && hostCopy() &&
-            kernelCall() && disk();
+            coldWrite() && kernelCall() && disk();
   ::unlink(path.c_str());
   if (options.threads > 0)
     gnnrt_cpu_set_num_threads(0);

@@ -55,6 +55,10 @@ struct StepPlan {
   std::string spillDir;
   std::array<int64_t, NumTiers> peak = {};
   double predictedSeconds = 0, keepAllSeconds = 0;
+  /// The cache's part of predicted - keep-all (mem.cache_seconds): the cold
+  /// writes one of the two pays and the other does not; 0 when both or
+  /// neither do (docs/CostModel.md, "Results written beyond the cache").
+  double cacheSeconds = 0;
   std::vector<TensorFate> fates;
   std::array<std::vector<int64_t>, NumTiers> curves;
   std::optional<int64_t> lossPoint;
@@ -109,6 +113,8 @@ llvm::Expected<StepPlan> readPlan(mlir::func::FuncOp func) {
                planAttr.getPeakDisk()};
   plan.predictedSeconds = planAttr.getPredictedSeconds().convertToDouble();
   plan.keepAllSeconds = planAttr.getKeepAllSeconds().convertToDouble();
+  if (auto cache = func->getAttrOfType<mlir::FloatAttr>("mem.cache_seconds"))
+    plan.cacheSeconds = cache.getValueAsDouble();
   plan.policy = planAttr.getPolicy().str();
   if (auto solver = func->getAttrOfType<mlir::StringAttr>("mem.solver"))
     plan.solver = solver.getValue().str();
@@ -253,6 +259,14 @@ void printTable(const StepPlan &plan, llvm::raw_ostream &os) {
   for (int t = 0; t < NumTiers; ++t)
     line((std::string(kTierNames[t]) + " peak"),
          bytesText(plan.peak[t]) + " " + limitText(plan, Tier(t)));
+  if (plan.cacheSeconds != 0)
+    line("cache", llvm::formatv("{0}{1:f3} ms of cold writes against keep-all "
+                                "({2})",
+                                plan.cacheSeconds > 0 ? "+" : "",
+                                plan.cacheSeconds * 1e3,
+                                plan.cacheSeconds < 0
+                                    ? "this plan stays within half the cache"
+                                    : "keep-all stays within half the cache"));
   line("step time",
        llvm::formatv("{0:f3} ms predicted, {1:f3} ms keeping every tensor "
                      "({2}{3:f1}% overhead)",
@@ -306,6 +320,7 @@ llvm::json::Object toJson(const StepPlan &plan) {
                                   {"disk_bytes", plan.peak[Disk]}}},
       {"predicted_seconds", plan.predictedSeconds},
       {"keep_all_seconds", plan.keepAllSeconds},
+      {"cache_seconds", plan.cacheSeconds},
       {"overhead_percent", plan.overheadPercent()},
       {"timeline", std::move(timeline)}};
 }

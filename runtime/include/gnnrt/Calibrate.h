@@ -114,6 +114,13 @@ struct CalibrationSizes {
   /// read back cold.
   int64_t diskBytes = int64_t(128) << 20;
   int64_t diskChunkBytes = int64_t(4) << 20;
+  /// The cold-write test: gnnrt_cpu_add of two cached inputs into a result
+  /// slice of this many bytes, once into the same slice every call (its
+  /// lines stay in cache) and once into the next slice of a region of
+  /// coldWriteRegionBytes (lines the cache no longer holds, or has never
+  /// held).
+  int64_t coldWriteSliceBytes = int64_t(1) << 20;
+  int64_t coldWriteRegionBytes = int64_t(256) << 20;
   /// Each measurement repeats until it has run this long and at least
   /// minRepetitions times, and reports the fastest repetition.
   double minSeconds = 0.5;
@@ -165,6 +172,17 @@ struct CalibrationResult {
   /// own thread) hidden behind GEMMs running meanwhile, in [0, 1].
   double diskTransferOverlap = 0;
   double secondsPerOp = 0;
+  /// The last-level data cache, bytes (sysconf, else sysfs); 0 when this
+  /// machine does not say.
+  double cacheBytes = 0;
+  /// What writing results to memory outside the cache costs beyond writing
+  /// them to cached lines (the line is read before it is written), as
+  /// result bytes per second of that extra; 0 when the cold writes were
+  /// not slower.
+  double coldWriteBytesPerSecond = 0;
+  /// Host copies between an arena that stays in cache and memory, bytes/s
+  /// (one side of each copy crosses the memory bus, not both).
+  double cachedHostLinkBytesPerSecond = 0;
   int threads = 0; ///< The kernel threads the rates hold for.
   double totalSeconds = 0;
   std::vector<CalibrationMeasurement> measurements;

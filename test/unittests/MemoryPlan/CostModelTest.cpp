@@ -447,6 +447,25 @@ TEST(CostModel, TransferAndConvertFormulas) {
   EXPECT_EQ(kernelSeconds(3e9, 1e9, CostRate::None, p), 0);
 }
 
+// Results written beyond the cache: nothing while the session's peak is at
+// most half the cache, result bytes at the cold-write rate above it, and
+// nothing for a profile that has no cache or no cold-write rate.
+TEST(CostModel, ColdWritesCostOnlyBeyondHalfTheCache) {
+  MachineProfile p = testProfile();
+  p.cacheBytes = 32 << 20;
+  p.coldWriteBytesPerSecond = 4e10;
+  EXPECT_EQ(cachedArenaBytes(p), 16 << 20);
+  EXPECT_EQ(coldWriteSeconds(1e8, 16 << 20, p), 0);
+  EXPECT_DOUBLE_EQ(coldWriteSeconds(1e8, (16 << 20) + 1, p), 1e8 / 4e10);
+  MachineProfile noCache = p;
+  noCache.cacheBytes = 0;
+  EXPECT_EQ(cachedArenaBytes(noCache), 0);
+  EXPECT_EQ(coldWriteSeconds(1e8, int64_t(1) << 40, noCache), 0);
+  MachineProfile noRate = p;
+  noRate.coldWriteBytesPerSecond = 0;
+  EXPECT_EQ(coldWriteSeconds(1e8, int64_t(1) << 40, noRate), 0);
+}
+
 /// Every op of every function of every shipped example, at the stage the
 /// planner sees (decomposed, differentiated, sized): a finite,
 /// non-negative estimate, and every kernel call at least secondsPerOp.
@@ -482,10 +501,13 @@ TEST_P(ExampleCosts, EveryOpHasAFiniteEstimate) {
           << op.getName().getStringRef().str();
       ASSERT_TRUE(std::isfinite(c.flops) && c.flops >= 0);
       ASSERT_TRUE(std::isfinite(c.bytes) && c.bytes >= 0);
-      // Every op with a tensor result but a constant calls a kernel.
+      // Every op with a tensor result but a constant calls a kernel, except
+      // a home read in tiles (`tile_bytes`): its readers copy the tiles and
+      // pay for them (CsrProductsInTilesPayTheirCopies).
       bool tensorResult = llvm::any_of(
           op.getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
-      if (tensorResult && op.getName().getStringRef() != "arith.constant") {
+      if (tensorResult && op.getName().getStringRef() != "arith.constant" &&
+          !op.hasAttr("tile_bytes")) {
         EXPECT_GE(c.seconds, profile.secondsPerOp)
             << op.getName().getStringRef().str();
         EXPECT_GT(c.bytes, 0) << op.getName().getStringRef().str();
@@ -615,7 +637,9 @@ TEST(Profile, ValidationErrorsNameFileAndField) {
             "sparse_bytes_per_second, "
             "host_link_bytes_per_second, disk_write_bytes_per_second, "
             "disk_read_bytes_per_second, host_transfer_overlap, "
-            "disk_transfer_overlap, seconds_per_op)");
+            "disk_transfer_overlap, seconds_per_op, cache_bytes, "
+            "cold_write_bytes_per_second, "
+            "cached_host_link_bytes_per_second)");
 }
 
 /// A temporary directory removed at the end of the test, and an
@@ -665,6 +689,31 @@ TEST(Profile, RandomRateIsOptional) {
   EXPECT_EQ(parseError(withField("random_values_per_second", "0")),
             "p.json: field 'random_values_per_second': must be a positive "
             "finite number, got 0");
+}
+
+// The cache fields came later: a profile without them has no cache term
+// (0), and present they must be finite and >= 0.
+TEST(Profile, CacheFieldsAreOptional) {
+  // They are the last three fields writeProfile writes.
+  std::string text = profileText(testProfile());
+  size_t from = text.find(",\n  \"cache_bytes\"");
+  ASSERT_NE(from, std::string::npos) << text;
+  text.erase(from, text.rfind("\n}") - from);
+  EXPECT_EQ(text.find("cache"), std::string::npos) << text;
+  llvm::Expected<MachineProfile> old = parseProfile(text, "old.json");
+  ASSERT_TRUE(static_cast<bool>(old)) << llvm::toString(old.takeError());
+  EXPECT_EQ(old->cacheBytes, 0);
+  EXPECT_EQ(old->coldWriteBytesPerSecond, 0);
+  EXPECT_EQ(old->cachedHostLinkBytesPerSecond, 0);
+  EXPECT_EQ(parseError(withField("cache_bytes", "-1")),
+            "p.json: field 'cache_bytes': must be a finite number >= 0, got "
+            "-1");
+  EXPECT_EQ(parseError(withField("cold_write_bytes_per_second", "\"x\"")),
+            "p.json: field 'cold_write_bytes_per_second': must be a finite "
+            "number >= 0, got \"x\"");
+  const MachineProfile &def = getDefaultProfile();
+  EXPECT_GT(def.cacheBytes, 0);
+  EXPECT_GT(def.cachedHostLinkBytesPerSecond, def.hostLinkBytesPerSecond);
 }
 
 TEST(Profile, ReadErrorsNameTheFile) {
@@ -769,6 +818,8 @@ gnnrt::CalibrationSizes tinySizes() {
   s.copyBytes = 1 << 16;
   s.diskBytes = 1 << 16;
   s.diskChunkBytes = 1 << 14;
+  s.coldWriteSliceBytes = 1 << 14;
+  s.coldWriteRegionBytes = 1 << 18;
   s.minSeconds = 0;
   s.minRepetitions = 2;
   return s;
@@ -795,13 +846,22 @@ TEST(Calibrate, EveryRateIsPositiveAndFinite) {
   EXPECT_GE(result.diskTransferOverlap, 0);
   EXPECT_LE(result.diskTransferOverlap, 1);
   EXPECT_EQ(result.hostTransferOverlap, 0);
+  // The cache may be unknown and cold writes may cost nothing (0 each), but
+  // never less; the cached copies always run.
+  for (double value : {result.cacheBytes, result.coldWriteBytesPerSecond}) {
+    EXPECT_TRUE(std::isfinite(value));
+    EXPECT_GE(value, 0);
+  }
+  EXPECT_TRUE(std::isfinite(result.cachedHostLinkBytesPerSecond));
+  EXPECT_GT(result.cachedHostLinkBytesPerSecond, 0);
   EXPECT_GE(result.threads, 1);
   EXPECT_GE(lines.size(), 6u);
   // One row per rate; the spill file is gone.
   std::string table = gnnrt::formatCalibrationTable(result);
   for (const char *row :
        {"gemm", "stream", "dropout", "spmm", "host copy", "host overlap",
-        "kernel call", "disk write", "disk read", "disk overlap"})
+        "cold write", "cached copy", "cache", "kernel call", "disk write",
+        "disk read", "disk overlap"})
     EXPECT_NE(table.find(row), std::string::npos) << row << "\n" << table;
   std::error_code ec;
   llvm::sys::fs::directory_iterator it(dir.path, ec);
