@@ -456,10 +456,11 @@ int64_t mlir::gnn::cachedArenaBytes(const MachineProfile &profile) {
   return static_cast<int64_t>(profile.cacheBytes / 2);
 }
 
-double mlir::gnn::coldWriteSeconds(double resultBytes, int64_t devicePeak,
-                                   const MachineProfile &profile) {
-  if (profile.cacheBytes <= 0 || profile.coldWriteBytesPerSecond <= 0 ||
-      static_cast<double>(devicePeak) <= cachedArenaBytes(profile))
+double mlir::gnn::cachedWriteSavings(double resultBytes, int64_t devicePeak,
+                                     const MachineProfile &profile) {
+  int64_t cached = cachedArenaBytes(profile);
+  if (cached <= 0 || profile.coldWriteBytesPerSecond <= 0 ||
+      devicePeak > cached)
     return 0;
   return resultBytes / profile.coldWriteBytesPerSecond;
 }

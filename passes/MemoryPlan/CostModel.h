@@ -78,9 +78,9 @@ struct MachineProfile {
   double cacheBytes = 0;
   /// The extra cost of writing results into memory the cache does not hold
   /// (each line is read before it is written), as result bytes per second
-  /// of that extra; 0: none. Charged to every result of the step when the
-  /// session's device peak is larger than half of cacheBytes
-  /// (coldWriteSeconds).
+  /// of that extra; 0: none. Saved on every result of the step when the
+  /// session's device peak is at most half of cacheBytes
+  /// (cachedWriteSavings).
   /// Optional in the JSON.
   double coldWriteBytesPerSecond = 0;
   /// Host copies while the session's device peak stays in the cache (see
@@ -150,15 +150,15 @@ llvm::Expected<MachineProfile> resolveProfile(llvm::StringRef explicitPath,
 /// cache.
 int64_t cachedArenaBytes(const MachineProfile &profile);
 
-/// What writing \p resultBytes of a step's results costs beyond the prices
-/// of its ops when the session's device peak is \p devicePeak: nothing
-/// while the peak is at most cachedArenaBytes, else resultBytes /
-/// coldWriteBytesPerSecond. On the CPU target the arena is ordinary memory:
-/// a plan whose arena stays in cache writes its results into lines the
-/// cache holds, one that does not pays a memory read per line written
-/// (docs/CostModel.md, "Results written beyond the cache").
-double coldWriteSeconds(double resultBytes, int64_t devicePeak,
-                        const MachineProfile &profile);
+/// What a step saves on writing \p resultBytes of results when the
+/// session's device peak is \p devicePeak: the rates are measured on
+/// memory beyond the caches, so the ops' prices include writing into lines
+/// the cache must first read; within cachedArenaBytes the lines are cached
+/// and the step saves resultBytes / coldWriteBytesPerSecond, else nothing.
+/// On the CPU target the arena is ordinary memory (docs/CostModel.md,
+/// "Results written within the cache").
+double cachedWriteSavings(double resultBytes, int64_t devicePeak,
+                          const MachineProfile &profile);
 
 /// Which rate bounds a cost (for reports; `seconds` already applies it).
 enum class CostRate {

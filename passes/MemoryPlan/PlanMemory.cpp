@@ -2105,12 +2105,13 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   }
   // The cache (profiles that know one: the CPU target's). The arena is
   // ordinary memory there, and a step whose session peak stays within half
-  // the last-level cache writes its results into lines the cache holds, where
-  // a larger one pays a memory read for every line it writes. The solver
-  // prices ops, not where they write, so auto also plans the room that
-  // fits the cache and keeps that plan when its copies cost less than the
-  // cold writes it saves (docs/CostModel.md, "Results written beyond the
-  // cache"). Each prediction reported below includes its cold writes.
+  // the last-level cache writes its results into lines the cache holds,
+  // where a larger one pays a memory read for every line it writes (as the
+  // profile's rates, measured beyond the caches, price every op). The
+  // solver prices ops, not where they write, so auto also plans the room
+  // that fits the cache and keeps that plan when its copies cost less than
+  // the writes it saves (docs/CostModel.md, "Results written within the
+  // cache"). Each prediction reported below includes its savings.
   double resultBytes = 0;
   for (const ValueLiveness &v : live->getValues())
     if ((v.storage == Storage::Arena || v.storage == Storage::Result) &&
@@ -2131,8 +2132,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     return o.fate == Fate::Host ? o.seconds * copyScale(a) : o.seconds;
   };
   auto predicted = [&](const Attempt &a) {
-    double seconds =
-        planner.keepAllSeconds + coldWriteSeconds(resultBytes, peakOf(a), prof);
+    double seconds = planner.keepAllSeconds -
+                     cachedWriteSavings(resultBytes, peakOf(a), prof);
     for (auto [c, cand] : llvm::enumerate(problem.candidates))
       seconds += addedSeconds(a, cand.options[a.solution.choice[c]]);
     return seconds;
@@ -2161,8 +2162,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         fixed + plan::evaluate(problem,
                                std::vector<int>(problem.candidates.size(), 0))
                     .peak[0]);
-  double keepAllSeconds =
-      planner.keepAllSeconds + coldWriteSeconds(resultBytes, keepAllPeak, prof);
+  double keepAllSavings = cachedWriteSavings(resultBytes, keepAllPeak, prof);
+  double keepAllSeconds = planner.keepAllSeconds - keepAllSavings;
 
   plan::Solution &solution = result->solution;
   OwningOpRef<func::FuncOp> &planned = result->planned;
@@ -2182,8 +2183,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
                          predicted(*result), keepAllSeconds, policyName));
   // The cache's part of the difference to keep-all, which no tensor's row
   // holds: `gnnc plan` shows it, and the rows plus it add up.
-  if (double cache = coldWriteSeconds(resultBytes, peakDevice, prof) -
-                     (keepAllSeconds - planner.keepAllSeconds);
+  if (double cache =
+          keepAllSavings - cachedWriteSavings(resultBytes, peakDevice, prof);
       cache != 0)
     func->setAttr("mem.cache_seconds", b.getF64FloatAttr(cache));
   func->setAttr("mem.num_handles", b.getI64IntegerAttr(handles));

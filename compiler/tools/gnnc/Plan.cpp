@@ -55,9 +55,10 @@ struct StepPlan {
   std::string spillDir;
   std::array<int64_t, NumTiers> peak = {};
   double predictedSeconds = 0, keepAllSeconds = 0;
-  /// The cache's part of predicted - keep-all (mem.cache_seconds): the cold
-  /// writes one of the two pays and the other does not; 0 when both or
-  /// neither do (docs/CostModel.md, "Results written beyond the cache").
+  /// The cache's part of predicted - keep-all (mem.cache_seconds): the
+  /// result writes one of the two saves by staying in the cache and the
+  /// other does not; 0 when both or neither do (docs/CostModel.md,
+  /// "Results written within the cache").
   double cacheSeconds = 0;
   std::vector<TensorFate> fates;
   std::array<std::vector<int64_t>, NumTiers> curves;
@@ -260,13 +261,11 @@ void printTable(const StepPlan &plan, llvm::raw_ostream &os) {
     line((std::string(kTierNames[t]) + " peak"),
          bytesText(plan.peak[t]) + " " + limitText(plan, Tier(t)));
   if (plan.cacheSeconds != 0)
-    line("cache", llvm::formatv("{0}{1:f3} ms of cold writes against keep-all "
-                                "({2})",
-                                plan.cacheSeconds > 0 ? "+" : "",
-                                plan.cacheSeconds * 1e3,
-                                plan.cacheSeconds < 0
-                                    ? "this plan stays within half the cache"
-                                    : "keep-all stays within half the cache"));
+    line("cache", llvm::formatv(
+                      "{0}{1:f3} ms against keep-all: {2} writes its "
+                      "results within half the cache",
+                      plan.cacheSeconds > 0 ? "+" : "", plan.cacheSeconds * 1e3,
+                      plan.cacheSeconds < 0 ? "this plan" : "keep-all"));
   line("step time",
        llvm::formatv("{0:f3} ms predicted, {1:f3} ms keeping every tensor "
                      "({2}{3:f1}% overhead)",

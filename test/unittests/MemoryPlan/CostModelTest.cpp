@@ -447,23 +447,24 @@ TEST(CostModel, TransferAndConvertFormulas) {
   EXPECT_EQ(kernelSeconds(3e9, 1e9, CostRate::None, p), 0);
 }
 
-// Results written beyond the cache: nothing while the session's peak is at
-// most half the cache, result bytes at the cold-write rate above it, and
-// nothing for a profile that has no cache or no cold-write rate.
-TEST(CostModel, ColdWritesCostOnlyBeyondHalfTheCache) {
+// Results written within the cache: the rates price writes into memory
+// beyond it, so a session peak of at most half the cache saves the result
+// bytes at the cold-write rate; above it, or for a profile that has no
+// cache or no cold-write rate, nothing.
+TEST(CostModel, ResultWritesSaveOnlyWithinHalfTheCache) {
   MachineProfile p = testProfile();
   p.cacheBytes = 32 << 20;
   p.coldWriteBytesPerSecond = 4e10;
   EXPECT_EQ(cachedArenaBytes(p), 16 << 20);
-  EXPECT_EQ(coldWriteSeconds(1e8, 16 << 20, p), 0);
-  EXPECT_DOUBLE_EQ(coldWriteSeconds(1e8, (16 << 20) + 1, p), 1e8 / 4e10);
+  EXPECT_DOUBLE_EQ(cachedWriteSavings(1e8, 16 << 20, p), 1e8 / 4e10);
+  EXPECT_EQ(cachedWriteSavings(1e8, (16 << 20) + 1, p), 0);
   MachineProfile noCache = p;
   noCache.cacheBytes = 0;
   EXPECT_EQ(cachedArenaBytes(noCache), 0);
-  EXPECT_EQ(coldWriteSeconds(1e8, int64_t(1) << 40, noCache), 0);
+  EXPECT_EQ(cachedWriteSavings(1e8, 1024, noCache), 0);
   MachineProfile noRate = p;
   noRate.coldWriteBytesPerSecond = 0;
-  EXPECT_EQ(coldWriteSeconds(1e8, int64_t(1) << 40, noRate), 0);
+  EXPECT_EQ(cachedWriteSavings(1e8, 1024, noRate), 0);
 }
 
 /// Every op of every function of every shipped example, at the stage the
