@@ -30,6 +30,7 @@ namespace gnnrt::cpu {
 namespace kernel = ::gnnrt::kernel;
 using kernel::bitsOf;
 using kernel::blockRows;
+using kernel::dot8;
 using kernel::fromBits;
 using kernel::kReductionBlocks;
 using kernel::mulSize;
@@ -327,24 +328,6 @@ inline int checkIn(const gnnrt_graph *g) {
 template <typename T> std::unique_ptr<T[]> scratch(int64_t count) {
   return std::unique_ptr<T[]>(
       new (std::nothrow) T[static_cast<size_t>(count > 0 ? count : 1)]);
-}
-
-/// The dot product of \p f floats with eight interleaved partial sums (lane
-/// j takes elements j, j + 8, ...) added pairwise at the end. A single
-/// accumulator would be a chain of dependent additions the compiler may not
-/// vectorise without reassociating; this fixed order vectorises as written
-/// and still gives the same bits on every call. gnnrt_cpu_sddmm and
-/// gnnrt_cpu_sddmm_tiles share it, so both give the same bits.
-inline float dot(const float *a, const float *b, int64_t f) {
-  float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t c = 0;
-  for (; c + 8 <= f; c += 8)
-    for (int j = 0; j < 8; ++j)
-      lane[j] += a[c + j] * b[c + j];
-  for (int j = 0; c < f; ++c, ++j)
-    lane[j] += a[c] * b[c];
-  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) +
-         ((lane[2] + lane[6]) + (lane[3] + lane[7]));
 }
 
 } // namespace gnnrt::cpu

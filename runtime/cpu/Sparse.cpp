@@ -183,7 +183,7 @@ int gnnrt_cpu_sddmm(const gnnrt_graph *g, const float *lhs, const float *rhs,
       const float *rs = rhs + static_cast<int64_t>(src[s]) * d;
       float *ye = y + static_cast<int64_t>(eid[s]) * heads;
       for (int64_t k = 0; k < heads; ++k)
-        ye[k] = dot(li + k * f, rs + k * f, f);
+        ye[k] = dot8(li + k * f, rs + k * f, f);
     }
   }
   return GNNRT_OK;

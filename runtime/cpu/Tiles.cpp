@@ -568,7 +568,7 @@ int gnnrt_cpu_sddmm_tiles(const gnnrt_graph *g, const float *lhs,
         const float *rs = rhs + static_cast<int64_t>(t.src[s]) * d;
         float *ye = y + static_cast<int64_t>(t.eid[s]) * heads;
         for (int64_t k = 0; k < heads; ++k)
-          ye[k] = dot(li + k * f, rs + k * f, f);
+          ye[k] = dot8(li + k * f, rs + k * f, f);
       }
     }
   };

@@ -253,20 +253,6 @@ __global__ void maxGradByColumn(const int32_t *src, const int32_t *winner,
     }
 }
 
-/// The CPU's dot product of \p f floats: eight interleaved partial sums
-/// (lane j takes elements j, j + 8, ...) added pairwise at the end.
-__device__ inline float dot8(const float *a, const float *b, int64_t f) {
-  float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t c = 0;
-  for (; c + 8 <= f; c += 8)
-    for (int j = 0; j < 8; ++j)
-      lane[j] += a[c + j] * b[c + j];
-  for (int j = 0; c < f; ++c, ++j)
-    lane[j] += a[c] * b[c];
-  return ((lane[0] + lane[4]) + (lane[1] + lane[5])) +
-         ((lane[2] + lane[6]) + (lane[3] + lane[7]));
-}
-
 /// y(e, k) for slot s (edge e, row i) and head k.
 __global__ void sddmmKernel(const int32_t *indptr, const int32_t *src,
                             const int32_t *ids, const float *lhs,
@@ -276,7 +262,7 @@ __global__ void sddmmKernel(const int32_t *indptr, const int32_t *src,
   for (int64_t t = firstItem(); t < e * heads; t += itemStride()) {
     const int64_t s = t / heads, k = t % heads;
     const int64_t i = rowOfSlot(indptr, n, s);
-    y[static_cast<int64_t>(ids[s]) * heads + k] = dot8(
+    y[static_cast<int64_t>(ids[s]) * heads + k] = kernel::dot8(
         lhs + i * d + k * f, rhs + static_cast<int64_t>(src[s]) * d + k * f, f);
   }
 }
