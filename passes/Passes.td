@@ -216,7 +216,7 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     `train.role = "loss"` result), decides for each saved tensor (defined in
     the forward part, read again by the backward part after at least one op
     in between) whether it is kept, recomputed, offloaded to host memory or
-    disk, or stored narrow, so that the step fits the device budget at the
+    disk, stored narrow, or kept as its signs, so that the step fits the device budget at the
     lowest predicted step time, and rewrites the step with `mem` ops.
 
     The budget is the train block's `memory` (or the `budget` option); the
@@ -251,7 +251,12 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     * host, disk: `mem.offload` after the last forward use (`mem.handle`
       numbers the copies), `mem.prefetch` and `mem.free` of the copy before
       the first backward use;
-    * narrow: `mem.store_as` / `mem.load_as` at the same points.
+    * narrow: `mem.store_as` / `mem.load_as` at the same points;
+    * sign, for a tensor only relu and leaky_relu gradients read (they need
+      `x > 0` alone): `mem.store_sign` / `mem.load_sign` at the same
+      points, a bit an element over the gap, exact at any
+      `saved_precision` (the `signs` option; off for the CUDA target). A
+      room that no plan places is tried again without signs.
     Costs come from the cost model (CostModel.h; the `profile` option, or
     the built-in default). The `policy` (default: the train block's `plan`)
     `auto` solves exactly (branch and bound; `solver=greedy` or `ilp` for
@@ -291,12 +296,16 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     Option<"cache", "cache", "bool", /*default=*/"true",
            "Price the profile's cache (the CPU target, whose arena is host "
            "memory; off for the CUDA target)">,
+    Option<"signs", "signs", "bool", /*default=*/"true",
+           "Offer the sign fate, mem.store_sign (the CPU target; the CUDA "
+           "target has no kernels for it yet)">,
   ];
   let statistics = [
     Statistic<"numCandidates", "candidates", "Saved tensors given a fate">,
     Statistic<"numRecomputed", "recomputed", "Tensors recomputed">,
     Statistic<"numOffloaded", "offloaded", "Tensors offloaded to host or disk">,
     Statistic<"numNarrowed", "narrowed", "Tensors stored in a narrower type">,
+    Statistic<"numSigned", "signed", "Tensors kept as their signs">,
   ];
 }
 

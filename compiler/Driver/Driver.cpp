@@ -272,6 +272,7 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
   pipelineOptions.stage = stageName(stage).str();
   pipelineOptions.restrictRows = cpuTarget && !options.noRestrictRows;
   pipelineOptions.cache = cpuTarget;
+  pipelineOptions.signs = cpuTarget;
   if (options.denseFeatures)
     pipelineOptions.sparseFeatures = 0.0;
   // The machine profile the planner prices fates with: --profile, else

@@ -410,6 +410,66 @@ LogicalResult LoadAsOp::verify() {
                                /*narrow=*/false);
 }
 
+RankedTensorType mlir::mem::signBitsType(RankedTensorType tensor) {
+  if (!tensor.hasStaticShape() || tensor.getEncoding() ||
+      tensor.getRank() == 0 || !isa<FloatType>(tensor.getElementType()))
+    return {};
+  int64_t rows = tensor.getDimSize(0);
+  int64_t cols = rows == 0 ? 0 : tensor.getNumElements() / rows;
+  return RankedTensorType::get({rows, (cols + 7) / 8},
+                               IntegerType::get(tensor.getContext(), 8));
+}
+
+bool mlir::mem::readsSignOnly(OpOperand &use) {
+  auto grad = dyn_cast<gnn::ActivationGradOp>(use.getOwner());
+  return grad && use.get() == grad.getInput() &&
+         use.get() != grad.getResultGrad() &&
+         (grad.getKind() == gnn::Activation::relu ||
+          grad.getKind() == gnn::Activation::leaky_relu);
+}
+
+/// The checks shared by store_sign and load_sign: \p bits is \p tensor's
+/// packing, and the rows (if any) are over its rows.
+static LogicalResult verifySignPacking(Operation *op, RankedTensorType tensor,
+                                       Type bits, Value rowSets,
+                                       std::optional<uint64_t> level) {
+  RankedTensorType expected = signBitsType(tensor);
+  if (!expected)
+    return op->emitOpError("packs a static float tensor without encoding, "
+                           "got ")
+           << tensor;
+  if (bits != expected)
+    return op->emitOpError("bits of ")
+           << tensor << " must be " << expected << ", got " << bits;
+  if (rowSets && tensor.getRank() != 2)
+    return op->emitOpError("row sets need a matrix, got ") << tensor;
+  return verifyTransferRows(op, rowSets, level, tensor);
+}
+
+LogicalResult StoreSignOp::verify() {
+  if (failed(verifySignPacking(*this, getInput().getType(),
+                               getResult().getType(), getRowSets(),
+                               getLevel())))
+    return failure();
+  return verifyNoUseAfter(*this, getInput(),
+                          "was stored as its sign (use mem.load_sign)");
+}
+
+LogicalResult LoadSignOp::verify() {
+  if (failed(verifySignPacking(*this, getResult().getType(),
+                               getInput().getType(), getRowSets(), getLevel())))
+    return failure();
+  for (OpOperand &use : getResult().getUses())
+    if (!readsSignOnly(use)) {
+      InFlightDiagnostic diag =
+          emitOpError("result is a sign, not the stored tensor: only the "
+                      "input of a relu or leaky_relu gradient may read it");
+      diag.attachNote(use.getOwner()->getLoc()) << "read here";
+      return diag;
+    }
+  return success();
+}
+
 LogicalResult FreeOp::verify() {
   return verifyNoUseAfter(*this, getValue(), "was freed");
 }

@@ -68,6 +68,16 @@ std::optional<uint64_t> tileBytesRead(Value value);
 /// gnn.spmm sum or mean (gnnrt_cpu_spmm_tiles), of a gnn.sddmm, or of a
 /// gnn.edge_softmax or its gradient (gnnrt_cpu_sddmm_tiles and the like).
 bool readsGraphInTiles(OpOperand &use);
+
+/// The bytes mem.store_sign packs \p tensor into: a row of ceil(C / 8)
+/// bytes for each of its N rows, C its other dimensions' product; null for
+/// a tensor it cannot pack (dynamic, encoded, not float, rank 0).
+RankedTensorType signBitsType(RankedTensorType tensor);
+
+/// Whether \p use needs its value only through `value > 0`: the input of a
+/// gnn.activation_grad of relu or leaky_relu, the one user mem.load_sign's
+/// 1.0s and 0.0s may have.
+bool readsSignOnly(OpOperand &use);
 } // namespace mlir::mem
 
 #endif // GNNC_DIALECTS_MEM_MEMOPS_H

@@ -231,6 +231,61 @@ def Mem_LoadAsOp : Mem_Op<"load_as", [Mem_PlanEffects]> {
   let hasVerifier = 1;
 }
 
+def Mem_StoreSignOp : Mem_Op<"store_sign", [Mem_PlanEffects]> {
+  let summary = "keep only whether each element of a tensor is positive";
+  let description = [{
+    Packs `input > 0` a bit an element: row `i` of the result holds the
+    bits of row `i` of `input` (all its other dimensions flattened to
+    `C` columns), column `c` in bit `c % 8` of byte `c / 8`, so the result
+    is `N x ceil(C / 8)` bytes. A NaN is not positive. Like `mem.store_as`,
+    it ends the lifetime of `input`; `mem.load_sign` brings the bits back for
+    the one kind of user that needs nothing else, the gradient of `relu` or
+    `leaky_relu`, which depends on its input only through `x > 0`. That makes
+    this fate exact at any `saved_precision`, at a 32nd of the bytes.
+
+    With `rows %sets {level = k}` only the rows of `R_k` are packed (as for
+    `mem.offload`); the other rows of the result are left as they were.
+
+    Example:
+    ```mlir
+    %s = mem.store_sign %x : tensor<2708x16xf32> -> tensor<2708x2xi8>
+    ```
+  }];
+  let arguments = !con((ins Mem_FloatTensor:$input), Mem_RowArgs);
+  let results = (outs TensorOf<[I8]>:$result);
+  let assemblyFormat = [{
+    $input (`rows` $row_sets^)? attr-dict `:` type($input)
+    (`,` type($row_sets)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Mem_LoadSignOp : Mem_Op<"load_sign", [Mem_PlanEffects]> {
+  let summary = "a tensor of 1.0 and 0.0 from the bits mem.store_sign kept";
+  let description = [{
+    Unpacks the bits of `mem.store_sign` into a fresh f32 tensor of the
+    stored tensor's type: 1.0 where the element was positive, +0.0
+    elsewhere. It is not the stored tensor, only its sign, so its only users
+    may be `gnn.activation_grad relu` or `leaky_relu` reading it as their
+    input: their derivative, `x > 0 ? 1 : 0` or `x > 0 ? 1 : slope`, is the
+    same for both, and so are their results, bit for bit. With `rows %sets
+    {level = k}` only the rows of `R_k` are written.
+
+    Example:
+    ```mlir
+    %x1 = mem.load_sign %s : tensor<2708x2xi8> -> tensor<2708x16xf32>
+    %dx = gnn.activation_grad relu %x1, %dy : tensor<2708x16xf32>
+    ```
+  }];
+  let arguments = !con((ins TensorOf<[I8]>:$input), Mem_RowArgs);
+  let results = (outs Mem_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`rows` $row_sets^)? attr-dict `:` type($input)
+    (`,` type($row_sets)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Mem_FreeOp : Mem_Op<"free", [Mem_PlanEffects]> {
   let summary = "release the storage of a value at this point";
   let description = [{

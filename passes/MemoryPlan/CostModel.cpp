@@ -543,6 +543,14 @@ double mlir::gnn::convertSeconds(int64_t elements,
          6.0 * static_cast<double>(elements) / profile.memBytesPerSecond;
 }
 
+double mlir::gnn::signSeconds(double floatBytes,
+                              const MachineProfile &profile) {
+  if (floatBytes <= 0)
+    return 0;
+  return profile.secondsPerOp +
+         floatBytes * (1.0 + 1.0 / 32) / profile.memBytesPerSecond;
+}
+
 namespace {
 
 /// A stored value of a CSR matrix costs the dropout kernel a whole Philox
@@ -1240,6 +1248,19 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
         cost.flops = static_cast<double>(n);
         cost.rate = CostRate::Memory;
         cost.seconds = convertSeconds(n, profile);
+        return cost;
+      })
+      .Case<mem::StoreSignOp, mem::LoadSignOp>([&](auto o) {
+        Value floats = isa<mem::StoreSignOp>(o.getOperation())
+                           ? o->getOperand(0)
+                           : o->getResult(0);
+        const double floatBytes =
+            copiedBytes(floats, o.getRowSets(), o.getLevel());
+        OpCost cost;
+        cost.bytes = floatBytes * (1.0 + 1.0 / 32);
+        cost.flops = floatBytes / 4;
+        cost.rate = CostRate::Memory;
+        cost.seconds = signSeconds(floatBytes, profile);
         return cost;
       })
       .Case([&](mem::RecomputeOp o) {

@@ -285,6 +285,11 @@ OpCost tiledCsrReads(Operation *matmul, int64_t tileBytes,
 /// secondsPerOp + 6 * elements / memBytesPerSecond. 0 for elements <= 0.
 double convertSeconds(int64_t elements, const MachineProfile &profile);
 
+/// Seconds of mem.store_sign or mem.load_sign over \p floatBytes of f32
+/// elements (the rows they pack or unpack): the floats read or written, a
+/// 32nd of that in bits the other way.
+double signSeconds(double floatBytes, const MachineProfile &profile);
+
 } // namespace mlir::gnn
 
 #endif // GNNC_PASSES_MEMORYPLAN_COSTMODEL_H

@@ -474,6 +474,27 @@ int64_t rowBytesMoved(int64_t bytes, const RowRestriction &rows, Value value) {
                     cast<RankedTensorType>(value.getType()).getDimSize(0))));
 }
 
+/// Sign options taken out of a problem, with their candidates' indices.
+using SignOptions = std::vector<std::pair<size_t, plan::Option>>;
+
+/// Takes every candidate's sign option (always its last) out of
+/// \p problem: the other options keep their indices.
+SignOptions takeSignOptions(plan::Problem &problem) {
+  SignOptions taken;
+  for (auto [c, cand] : llvm::enumerate(problem.candidates))
+    if (!cand.options.empty() && cand.options.back().fate == Fate::Sign) {
+      taken.emplace_back(c, std::move(cand.options.back()));
+      cand.options.pop_back();
+    }
+  return taken;
+}
+
+/// Puts back what takeSignOptions took.
+void restoreSignOptions(plan::Problem &problem, SignOptions taken) {
+  for (auto &[c, option] : taken)
+    problem.candidates[c].options.push_back(std::move(option));
+}
+
 struct CandidateInfo {
   Value value;
   int64_t def = 0, lastForward = 0, firstBackward = 0, lastUse = 0;
@@ -552,6 +573,10 @@ public:
   void build(bool allowNarrow, Type narrowType, const SessionFootprint &fp,
              bool layerRecipes);
 
+  /// Whether saved tensors that only relu and leaky_relu gradients read
+  /// may be kept as their signs (gnn-plan-memory's `signs`).
+  bool offerSigns = true;
+
   /// The inputs of the model's layers (see markLayerInputs), filled when
   /// build() was asked for layer recipes.
   llvm::DenseSet<Value> layerInputs;
@@ -596,6 +621,9 @@ private:
     return v.handedOn ? boundary(v.lastUse) : point(v.lastUse);
   }
   bool recomputable(Operation *op) const;
+  /// Whether every backward reader of \p info needs it only through
+  /// `x > 0` (mem::readsSignOnly), and it has one.
+  bool readBySignsOnly(const CandidateInfo &info) const;
   /// Adds the residents to `candidates` (after the saved tensors).
   void addResidents(const SessionFootprint &fp);
   /// Resident \p c's options: keep on the device, or a host home staged
@@ -1275,7 +1303,37 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
       o.usage.push_back({Tier::Device, restored, info.end, info.bytes});
       cand.options.push_back(std::move(o));
     }
+    // Read only by relu or leaky_relu gradients, which need x > 0 alone:
+    // its signs, a bit an element, exact at any saved_precision.
+    if (offerSigns && !info.parked && type.getElementType().isF32() &&
+        mem::signBitsType(type) && readBySignsOnly(info)) {
+      auto bits = cast<RankedTensorType>(mem::signBitsType(type));
+      std::optional<RowRestriction> restriction = transferRows(info.value);
+      int64_t packed = alignToArena(bits.getNumElements());
+      double floats = static_cast<double>(
+          restriction ? rowBytesMoved(info.bytes, *restriction, info.value)
+                      : info.bytes);
+      plan::Option o;
+      o.fate = Fate::Sign;
+      o.seconds = 2 * signSeconds(floats, profile);
+      o.usage.push_back({Tier::Device, point(info.def), released, info.bytes});
+      o.usage.push_back({Tier::Device, released, restored, packed});
+      o.usage.push_back({Tier::Device, restored, info.end, info.bytes});
+      cand.options.push_back(std::move(o));
+    }
   }
+}
+
+bool StepPlanner::readBySignsOnly(const CandidateInfo &info) const {
+  bool any = false;
+  for (OpOperand &use : info.value.getUses()) {
+    if (live.getIndex(use.getOwner()) < info.firstBackward)
+      continue;
+    if (!mem::readsSignOnly(use))
+      return false;
+    any = true;
+  }
+  return any;
 }
 
 int64_t StepPlanner::rewrite(func::FuncOp target,
@@ -1344,6 +1402,16 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       auto op = b.create<mem::StoreAsOp>(loc, narrow, value);
       position[op] = 2 * (info.lastForward + 1);
       handle = op;
+    } else if (o.fate == Fate::Sign) {
+      // The rows a restricted value was computed at, as its host copies.
+      auto op = b.create<mem::StoreSignOp>(loc, mem::signBitsType(type), value,
+                                           Value(), IntegerAttr());
+      if (std::optional<RowRestriction> rows = transferRows(info.value)) {
+        op.getRowSetsMutable().assign(toTarget.lookup(rows->rowSets));
+        op.setLevel(static_cast<uint64_t>(rows->level));
+      }
+      position[op] = 2 * (info.lastForward + 1);
+      handle = op;
     }
     restores.push_back({c, handle});
   }
@@ -1396,6 +1464,13 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       restored = prefetch;
     } else if (o.fate == Fate::Narrow) {
       auto load = b.create<mem::LoadAsOp>(loc, value.getType(), handle);
+      position[load] = at;
+      restored = load;
+    } else if (o.fate == Fate::Sign) {
+      auto store = handle.getDefiningOp<mem::StoreSignOp>();
+      auto load =
+          b.create<mem::LoadSignOp>(loc, value.getType(), handle,
+                                    store.getRowSets(), store.getLevelAttr());
       position[load] = at;
       restored = load;
     } else {
@@ -1680,6 +1755,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     return failure();
 
   StepPlanner planner(func, *live, prof);
+  planner.offerSigns = signs;
   // Keeping prepare's graphs keeps the bound graph on the device beside
   // them while prepare runs. Where that cannot fit the budget with all of
   // prepare's values kept, they must go to host memory (a bound of this
@@ -1934,7 +2010,9 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     problem.capacity[0] = device;
     return &*simple;
   };
-  auto tryRoom = [&](int64_t room) -> FailureOr<Attempt> {
+  // Solves and places at \p room, lowering the solver's capacity by what
+  // the placement added, a few rounds; `placed` says whether one fit.
+  auto placeWithin = [&](int64_t room) -> FailureOr<Attempt> {
     Attempt a;
     problem.capacity[0] = room;
     for (int round = 0; round < 8; ++round) {
@@ -1961,8 +2039,23 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       if (problem.capacity[0] < 0)
         break;
     }
-    if (policyName != "auto")
-      return a;
+    return a;
+  };
+  auto tryRoom = [&](int64_t room) -> FailureOr<Attempt> {
+    FailureOr<Attempt> placed = placeWithin(room);
+    if (failed(placed) || placed->placed || policyName != "auto")
+      return placed;
+    // Signs are cheap but keep a 32nd of their tensors on the device, where
+    // host memory keeps nothing: the solvers, which are not exact on large
+    // steps, may take them where only a plan without them fits. So a room
+    // that no plan fits is tried again without them.
+    if (SignOptions signs = takeSignOptions(problem); !signs.empty()) {
+      FailureOr<Attempt> without = placeWithin(room);
+      restoreSignOptions(problem, std::move(signs));
+      if (failed(without) || without->placed)
+        return without;
+    }
+    Attempt a = std::move(*placed);
     FailureOr<std::vector<Attempt> *> fallbacks = simplePlans();
     if (failed(fallbacks))
       return failure();
@@ -2174,6 +2267,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     numRecomputed += f == Fate::Recompute;
     numOffloaded += f == Fate::Host || f == Fate::Disk;
     numNarrowed += f == Fate::Narrow;
+    numSigned += f == Fate::Sign;
   }
   int64_t peakDevice = peakOf(*result);
   func->setAttr(

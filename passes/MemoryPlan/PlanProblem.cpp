@@ -39,6 +39,8 @@ llvm::StringRef mlir::gnn::plan::stringifyFate(Fate fate) {
     return "disk";
   case Fate::Narrow:
     return "narrow";
+  case Fate::Sign:
+    return "sign";
   }
   llvm_unreachable("unknown fate");
 }

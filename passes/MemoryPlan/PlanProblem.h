@@ -53,7 +53,7 @@ enum class Tier { Device = 0, Host = 1, Disk = 2 };
 constexpr int kNumTiers = 3;
 llvm::StringRef stringifyTier(Tier tier);
 
-enum class Fate { Keep, Recompute, Host, Disk, Narrow };
+enum class Fate { Keep, Recompute, Host, Disk, Narrow, Sign };
 llvm::StringRef stringifyFate(Fate fate);
 
 /// `bytes` held in `tier` at every point of [from, to] (inclusive).

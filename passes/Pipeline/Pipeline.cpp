@@ -48,6 +48,7 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
   planning.profile = options.profile;
   planning.budget = options.budget;
   planning.cache = options.cache;
+  planning.signs = options.signs;
   pm.addPass(createGnnPlanMemory(planning));
   if (stage == "plan")
     return success();

@@ -56,6 +56,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("plan, cpp: price the profile's cache (the CPU target, "
                      "whose arena is host memory; gnn-plan-memory's cache)"),
       llvm::cl::init(true)};
+  Option<bool> signs{
+      *this, "signs",
+      llvm::cl::desc("plan, cpp: offer the sign fate (the CPU target; "
+                     "gnn-plan-memory's signs)"),
+      llvm::cl::init(true)};
   Option<int64_t> budget{
       *this, "budget",
       llvm::cl::desc("plan, cpp: device budget in bytes (-1: the program's "

@@ -82,7 +82,8 @@ std::optional<StringRef> elementCType(Type type) {
     return StringRef("float");
   if (type.isInteger(32))
     return StringRef("int32_t");
-  if (type.isInteger(1))
+  // Booleans a byte each; mem.store_sign's packed bits.
+  if (type.isInteger(1) || type.isInteger(8))
     return StringRef("uint8_t");
   // Narrow storage of mem.store_as: bits only, no kernel computes on them.
   if (type.isBF16() || type.isF16())
@@ -436,6 +437,12 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
               "parameters, optimizer state, features or graph-derived values "
               "in host memory run on the CPU target only (--target=cpu, or a "
               "larger `memory` budget)";
+  if (cuda() && isa<mem::StoreSignOp, mem::LoadSignOp>(op))
+    return op->emitError()
+           << "'" << op->getName()
+           << "' is not supported yet by the CUDA target: plans that keep a "
+              "tensor as its signs run on the CPU target only (--target=cpu; "
+              "gnn-plan-memory with signs=false does not choose them)";
   if (cuda() && (isa<mem::OffloadOp, mem::PrefetchOp>(op) ||
                  (isa<mem::FreeOp>(op) &&
                   isa<mem::OffloadedType>(op->getOperand(0).getType()))))
@@ -622,6 +629,32 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                              ? ("gnnrt_cpu_f32_to_" + width).str()
                              : ("gnnrt_cpu_" + width + "_to_f32").str();
     call(callee, {name(in), names[result], n(in)});
+    return success();
+  }
+
+  if (isa<mem::StoreSignOp, mem::LoadSignOp>(op)) {
+    auto store = dyn_cast<mem::StoreSignOp>(op);
+    auto load = dyn_cast<mem::LoadSignOp>(op);
+    Value in = op->getOperand(0), result = op->getResult(0);
+    Value floats = store ? in : result;
+    Value sets = store ? store.getRowSets() : load.getRowSets();
+    std::optional<uint64_t> level = store ? store.getLevel() : load.getLevel();
+    if (failed(defineAll(op)))
+      return failure();
+    const int64_t rows = dim(floats, 0);
+    SmallVector<std::string> args = {
+        name(in), std::to_string(rows),
+        std::to_string(rows == 0 ? 0 : numElements(floats) / rows)};
+    if (sets) {
+      args.push_back(name(sets));
+      args.push_back(std::to_string(rowSetsHops(sets, floats)));
+      args.push_back(std::to_string(*level));
+    }
+    args.push_back(names[result]);
+    call((Twine(store ? "gnnrt_cpu_store_sign" : "gnnrt_cpu_load_sign") +
+          (sets ? "_rows" : ""))
+             .str(),
+         args);
     return success();
   }
 

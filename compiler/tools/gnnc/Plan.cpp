@@ -89,7 +89,8 @@ struct StepPlan {
 };
 
 /// The fates in the order the table and the totals list them.
-const char *const kFates[] = {"keep", "recompute", "host", "disk", "narrow"};
+const char *const kFates[] = {"keep", "recompute", "host",
+                              "disk", "narrow",    "sign"};
 
 std::string bytesText(int64_t bytes) {
   return gnnrt::formatBytes(static_cast<uint64_t>(std::max<int64_t>(bytes, 0)));
@@ -249,7 +250,12 @@ void printTable(const StepPlan &plan, llvm::raw_ostream &os) {
                                 .Case("recompute", "recomputed")
                                 .Case("host", "to host")
                                 .Case("disk", "to disk")
-                                .Default("narrowed");
+                                .Case("narrow", "narrowed")
+                                .Default("as signs");
+    // The newest fate only where a plan has it, so older plans read as
+    // they always did.
+    if (llvm::StringRef(fate) == "sign" && plan.bytesWithFate(fate) == 0)
+      continue;
     totals += (totals.empty() ? "" : ", ") + label.str() + " " +
               bytesText(plan.bytesWithFate(fate));
   }

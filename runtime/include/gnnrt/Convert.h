@@ -1,7 +1,8 @@
 /*===- Convert.h - Storage precision conversions -------------------*- C
 -*-===//
 //
-// The kernels behind `mem.store_as` and `mem.load_as`: the memory planner may
+// The kernels behind `mem.store_as` and `mem.load_as`, and `mem.store_sign`
+// and `mem.load_sign` at the end: the memory planner may
 // keep a tensor that lives from the forward to the backward pass in 16 bits
 // (bfloat16 or IEEE half) and widen it back to fp32 before its use. The
 // conversions must be exact functions of their input, not of the machine,
@@ -51,6 +52,27 @@ int gnnrt_cpu_f32_to_f16(const float *src, uint16_t *dst, int64_t n);
 
 /* dst[i] = float(src[i]), src holding binary16 bit patterns. */
 int gnnrt_cpu_f16_to_f32(const uint16_t *src, float *dst, int64_t n);
+
+/* mem.store_sign: bit c % 8 of bits[i * ceil(cols / 8) + c / 8] is
+ * `x[i * cols + c] > 0` (a NaN is not positive), for every row i in
+ * [0, rows); the padding bits of a row's last byte are 0. Only the signs
+ * survive: the gradients of relu and leaky_relu need nothing else. */
+int gnnrt_cpu_store_sign(const float *x, int64_t rows, int64_t cols,
+                         uint8_t *bits);
+
+/* mem.load_sign: y[i * cols + c] = 1.0 where that bit is set, +0.0
+ * elsewhere, for every row i in [0, rows). */
+int gnnrt_cpu_load_sign(const uint8_t *bits, int64_t rows, int64_t cols,
+                        float *y);
+
+/* The same at the rows of R_level of gnnrt_cpu_receptive_rows' buffer
+ * (`rows` nodes, `hops` hops) only; other rows are left as they were. */
+int gnnrt_cpu_store_sign_rows(const float *x, int64_t rows, int64_t cols,
+                              const int32_t *row_sets, int64_t hops,
+                              int64_t level, uint8_t *bits);
+int gnnrt_cpu_load_sign_rows(const uint8_t *bits, int64_t rows, int64_t cols,
+                             const int32_t *row_sets, int64_t hops,
+                             int64_t level, float *y);
 
 #ifdef __cplusplus
 } /* extern "C" */

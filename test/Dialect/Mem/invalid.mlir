@@ -436,3 +436,56 @@ func.func @load_home_csr_tiles_dropout(%f: tensor<4x6xf32, #gnn.csr<nnz = 5>> {m
   %d = gnn.dropout %f0, %k {p = 5.000000e-01 : f64, stream = 0 : i64} : tensor<4x6xf32, #gnn.csr<nnz = 5>>
   return
 }
+
+// -----
+
+func.func @store_sign_shape(%x: tensor<4x9xf32>) {
+  // expected-error @+1 {{bits of 'tensor<4x9xf32>' must be 'tensor<4x2xi8>', got 'tensor<4x1xi8>'}}
+  %s = mem.store_sign %x : tensor<4x9xf32> -> tensor<4x1xi8>
+  return
+}
+
+// -----
+
+func.func @store_sign_dynamic(%x: tensor<?x9xf32>) {
+  // expected-error @+1 {{packs a static float tensor without encoding, got 'tensor<?x9xf32>'}}
+  %s = mem.store_sign %x : tensor<?x9xf32> -> tensor<4x2xi8>
+  return
+}
+
+// -----
+
+func.func @use_after_store_sign(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand is used after it was stored as its sign (use mem.load_sign)}}
+  %s = mem.store_sign %x : tensor<4xf32> -> tensor<4x1xi8>
+  // expected-note @+1 {{used here}}
+  return %x : tensor<4xf32>
+}
+
+// -----
+
+func.func @load_sign_read_by_elu(%s: tensor<4x1xi8>, %dy: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{result is a sign, not the stored tensor: only the input of a relu or leaky_relu gradient may read it}}
+  %x = mem.load_sign %s : tensor<4x1xi8> -> tensor<4xf32>
+  // expected-note @+1 {{read here}}
+  %g = gnn.activation_grad elu %x, %dy : tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+func.func @load_sign_as_the_gradient(%s: tensor<4x1xi8>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{result is a sign, not the stored tensor}}
+  %dy = mem.load_sign %s : tensor<4x1xi8> -> tensor<4xf32>
+  // expected-note @+1 {{read here}}
+  %g = gnn.activation_grad relu %x, %dy : tensor<4xf32>
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+func.func @load_sign_rows_level(%s: tensor<6x2xi8>, %sets: tensor<11xi32>) {
+  // expected-error @+1 {{level 3 is beyond the row sets' 2 hops}}
+  %x = mem.load_sign %s rows %sets {level = 3 : i64} : tensor<6x2xi8>, tensor<11xi32> -> tensor<6x9xf32>
+  return
+}

@@ -142,6 +142,26 @@ func.func @recompute_no_inputs() -> tensor<2xf32> {
   return %r : tensor<2xf32>
 }
 
+// CHECK-LABEL: func.func @signs
+func.func @signs(%x: tensor<6x9xf32>, %dy: tensor<6x9xf32>, %sets: tensor<11xi32>, %e: tensor<5xf32>, %de: tensor<5xf32>) -> (tensor<6x9xf32>, tensor<6x9xf32>, tensor<5xf32>) {
+  // CHECK: %[[S:.*]] = mem.store_sign %{{.*}} : tensor<6x9xf32> -> tensor<6x2xi8>
+  %s = mem.store_sign %x : tensor<6x9xf32> -> tensor<6x2xi8>
+  // CHECK: mem.load_sign %[[S]] : tensor<6x2xi8> -> tensor<6x9xf32>
+  %l = mem.load_sign %s : tensor<6x2xi8> -> tensor<6x9xf32>
+  %g = gnn.activation_grad relu %l, %dy : tensor<6x9xf32>
+  // CHECK: %[[R:.*]] = mem.store_sign %{{.*}} rows %{{.*}} {level = 1 : i64} : tensor<6x9xf32>, tensor<11xi32> -> tensor<6x2xi8>
+  %r = mem.store_sign %dy rows %sets {level = 1 : i64} : tensor<6x9xf32>, tensor<11xi32> -> tensor<6x2xi8>
+  // CHECK: mem.load_sign %[[R]] rows %{{.*}} {level = 1 : i64} : tensor<6x2xi8>, tensor<11xi32> -> tensor<6x9xf32>
+  %lr = mem.load_sign %r rows %sets {level = 1 : i64} : tensor<6x2xi8>, tensor<11xi32> -> tensor<6x9xf32>
+  %gr = gnn.activation_grad leaky_relu %lr, %g {slope = 2.0e-01 : f64} : tensor<6x9xf32>
+  // A vector packs as a column.
+  // CHECK: mem.store_sign %{{.*}} : tensor<5xf32> -> tensor<5x1xi8>
+  %v = mem.store_sign %e : tensor<5xf32> -> tensor<5x1xi8>
+  %lv = mem.load_sign %v : tensor<5x1xi8> -> tensor<5xf32>
+  %gv = gnn.activation_grad relu %lv, %de : tensor<5xf32>
+  return %g, %gr, %gv : tensor<6x9xf32>, tensor<6x9xf32>, tensor<5xf32>
+}
+
 // CHECK-LABEL: func.func @precision
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Z:.*]]: tensor<3xf64>)
 func.func @precision(%x: tensor<4x8xf32>, %z: tensor<3xf64>) -> (tensor<4x8xf32>, tensor<3xf64>) {
