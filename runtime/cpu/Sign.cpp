@@ -11,7 +11,13 @@
 #include "Common.h"
 #include "RowSets.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 using namespace gnnrt::cpu;
 
@@ -22,23 +28,50 @@ constexpr int64_t kSignRowChunk = 64;
 
 int64_t rowBytes(int64_t cols) { return (cols + 7) / 8; }
 
+/// Bit k of \p byte is `x[k] > 0` for k < \p count (<= 8); the others 0.
+uint8_t packByte(const float *x, int count) {
+#if defined(__SSE2__)
+  if (count == 8) {
+    // Ordered compares: false for a NaN, as `x > 0` is.
+    const __m128 zero = _mm_setzero_ps();
+    const int lo = _mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(x), zero));
+    const int hi = _mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(x + 4), zero));
+    return static_cast<uint8_t>(lo | hi << 4);
+  }
+#endif
+  uint8_t byte = 0;
+  for (int k = 0; k < count; ++k)
+    byte |= static_cast<uint8_t>(x[k] > 0.0f) << k;
+  return byte;
+}
+
 void packRow(const float *__restrict x, int64_t cols,
              uint8_t *__restrict bits) {
-  for (int64_t b = 0, c = 0; c < cols; ++b) {
-    uint8_t byte = 0;
-    for (int k = 0; k < 8 && c < cols; ++k, ++c)
-      byte |= static_cast<uint8_t>(x[c] > 0.0f) << k;
-    bits[b] = byte;
-  }
+  for (int64_t b = 0; b * 8 < cols; ++b)
+    bits[b] = packByte(x + b * 8,
+                       static_cast<int>(std::min<int64_t>(8, cols - b * 8)));
 }
+
+/// The eight floats of each byte's bits: a copy per byte unpacks at memory
+/// speed where a branch per bit did not (5x slower than memcpy).
+struct Unpacked {
+  float lanes[256][8];
+  Unpacked() {
+    for (int byte = 0; byte < 256; ++byte)
+      for (int k = 0; k < 8; ++k)
+        lanes[byte][k] = (byte >> k) & 1 ? 1.0f : 0.0f;
+  }
+};
 
 void unpackRow(const uint8_t *__restrict bits, int64_t cols,
                float *__restrict y) {
-  for (int64_t b = 0, c = 0; c < cols; ++b) {
-    const uint8_t byte = bits[b];
-    for (int k = 0; k < 8 && c < cols; ++k, ++c)
-      y[c] = (byte >> k) & 1 ? 1.0f : 0.0f;
-  }
+  static const Unpacked table;
+  int64_t b = 0;
+  for (; (b + 1) * 8 <= cols; ++b)
+    std::memcpy(y + b * 8, table.lanes[bits[b]], sizeof(table.lanes[0]));
+  if (b * 8 < cols)
+    std::memcpy(y + b * 8, table.lanes[bits[b]],
+                static_cast<size_t>(cols - b * 8) * sizeof(float));
 }
 
 int signArgs(const void *from, const void *to, int64_t rows, int64_t cols) {
