@@ -1246,18 +1246,18 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
       makeRecipes(static_cast<int>(c));
     int64_t released = boundary(info.lastForward + 1);
     int64_t restored = boundary(info.firstBackward);
+    // A value computed at one set's rows has only those rows copied to host
+    // memory or packed into signs; it is still given the whole tensor's
+    // room, an upper bound, since the set's size is only estimated here.
+    int64_t rowsMoved = info.bytes;
+    if (std::optional<RowRestriction> rows = transferRows(info.value))
+      rowsMoved = rowBytesMoved(info.bytes, *rows, info.value);
     for (auto [fate, tier, transfer] :
          {std::tuple{Fate::Host, Tier::Host, TransferTier::Host},
           std::tuple{Fate::Disk, Tier::Disk, TransferTier::Disk}}) {
       plan::Option o;
       o.fate = fate;
-      // A host copy of a value computed at one set's rows moves those rows
-      // only; it is still given the whole tensor's room, an upper bound,
-      // since the set's size is only estimated here.
-      int64_t moved = info.bytes;
-      if (std::optional<RowRestriction> rows = transferRows(info.value);
-          rows && tier == Tier::Host)
-        moved = rowBytesMoved(info.bytes, *rows, info.value);
+      int64_t moved = tier == Tier::Host ? rowsMoved : info.bytes;
       o.seconds = transferSeconds(moved, transfer, false, profile) +
                   transferSeconds(moved, transfer, true, profile);
       o.usage.push_back({Tier::Device, point(info.def), released, info.bytes});
@@ -1305,17 +1305,13 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
     }
     // Read only by relu or leaky_relu gradients, which need x > 0 alone:
     // its signs, a bit an element, exact at any saved_precision.
-    if (offerSigns && !info.parked && type.getElementType().isF32() &&
-        mem::signBitsType(type) && readBySignsOnly(info)) {
-      auto bits = cast<RankedTensorType>(mem::signBitsType(type));
-      std::optional<RowRestriction> restriction = transferRows(info.value);
+    RankedTensorType bits = mem::signBitsType(type);
+    if (offerSigns && !info.parked && type.getElementType().isF32() && bits &&
+        readBySignsOnly(info)) {
       int64_t packed = alignToArena(bits.getNumElements());
-      double floats = static_cast<double>(
-          restriction ? rowBytesMoved(info.bytes, *restriction, info.value)
-                      : info.bytes);
       plan::Option o;
       o.fate = Fate::Sign;
-      o.seconds = 2 * signSeconds(floats, profile);
+      o.seconds = 2 * signSeconds(static_cast<double>(rowsMoved), profile);
       o.usage.push_back({Tier::Device, point(info.def), released, info.bytes});
       o.usage.push_back({Tier::Device, released, restored, packed});
       o.usage.push_back({Tier::Device, restored, info.end, info.bytes});
@@ -1362,6 +1358,14 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
     Value handleOrNarrow;
   };
   SmallVector<Restore> restores;
+  // A value computed at one set's rows alone (transferRows) is copied to
+  // host memory, or packed into signs, at those rows only.
+  auto restrictToRows = [&](auto op, Value original) {
+    if (std::optional<RowRestriction> rows = transferRows(original)) {
+      op.getRowSetsMutable().assign(toTarget.lookup(rows->rowSets));
+      op.setLevel(static_cast<uint64_t>(rows->level));
+    }
+  };
   // Releases first, at each boundary before the acquires: the peak there
   // is then the lower one.
   for (size_t c = 0; c < candidates.size(); ++c) {
@@ -1389,11 +1393,8 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       mem::Tier tier = o.fate == Fate::Host ? mem::Tier::host : mem::Tier::disk;
       auto op = b.create<mem::OffloadOp>(
           loc, mem::OffloadedType::get(ctx, tier, type), value, tier);
-      if (std::optional<RowRestriction> rows = transferRows(info.value);
-          rows && tier == mem::Tier::host) {
-        op.getRowSetsMutable().assign(toTarget.lookup(rows->rowSets));
-        op.setLevel(static_cast<uint64_t>(rows->level));
-      }
+      if (tier == mem::Tier::host)
+        restrictToRows(op, info.value);
       op->setAttr("mem.handle", b.getI64IntegerAttr(handles++));
       position[op] = 2 * (info.lastForward + 1);
       handle = op;
@@ -1403,13 +1404,9 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       position[op] = 2 * (info.lastForward + 1);
       handle = op;
     } else if (o.fate == Fate::Sign) {
-      // The rows a restricted value was computed at, as its host copies.
       auto op = b.create<mem::StoreSignOp>(loc, mem::signBitsType(type), value,
                                            Value(), IntegerAttr());
-      if (std::optional<RowRestriction> rows = transferRows(info.value)) {
-        op.getRowSetsMutable().assign(toTarget.lookup(rows->rowSets));
-        op.setLevel(static_cast<uint64_t>(rows->level));
-      }
+      restrictToRows(op, info.value);
       position[op] = 2 * (info.lastForward + 1);
       handle = op;
     }

@@ -23,9 +23,6 @@ using namespace gnnrt::cpu;
 
 namespace {
 
-/// Rows per chunk of the parallel loops.
-constexpr int64_t kSignRowChunk = 64;
-
 int64_t rowBytes(int64_t cols) { return (cols + 7) / 8; }
 
 /// Bit k of \p byte is `x[k] > 0` for k < \p count (<= 8); the others 0.
@@ -95,7 +92,7 @@ int forRows(int64_t rows, int64_t cols, const int32_t *rowSets, int64_t hops,
     order = sets.order;
     count = sets.count[level];
   }
-  forEachChunk(count, kSignRowChunk, worthThreads(count, cols),
+  forEachChunk(count, kRowChunk, worthThreads(count, cols),
                [&](int64_t first, int64_t last) {
                  for (int64_t t = first; t < last; ++t)
                    fn(order ? int64_t(order[t]) : t);

@@ -766,24 +766,24 @@ TEST_F(TilesTest, EdgeSoftmaxTilesGiveTheEdgeSoftmaxBits) {
                   GNNRT_OK);
         EXPECT_TRUE(sameBits(inPlace, y));
 
-        std::vector<float> grad(x.size(), NAN);
-        ASSERT_EQ(gnnrt_cpu_edge_softmax_grad_tiles(
-                      &g, y.data(), dy.data(), heads, tile.data(), tile.bytes(),
-                      grad.data(), &tile.moved),
-                  GNNRT_OK);
-        EXPECT_TRUE(sameBits(grad, dx));
-        std::vector<float> overDy = dy; // dx == dy
-        ASSERT_EQ(gnnrt_cpu_edge_softmax_grad_tiles(
-                      &g, y.data(), overDy.data(), heads, tile.data(),
-                      tile.bytes(), overDy.data(), &tile.moved),
-                  GNNRT_OK);
-        EXPECT_TRUE(sameBits(overDy, dx));
-        std::vector<float> overY = y; // dx == y
-        ASSERT_EQ(gnnrt_cpu_edge_softmax_grad_tiles(
-                      &g, overY.data(), dy.data(), heads, tile.data(),
-                      tile.bytes(), overY.data(), &tile.moved),
-                  GNNRT_OK);
-        EXPECT_TRUE(sameBits(overY, dx));
+        // The gradient into a fresh buffer, over dy, and over y.
+        for (int over = 0; over < 3; ++over) {
+          SCOPED_TRACE("gradient written over " +
+                       std::string(over == 0   ? "nothing"
+                                   : over == 1 ? "dy"
+                                               : "y"));
+          std::vector<float> yIn = y, dyIn = dy, fresh(x.size(), NAN);
+          float *out = over == 0   ? fresh.data()
+                       : over == 1 ? dyIn.data()
+                                   : yIn.data();
+          ASSERT_EQ(gnnrt_cpu_edge_softmax_grad_tiles(
+                        &g, yIn.data(), dyIn.data(), heads, tile.data(),
+                        tile.bytes(), out, &tile.moved),
+                    GNNRT_OK);
+          EXPECT_TRUE(sameBits(
+              std::vector<float>(out, out + static_cast<int64_t>(dx.size())),
+              dx));
+        }
       }
     }
 }
