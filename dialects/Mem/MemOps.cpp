@@ -209,14 +209,17 @@ LogicalResult MemDialect::verifyOperationAttribute(Operation *op,
 /// \p op, or null. Users nested in a later op's regions count: for the
 /// release point, using a value inside an `scf.if` after it is no different
 /// from using it directly.
-static Operation *findUseAfter(Operation *op, Value value) {
+/// Users of \p spared itself (not of its regions) are not counted.
+static Operation *findUseAfter(Operation *op, Value value,
+                               Operation *spared = nullptr) {
   Block *block = op->getBlock();
   if (!block)
     return nullptr;
   Operation *first = nullptr, *firstAncestor = nullptr;
   for (Operation *user : value.getUsers()) {
     Operation *ancestor = block->findAncestorOpInBlock(*user);
-    if (!ancestor || ancestor == op || !op->isBeforeInBlock(ancestor))
+    if (!ancestor || ancestor == op || !op->isBeforeInBlock(ancestor) ||
+        user == spared)
       continue;
     if (!firstAncestor || ancestor->isBeforeInBlock(firstAncestor)) {
       first = user;
@@ -226,10 +229,24 @@ static Operation *findUseAfter(Operation *op, Value value) {
   return first;
 }
 
-/// Fails when \p value is used after \p op, which ended its lifetime.
-static LogicalResult verifyNoUseAfter(Operation *op, Value value,
-                                      StringRef why) {
-  Operation *user = findUseAfter(op, value);
+/// The op that a transfer \p op ending its input's lifetime (mem.offload,
+/// mem.store_as, mem.store_sign) may still leave one read to: the next op
+/// that is not a mem op, when it is a gnn op. The planner puts a transfer
+/// there when that op is its input's last reader and can write its result
+/// over the input's buffer: the data has left by then, and one buffer
+/// serves both.
+static Operation *lastReaderAfterTransfer(Operation *op) {
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (!isa<MemDialect>(next->getDialect()))
+      return isa<gnn::GnnDialect>(next->getDialect()) ? next : nullptr;
+  return nullptr;
+}
+
+/// Fails when \p value is used after \p op, which ended its lifetime
+/// (after \p spared, when that op may still read it).
+static LogicalResult verifyNoUseAfter(Operation *op, Value value, StringRef why,
+                                      Operation *spared = nullptr) {
+  Operation *user = findUseAfter(op, value, spared);
   if (!user)
     return success();
   InFlightDiagnostic diag = op->emitOpError()
@@ -279,7 +296,8 @@ LogicalResult OffloadOp::verify() {
     return emitOpError("result must hold the operand's type ")
            << getInput().getType() << ", got " << handle.getTensorType();
   return verifyNoUseAfter(*this, getInput(),
-                          "was offloaded (use the mem.prefetch result)");
+                          "was offloaded (use the mem.prefetch result)",
+                          lastReaderAfterTransfer(*this));
 }
 
 Operation *mlir::mem::nonProductReader(Value csr) {
@@ -402,7 +420,8 @@ LogicalResult StoreAsOp::verify() {
   // Like an offload, storing narrow replaces the wide buffer; a later use
   // of the wide value would keep it alive and void the saving.
   return verifyNoUseAfter(*this, getInput(),
-                          "was stored narrow (use the mem.load_as result)");
+                          "was stored narrow (use the mem.load_as result)",
+                          lastReaderAfterTransfer(*this));
 }
 
 LogicalResult LoadAsOp::verify() {
@@ -452,7 +471,8 @@ LogicalResult StoreSignOp::verify() {
                                getLevel())))
     return failure();
   return verifyNoUseAfter(*this, getInput(),
-                          "was stored as its sign (use mem.load_sign)");
+                          "was stored as its sign (use mem.load_sign)",
+                          lastReaderAfterTransfer(*this));
 }
 
 LogicalResult LoadSignOp::verify() {

@@ -46,7 +46,12 @@ def Mem_OffloadOp : Mem_Op<"offload", [Mem_PlanEffects]> {
     handle to the copy. The offload ends the device lifetime of `input`: its
     device buffer is released once the copy has completed, without a
     separate `mem.free`. Therefore no op after the offload in the same block
-    may use `input`; later users take the value `mem.prefetch` returns.
+    may use `input`, with one exception: the next op that is not a `mem` op,
+    when it is a `gnn` op, may read it one last time and write its result
+    over its buffer. gnn-plan-memory places an offload there when that
+    reader can work in place, so that one buffer serves both; a target that
+    copies asynchronously must wait for the copy before that reader runs.
+    Later users take the value `mem.prefetch` returns.
 
     The tier is spelled in the op and in the handle's type: the op says what
     is done, the type what a later `mem.prefetch` or `mem.free` receives.
@@ -195,8 +200,8 @@ def Mem_StoreAsOp : Mem_Op<"store_as", [Mem_PlanEffects]> {
     e.g. f32 to bf16 or f16) and releases the wide buffer, so the tensor
     occupies fewer device bytes while it waits for its backward-pass users.
     Like `mem.offload`, it ends the lifetime of `input`: no op after it in
-    the same block may use `input`; later users take the value `mem.load_as`
-    returns.
+    the same block may use `input` (but the next `gnn` op, as there); later
+    users take the value `mem.load_as` returns.
     gnn-plan-memory chooses this fate only where the program's
     `saved_precision` allows it; `mem.load_as` converts back. Rounding is to
     nearest even.
@@ -238,7 +243,8 @@ def Mem_StoreSignOp : Mem_Op<"store_sign", [Mem_PlanEffects]> {
     bits of row `i` of `input` (all its other dimensions flattened to
     `C` columns), column `c` in bit `c % 8` of byte `c / 8`, so the result
     is `N x ceil(C / 8)` bytes. A NaN is not positive. Like `mem.store_as`,
-    it ends the lifetime of `input`; `mem.load_sign` brings the bits back for
+    it ends the lifetime of `input` (but for the next `gnn` op, as
+    `mem.offload` says); `mem.load_sign` brings the bits back for
     the one kind of user that needs nothing else, the gradient of `relu` or
     `leaky_relu`, which depends on its input only through `x > 0`. That makes
     this fate exact at any `saved_precision`, at a 32nd of the bytes.

@@ -500,6 +500,15 @@ struct CandidateInfo {
   int64_t def = 0, lastForward = 0, firstBackward = 0, lastUse = 0;
   /// The last point its device bytes occupy (StepPlanner::lastPoint).
   int64_t end = 0;
+  /// The two consecutive backward readers of a saved tensor furthest
+  /// apart, with at least one op between them (gapTo >= gapFrom + 2), or
+  /// none (gapTo = 0): where SavedHost's RestoreTwice and ParkInBackwardGap
+  /// park it.
+  int64_t gapFrom = 0, gapTo = 0;
+  /// Whether its last forward reader can write its result over it once
+  /// the value has left the device (takesOverWhenGone): a fate that takes
+  /// it away then does so just before that reader, not after it.
+  bool handsOff = false;
   int64_t bytes = 0;                    // Aligned.
   std::vector<RecomputeRecipe> recipes; // Indexed by Option::detail.
   /// Not saved but idle from its op to its first reader (`lastForward`
@@ -557,7 +566,18 @@ std::optional<int64_t> stagedTileSlots(int64_t staging, int64_t edges) {
 /// to the device before its first backward use; or, for a CSR matrix that
 /// only products read, offloaded as soon as it is computed and read from
 /// the host a tile at a time by every product, the forward's too.
-enum SavedHost : int64_t { RestoreWhole = 0, ReadInTiles = 1 };
+/// Or, for a tensor the backward pass reads at two ops far apart (GAT's
+/// projected features: by the attention's SDDMM, then by the attention
+/// vectors' gradients), parked in host memory between those two readers
+/// too, and brought back once more: its device copy is gone over the
+/// backward ops between them, where the attention's gradients peak. Or
+/// kept over the forward-backward gap and parked over that one alone.
+enum SavedHost : int64_t {
+  RestoreWhole = 0,
+  ReadInTiles = 1,
+  RestoreTwice = 2,
+  ParkInBackwardGap = 3
+};
 
 /// Builds the Problem of one step and rewrites solutions into IR.
 class StepPlanner {
@@ -610,7 +630,7 @@ public:
   /// analysed function (same op order), and returns the offload handles
   /// used.
   int64_t rewrite(func::FuncOp target, const std::vector<int> &choice,
-                  Type narrowType);
+                  Type narrowType, bool handOffs = true);
 
 private:
   int64_t point(int64_t op) const { return 2 * op + 1; }
@@ -621,6 +641,17 @@ private:
     return v.handedOn ? boundary(v.lastUse) : point(v.lastUse);
   }
   bool recomputable(Operation *op) const;
+  /// Whether the op at \p reader, the last forward reader of saved value
+  /// \p v, could write its result over \p v were \p v to die there: the
+  /// liveness would then hand \p v on to it (inPlaceReads), and it hands
+  /// no other operand on, so that nothing else changes.
+  bool takesOverWhenGone(const ValueLiveness &v, int64_t reader) const;
+  /// The boundary after which candidate \p info's device bytes are gone
+  /// when its fate takes it away after the forward pass.
+  int64_t releasedAt(const CandidateInfo &info) const {
+    return info.handsOff ? boundary(info.lastForward)
+                         : boundary(info.lastForward + 1);
+  }
   /// Whether every backward reader of \p info needs it only through
   /// `x > 0` (mem::readsSignOnly), and it has one.
   bool readBySignsOnly(const CandidateInfo &info) const;
@@ -763,7 +794,9 @@ void StepPlanner::makeRecipes(int c) {
     option.requiresKept.assign(requires.begin(), requires.end());
     option.detail = static_cast<int64_t>(info.recipes.size());
     option.usage.push_back(
-        {Tier::Device, point(info.def), point(info.lastForward), info.bytes});
+        {Tier::Device, point(info.def),
+         info.handsOff ? boundary(info.lastForward) : point(info.lastForward),
+         info.bytes});
     option.usage.push_back({Tier::Device, boundary(at), info.end, info.bytes});
     if (transient > 0)
       option.usage.push_back(
@@ -1168,6 +1201,16 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
     }
     if (hasView || info.firstBackward < info.lastForward + 2)
       continue;
+    info.handsOff = takesOverWhenGone(v, info.lastForward);
+    SmallVector<int64_t> backward;
+    for (Operation *user : v.value.getUsers())
+      if (int64_t k = live.getIndex(user);
+          k >= info.firstBackward && !isa<func::ReturnOp>(user))
+        backward.push_back(k);
+    llvm::sort(backward);
+    for (auto [from, to] : llvm::zip(backward, llvm::drop_begin(backward)))
+      if (to >= from + 2 && to - from > info.gapTo - info.gapFrom)
+        std::tie(info.gapFrom, info.gapTo) = std::pair(from, to);
     candidateOf[v.value] = static_cast<int>(candidates.size());
     candidates.push_back(std::move(info));
   }
@@ -1244,7 +1287,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
       continue;
     if (!info.parked)
       makeRecipes(static_cast<int>(c));
-    int64_t released = boundary(info.lastForward + 1);
+    int64_t released = releasedAt(info);
     int64_t restored = boundary(info.firstBackward);
     // A value computed at one set's rows has only those rows copied to host
     // memory or packed into signs; it is still given the whole tensor's
@@ -1269,6 +1312,34 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
       o.usage.push_back({tier, released, restored, away});
       o.usage.push_back({Tier::Device, restored, info.end, info.bytes});
       cand.options.push_back(std::move(o));
+    }
+    if (info.gapTo > 0 && !info.parked) {
+      // The host copy stays until the last copy back; the device holds the
+      // tensor from its first backward reader to the gap's start.
+      const int64_t parked = boundary(info.gapFrom + 1);
+      const int64_t back = boundary(info.gapTo);
+      const double out =
+          transferSeconds(rowsMoved, TransferTier::Host, false, profile);
+      const double in =
+          transferSeconds(rowsMoved, TransferTier::Host, true, profile);
+      plan::Option twice;
+      twice.fate = Fate::Host;
+      twice.detail = RestoreTwice;
+      twice.seconds = out + 2 * in;
+      twice.usage.push_back(
+          {Tier::Device, point(info.def), released, info.bytes});
+      twice.usage.push_back({Tier::Host, released, back, info.bytes});
+      twice.usage.push_back({Tier::Device, restored, parked, info.bytes});
+      twice.usage.push_back({Tier::Device, back, info.end, info.bytes});
+      cand.options.push_back(std::move(twice));
+      plan::Option gap;
+      gap.fate = Fate::Host;
+      gap.detail = ParkInBackwardGap;
+      gap.seconds = out + in;
+      gap.usage.push_back({Tier::Device, point(info.def), parked, info.bytes});
+      gap.usage.push_back({Tier::Host, parked, back, info.bytes});
+      gap.usage.push_back({Tier::Device, back, info.end, info.bytes});
+      cand.options.push_back(std::move(gap));
     }
     // A CSR matrix that only products read (dropout's features): to host
     // memory right after its op, and every product, the forward's too,
@@ -1320,6 +1391,22 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
   }
 }
 
+bool StepPlanner::takesOverWhenGone(const ValueLiveness &v,
+                                    int64_t reader) const {
+  if (reader <= v.def)
+    return false;
+  Operation *op = live.getSchedule()[reader];
+  if (op->getNumResults() == 0)
+    return false;
+  const ValueLiveness &result = live.lookup(op->getResult(0));
+  if (result.storage != Storage::Arena || result.inPlaceOf ||
+      alignToArena(result.bytes) != alignToArena(v.bytes))
+    return false;
+  return llvm::any_of(inPlaceReads(op), [&](auto read) {
+    return read.first == v.value && !read.second;
+  });
+}
+
 bool StepPlanner::readBySignsOnly(const CandidateInfo &info) const {
   bool any = false;
   for (OpOperand &use : info.value.getUses()) {
@@ -1333,7 +1420,8 @@ bool StepPlanner::readBySignsOnly(const CandidateInfo &info) const {
 }
 
 int64_t StepPlanner::rewrite(func::FuncOp target,
-                             const std::vector<int> &choice, Type narrowType) {
+                             const std::vector<int> &choice, Type narrowType,
+                             bool handOffs) {
   // The clone has the same ops in the same order.
   SmallVector<Operation *> ops;
   for (Operation &op : target.getBody().front())
@@ -1374,13 +1462,28 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
     const plan::Option &o = problem.candidates[c].options[choice[c]];
     const CandidateInfo &info = candidates[c];
     Value value = toTarget.lookup(info.value);
-    Operation *after = ops[info.lastForward + 1];
-    b.setInsertionPoint(after);
+    // Just before its last forward reader when that reader then writes over
+    // it (releasedAt): the copy or signs are taken first, on either target
+    // in program order.
+    const int64_t leaves =
+        handOffs && info.handsOff ? info.lastForward : info.lastForward + 1;
+    b.setInsertionPoint(ops[leaves]);
     Location loc = value.getLoc();
     auto type = cast<RankedTensorType>(value.getType());
     Value handle;
     const bool inTiles = o.fate == Fate::Host && o.detail == ReadInTiles;
-    if (inTiles) {
+    const bool gapOnly = o.fate == Fate::Host && o.detail == ParkInBackwardGap;
+    if (gapOnly) {
+      // Offloaded after the gap's first reader.
+      b.setInsertionPoint(ops[info.gapFrom + 1]);
+      auto op = b.create<mem::OffloadOp>(
+          loc, mem::OffloadedType::get(ctx, mem::Tier::host, type), value,
+          mem::Tier::host);
+      restrictToRows(op, info.value);
+      op->setAttr("mem.handle", b.getI64IntegerAttr(handles++));
+      position[op] = 2 * (info.gapFrom + 1);
+      handle = op;
+    } else if (inTiles) {
       // Offloaded right after its op; the products read the host copy.
       b.setInsertionPoint(ops[info.def + 1]);
       auto op = b.create<mem::OffloadOp>(
@@ -1396,18 +1499,18 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       if (tier == mem::Tier::host)
         restrictToRows(op, info.value);
       op->setAttr("mem.handle", b.getI64IntegerAttr(handles++));
-      position[op] = 2 * (info.lastForward + 1);
+      position[op] = 2 * leaves;
       handle = op;
     } else if (o.fate == Fate::Narrow) {
       auto narrow = RankedTensorType::get(type.getShape(), narrowType);
       auto op = b.create<mem::StoreAsOp>(loc, narrow, value);
-      position[op] = 2 * (info.lastForward + 1);
+      position[op] = 2 * leaves;
       handle = op;
     } else if (o.fate == Fate::Sign) {
       auto op = b.create<mem::StoreSignOp>(loc, mem::signBitsType(type), value,
                                            Value(), IntegerAttr());
       restrictToRows(op, info.value);
-      position[op] = 2 * (info.lastForward + 1);
+      position[op] = 2 * leaves;
       handle = op;
     }
     restores.push_back({c, handle});
@@ -1443,22 +1546,50 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       position[free] = position.lookup(last) + 1;
       continue;
     }
-    Operation *before = ops[info.firstBackward];
-    b.setInsertionPoint(before);
     Location loc = value.getLoc();
-    int64_t at = 2 * info.firstBackward;
-    Value restored;
-    if (o.fate == Fate::Host || o.fate == Fate::Disk) {
+    // A copy back to the device at op \p k (the rows the offload took),
+    // with the host copy freed after it when it is the last.
+    auto prefetchAt = [&](int64_t k, bool last) -> Value {
+      b.setInsertionPoint(ops[k]);
       auto prefetch = b.create<mem::PrefetchOp>(loc, value.getType(), handle);
       if (auto offload = handle.getDefiningOp<mem::OffloadOp>();
           offload && offload.getRowSets()) {
         prefetch.getRowSetsMutable().assign(offload.getRowSets());
         prefetch.setLevelAttr(offload.getLevelAttr());
       }
-      position[prefetch] = at;
-      auto free = b.create<mem::FreeOp>(loc, handle);
-      position[free] = at;
-      restored = prefetch;
+      position[prefetch] = 2 * k;
+      if (last) {
+        auto free = b.create<mem::FreeOp>(loc, handle);
+        position[free] = 2 * k;
+      }
+      return prefetch;
+    };
+    // Uses at or after op \p k of \p from read \p to instead.
+    auto readFrom = [&](Value from, Value to, int64_t k) {
+      from.replaceUsesWithIf(to, [&](OpOperand &use) {
+        auto it = position.find(use.getOwner());
+        return it != position.end() && it->second >= 2 * k &&
+               use.getOwner() != to.getDefiningOp();
+      });
+    };
+    if (o.fate == Fate::Host &&
+        (o.detail == RestoreTwice || o.detail == ParkInBackwardGap)) {
+      Value late = prefetchAt(info.gapTo, /*last=*/true);
+      if (o.detail == RestoreTwice) {
+        Value early = prefetchAt(info.firstBackward, /*last=*/false);
+        readFrom(value, early, info.firstBackward);
+        readFrom(early, late, info.gapTo);
+      } else {
+        readFrom(value, late, info.gapTo);
+      }
+      continue;
+    }
+    Operation *before = ops[info.firstBackward];
+    b.setInsertionPoint(before);
+    int64_t at = 2 * info.firstBackward;
+    Value restored;
+    if (o.fate == Fate::Host || o.fate == Fate::Disk) {
+      restored = prefetchAt(info.firstBackward, /*last=*/true);
     } else if (o.fate == Fate::Narrow) {
       auto load = b.create<mem::LoadAsOp>(loc, value.getType(), handle);
       position[load] = at;
@@ -1492,11 +1623,7 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       position[rec] = at;
       restored = rec.getResult(0);
     }
-    value.replaceUsesWithIf(restored, [&](OpOperand &use) {
-      auto it = position.find(use.getOwner());
-      return it != position.end() && it->second >= at &&
-             use.getOwner() != restored.getDefiningOp();
-    });
+    readFrom(value, restored, info.firstBackward);
   }
   // Residents with a host home: copied in before their first use (or each
   // use), and a state value's new value copied home right after its op.
@@ -1950,9 +2077,10 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
                     std::max(a.arena, a.others), a.graphsKept);
   };
   // Rewrites the step by \p solution and places it: the arena it needs.
-  auto place = [&](Attempt &a) -> LogicalResult {
+  auto place = [&](Attempt &a, bool handOffs = true) -> LogicalResult {
     a.planned = func.clone();
-    a.handles = planner.rewrite(*a.planned, a.solution.choice, narrowType);
+    a.handles =
+        planner.rewrite(*a.planned, a.solution.choice, narrowType, handOffs);
     OwningOpRef<func::FuncOp> flat = a.planned->clone();
     expandRecomputes(*flat);
     FailureOr<StepLiveness> after =
@@ -2026,13 +2154,30 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         break;
       if (failed(place(a)))
         return failure();
+      // A value handed on to its last forward reader (releasedAt) joins
+      // that reader's slot in one longer slot, which first fit may pack
+      // worse than the two: the same plan is placed without hand-offs too.
+      // Its peak is then above the curves' at those readers, but what the
+      // room must hold is the placed arena either way.
+      if (a.needs() > room && budgetBytes) {
+        Attempt plain;
+        plain.solution = a.solution;
+        plain.solver = a.solver;
+        if (failed(place(plain, /*handOffs=*/false)))
+          return failure();
+        if (plain.needs() < a.needs())
+          a = std::move(plain);
+      }
       if ((a.needs() <= room || !budgetBytes) && otherTiersFit) {
         a.placed = true;
         return a;
       }
       if (policyName != "auto")
         return a;
-      problem.capacity[0] -= a.needs() - room;
+      // Below the plan's own peak, which may sit well under the capacity:
+      // lowering the capacity alone would find the same plan again.
+      problem.capacity[0] = std::min(problem.capacity[0], a.solution.peak[0]) -
+                            (a.needs() - room);
       if (problem.capacity[0] < 0)
         break;
     }

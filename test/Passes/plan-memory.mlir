@@ -31,11 +31,13 @@
 // layer's pre-ReLU value, which only the ReLU's gradient reads, is kept as
 // its signs, 2708 x 2 bytes, over the forward and backward gap, where a
 // host copy would cost two copies; the exact search and the ILP agree.
+// The signs are packed just before the ReLU, the value's last forward
+// reader, which then writes its result over it: one buffer serves both.
 // SIGNS-LABEL: func.func @GCN.step
 // SIGNS-SAME: fate = "sign"{{.*}}name = "gnn.bias_add@5"
 // SIGNS: %[[PRE:.*]] = gnn.bias_add
-// SIGNS-NEXT: gnn.activation relu %[[PRE]]
 // SIGNS-NEXT: %[[BITS:.*]] = mem.store_sign %[[PRE]] : tensor<2708x16xf32> -> tensor<2708x2xi8>
+// SIGNS-NEXT: gnn.activation relu %[[PRE]]
 // SIGNS-NOT: %[[PRE]]
 // SIGNS: %[[ONES:.*]] = mem.load_sign %[[BITS]] : tensor<2708x2xi8> -> tensor<2708x16xf32>
 // SIGNS-NEXT: gnn.activation_grad relu %[[ONES]], %{{.*}} : tensor<2708x16xf32>

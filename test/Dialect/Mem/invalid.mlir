@@ -57,6 +57,18 @@ func.func @use_after_offload(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// The next gnn op may read an offloaded value one last time, no later op.
+func.func @use_after_hand_off(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{operand is used after it was offloaded}}
+  %h = mem.offload %x to host : tensor<4xf32> -> !mem.offloaded<host, tensor<4xf32>>
+  %y = gnn.activation relu %x : tensor<4xf32>
+  // expected-note @+1 {{used here}}
+  %z = gnn.add %y, %x : tensor<4xf32>
+  return %z : tensor<4xf32>
+}
+
+// -----
+
 // A use nested in a later op's region counts as a use after the offload.
 func.func @nested_use_after_offload(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{operand is used after it was offloaded}}

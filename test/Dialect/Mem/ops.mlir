@@ -22,6 +22,23 @@ func.func @offload_prefetch(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor
   return %x1, %y1 : tensor<4x8xf32>, tensor<4x8xf32>
 }
 
+// A transfer may go just before its input's last reader, the next gnn op
+// (only mem ops between), which may then write over the input's buffer;
+// the same host copy is brought back twice before it is freed.
+// CHECK-LABEL: func.func @hand_off
+func.func @hand_off(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  // CHECK: %[[H:.*]] = mem.offload %[[X:.*]] to host
+  %h = mem.offload %x to host : tensor<4x8xf32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  // CHECK-NEXT: mem.store_sign %[[Y:.*]] :
+  %s = mem.store_sign %y : tensor<4x8xf32> -> tensor<4x1xi8>
+  // CHECK-NEXT: gnn.add %[[X]], %[[Y]]
+  %z = gnn.add %x, %y : tensor<4x8xf32>
+  %x1 = mem.prefetch %h : !mem.offloaded<host, tensor<4x8xf32>> -> tensor<4x8xf32>
+  %x2 = mem.prefetch %h : !mem.offloaded<host, tensor<4x8xf32>> -> tensor<4x8xf32>
+  mem.free %h : !mem.offloaded<host, tensor<4x8xf32>>
+  return %z, %x1, %x2 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
 // A copy of the rows of one set only: R_1 of sets with 2 hops over 4 rows
 // (2 * 4 + 2 + 1 = 11 integers).
 // CHECK-LABEL: func.func @offload_rows
