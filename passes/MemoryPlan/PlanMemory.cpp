@@ -1178,6 +1178,9 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
   // Candidates: saved tensors with at least one op between their last
   // forward and first backward use, and no views (a view's users would
   // need the restored value too).
+  // A reader's result takes over one operand's slot: the first candidate
+  // that could hand itself on to a reader claims it.
+  llvm::DenseSet<int64_t> claimedReaders;
   for (const ValueLiveness &v : live.getValues()) {
     if (!v.saved || !isa<RankedTensorType>(v.value.getType()))
       continue;
@@ -1201,7 +1204,8 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
     }
     if (hasView || info.firstBackward < info.lastForward + 2)
       continue;
-    info.handsOff = takesOverWhenGone(v, info.lastForward);
+    info.handsOff = takesOverWhenGone(v, info.lastForward) &&
+                    claimedReaders.insert(info.lastForward).second;
     SmallVector<int64_t> backward;
     for (Operation *user : v.value.getUsers())
       if (int64_t k = live.getIndex(user);
