@@ -502,8 +502,7 @@ struct CandidateInfo {
   int64_t end = 0;
   /// The two consecutive backward readers of a saved tensor furthest
   /// apart, with at least one op between them (gapTo >= gapFrom + 2), or
-  /// none (gapTo = 0): where SavedHost's RestoreTwice and ParkInBackwardGap
-  /// park it.
+  /// none (gapTo = 0): where SavedHost's RestoreTwice parks it.
   int64_t gapFrom = 0, gapTo = 0;
   /// Whether its last forward reader can write its result over it once
   /// the value has left the device (takesOverWhenGone): a fate that takes
@@ -570,13 +569,11 @@ std::optional<int64_t> stagedTileSlots(int64_t staging, int64_t edges) {
 /// projected features: by the attention's SDDMM, then by the attention
 /// vectors' gradients), parked in host memory between those two readers
 /// too, and brought back once more: its device copy is gone over the
-/// backward ops between them, where the attention's gradients peak. Or
-/// kept over the forward-backward gap and parked over that one alone.
+/// backward ops between them, where the attention's gradients peak.
 enum SavedHost : int64_t {
   RestoreWhole = 0,
   ReadInTiles = 1,
-  RestoreTwice = 2,
-  ParkInBackwardGap = 3
+  RestoreTwice = 2
 };
 
 /// Builds the Problem of one step and rewrites solutions into IR.
@@ -1336,14 +1333,6 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
       twice.usage.push_back({Tier::Device, restored, parked, info.bytes});
       twice.usage.push_back({Tier::Device, back, info.end, info.bytes});
       cand.options.push_back(std::move(twice));
-      plan::Option gap;
-      gap.fate = Fate::Host;
-      gap.detail = ParkInBackwardGap;
-      gap.seconds = out + in;
-      gap.usage.push_back({Tier::Device, point(info.def), parked, info.bytes});
-      gap.usage.push_back({Tier::Host, parked, back, info.bytes});
-      gap.usage.push_back({Tier::Device, back, info.end, info.bytes});
-      cand.options.push_back(std::move(gap));
     }
     // A CSR matrix that only products read (dropout's features): to host
     // memory right after its op, and every product, the forward's too,
@@ -1476,18 +1465,7 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
     auto type = cast<RankedTensorType>(value.getType());
     Value handle;
     const bool inTiles = o.fate == Fate::Host && o.detail == ReadInTiles;
-    const bool gapOnly = o.fate == Fate::Host && o.detail == ParkInBackwardGap;
-    if (gapOnly) {
-      // Offloaded after the gap's first reader.
-      b.setInsertionPoint(ops[info.gapFrom + 1]);
-      auto op = b.create<mem::OffloadOp>(
-          loc, mem::OffloadedType::get(ctx, mem::Tier::host, type), value,
-          mem::Tier::host);
-      restrictToRows(op, info.value);
-      op->setAttr("mem.handle", b.getI64IntegerAttr(handles++));
-      position[op] = 2 * (info.gapFrom + 1);
-      handle = op;
-    } else if (inTiles) {
+    if (inTiles) {
       // Offloaded right after its op; the products read the host copy.
       b.setInsertionPoint(ops[info.def + 1]);
       auto op = b.create<mem::OffloadOp>(
@@ -1576,16 +1554,11 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
                use.getOwner() != to.getDefiningOp();
       });
     };
-    if (o.fate == Fate::Host &&
-        (o.detail == RestoreTwice || o.detail == ParkInBackwardGap)) {
+    if (o.fate == Fate::Host && o.detail == RestoreTwice) {
+      Value early = prefetchAt(info.firstBackward, /*last=*/false);
       Value late = prefetchAt(info.gapTo, /*last=*/true);
-      if (o.detail == RestoreTwice) {
-        Value early = prefetchAt(info.firstBackward, /*last=*/false);
-        readFrom(value, early, info.firstBackward);
-        readFrom(early, late, info.gapTo);
-      } else {
-        readFrom(value, late, info.gapTo);
-      }
+      readFrom(value, early, info.firstBackward);
+      readFrom(early, late, info.gapTo);
       continue;
     }
     Operation *before = ops[info.firstBackward];
