@@ -255,6 +255,14 @@ static LogicalResult verifyNoUseAfter(Operation *op, Value value, StringRef why,
   return diag;
 }
 
+/// The rule of mem.offload, mem.store_as and mem.store_sign: the transfer
+/// \p op ends \p input's lifetime, but for one last read by the next gnn
+/// op (lastReaderAfterTransfer).
+static LogicalResult verifyTransferEndsInput(Operation *op, Value input,
+                                             StringRef why) {
+  return verifyNoUseAfter(op, input, why, lastReaderAfterTransfer(op));
+}
+
 /// The checks of a transfer's `rows %sets {level}`: both or neither; rows
 /// of a matrix; sets over its rows (hops + 1 + N + ceil(N / 4) integers) with
 /// the level within their hops.
@@ -295,9 +303,8 @@ LogicalResult OffloadOp::verify() {
   if (handle.getTensorType() != getInput().getType())
     return emitOpError("result must hold the operand's type ")
            << getInput().getType() << ", got " << handle.getTensorType();
-  return verifyNoUseAfter(*this, getInput(),
-                          "was offloaded (use the mem.prefetch result)",
-                          lastReaderAfterTransfer(*this));
+  return verifyTransferEndsInput(*this, getInput(),
+                                 "was offloaded (use the mem.prefetch result)");
 }
 
 Operation *mlir::mem::nonProductReader(Value csr) {
@@ -419,9 +426,8 @@ LogicalResult StoreAsOp::verify() {
     return failure();
   // Like an offload, storing narrow replaces the wide buffer; a later use
   // of the wide value would keep it alive and void the saving.
-  return verifyNoUseAfter(*this, getInput(),
-                          "was stored narrow (use the mem.load_as result)",
-                          lastReaderAfterTransfer(*this));
+  return verifyTransferEndsInput(
+      *this, getInput(), "was stored narrow (use the mem.load_as result)");
 }
 
 LogicalResult LoadAsOp::verify() {
@@ -470,9 +476,8 @@ LogicalResult StoreSignOp::verify() {
                                getResult().getType(), getRowSets(),
                                getLevel())))
     return failure();
-  return verifyNoUseAfter(*this, getInput(),
-                          "was stored as its sign (use mem.load_sign)",
-                          lastReaderAfterTransfer(*this));
+  return verifyTransferEndsInput(*this, getInput(),
+                                 "was stored as its sign (use mem.load_sign)");
 }
 
 LogicalResult LoadSignOp::verify() {

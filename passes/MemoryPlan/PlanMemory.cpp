@@ -643,11 +643,16 @@ private:
   /// liveness would then hand \p v on to it (inPlaceReads), and it hands
   /// no other operand on, so that nothing else changes.
   bool takesOverWhenGone(const ValueLiveness &v, int64_t reader) const;
+  /// The op before which a fate taking candidate \p info away after the
+  /// forward pass puts its transfer: its last forward reader when it hands
+  /// off (and \p handOffs allows it), else the op after that reader.
+  int64_t leavesBefore(const CandidateInfo &info, bool handOffs = true) const {
+    return handOffs && info.handsOff ? info.lastForward : info.lastForward + 1;
+  }
   /// The boundary after which candidate \p info's device bytes are gone
   /// when its fate takes it away after the forward pass.
   int64_t releasedAt(const CandidateInfo &info) const {
-    return info.handsOff ? boundary(info.lastForward)
-                         : boundary(info.lastForward + 1);
+    return boundary(leavesBefore(info));
   }
   /// Whether every backward reader of \p info needs it only through
   /// `x > 0` (mem::readsSignOnly), and it has one.
@@ -1458,8 +1463,7 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
     // Just before its last forward reader when that reader then writes over
     // it (releasedAt): the copy or signs are taken first, on either target
     // in program order.
-    const int64_t leaves =
-        handOffs && info.handsOff ? info.lastForward : info.lastForward + 1;
+    const int64_t leaves = leavesBefore(info, handOffs);
     b.setInsertionPoint(ops[leaves]);
     Location loc = value.getLoc();
     auto type = cast<RankedTensorType>(value.getType());
