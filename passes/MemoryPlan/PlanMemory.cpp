@@ -50,6 +50,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
+#include <map>
 #include <optional>
 
 namespace mlir::gnn {
@@ -69,6 +70,12 @@ namespace {
 /// planning a deep model stays well under a second (each node checks
 /// every timeline point).
 constexpr int64_t kAutoExactNodes = 100'000;
+/// The smallest-plan search bisects rooms to a 64-byte slot or to this
+/// fraction of the room, whichever is coarser: on steps of hundreds of
+/// megabytes the last rounds near the boundary cost the most (the exact
+/// search runs out of nodes there) and moved the plan found by a few
+/// kilobytes at most.
+constexpr int64_t kSearchPrecision = 32768;
 
 std::string formatBytes(int64_t bytes) {
   double b = static_cast<double>(bytes);
@@ -2045,6 +2052,21 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     bool graphsKept = true;
     /// What the room must hold: the workspace besides the kept residents.
     int64_t needs() const { return std::max(arena, others) + kept; }
+    /// A copy with its own planned function.
+    Attempt clone() const {
+      Attempt copy;
+      copy.placed = placed;
+      copy.solution = solution;
+      copy.solver = solver;
+      copy.planned = planned.get().clone();
+      copy.arena = arena;
+      copy.handles = handles;
+      copy.kept = kept;
+      copy.others = others;
+      copy.keptPrepared = keptPrepared;
+      copy.graphsKept = graphsKept;
+      return copy;
+    }
   };
   // Whether the budget holds \p a's prepare phase.
   auto prepareFits = [&](const Attempt &a) {
@@ -2058,7 +2080,20 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
                     std::max(a.arena, a.others), a.graphsKept);
   };
   // Rewrites the step by \p solution and places it: the arena it needs.
+  // The room searches below solve many rooms to the same choice, so each
+  // choice is rewritten and placed once (rewriting, liveness and first fit
+  // are most of their time).
+  std::map<std::pair<std::vector<int>, bool>, Attempt> placedChoices;
   auto place = [&](Attempt &a, bool handOffs = true) -> LogicalResult {
+    auto key = std::make_pair(a.solution.choice, handOffs);
+    if (auto it = placedChoices.find(key); it != placedChoices.end()) {
+      Attempt copy = it->second.clone();
+      copy.placed = a.placed;
+      copy.solution = std::move(a.solution);
+      copy.solver = std::move(a.solver);
+      a = std::move(copy);
+      return success();
+    }
     a.planned = func.clone();
     a.handles =
         planner.rewrite(*a.planned, a.solution.choice, narrowType, handOffs);
@@ -2090,6 +2125,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
             (*copy)->hasAttr(kResultsInArenaAttr)));
       a.others = std::max(a.others, *other);
     }
+    placedChoices.emplace(std::move(key), a.clone());
     return success();
   };
   // The simple policies, placed once, as auto's fall-backs: the solver
@@ -2189,17 +2225,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         best = &f;
     if (!best)
       return a;
-    Attempt copy;
+    Attempt copy = best->clone();
     copy.placed = true;
-    copy.solution = best->solution;
-    copy.solver = best->solver;
-    copy.planned = best->planned->clone();
-    copy.arena = best->arena;
-    copy.kept = best->kept;
-    copy.keptPrepared = best->keptPrepared;
-    copy.graphsKept = best->graphsKept;
-    copy.others = best->others;
-    copy.handles = best->handles;
     return copy;
   };
   std::string on =
@@ -2239,15 +2266,19 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     // keeping everything (which always places when nothing limits it).
     // Every budget at or above the smallest plan it reports then compiles.
     //
-    // Bisects whole 64-byte slots between a room that places and one that
-    // does not (in either order); returns the placed room next to the
-    // other and keeps in \p best its attempt or, with \p lowest, the placed
-    // attempt that needs the least (a room's plan may need much less than
-    // the room: the one the error states and a budget in between ships).
+    // Bisects whole 64-byte slots (kSearchPrecision) between a room that
+    // places and one that does not (in either order); returns the placed room
+    // next to the other and keeps in \p best its attempt or, with \p lowest,
+    // the placed attempt that needs the least (a room's plan may need much less
+    // than the room: the one the error states and a budget in between ships).
     auto bisect = [&](int64_t placed, int64_t other,
                       std::optional<Attempt> &best,
                       bool lowest = false) -> FailureOr<int64_t> {
-      while (std::abs(placed - other) > kArenaAlignment) {
+      auto precision = [&] {
+        return std::max(kArenaAlignment, alignToArena(std::max(placed, other) /
+                                                      kSearchPrecision));
+      };
+      while (std::abs(placed - other) > precision()) {
         int64_t lo = std::min(placed, other), hi = std::max(placed, other);
         int64_t mid = lo + (hi - lo) / kArenaAlignment / 2 * kArenaAlignment;
         FailureOr<Attempt> a = tryRoom(mid);
