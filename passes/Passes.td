@@ -17,8 +17,12 @@ def GnnDecompose : Pass<"gnn-decompose", "::mlir::ModuleOp"> {
     `gnn.graph_conv`, `gnn.gin_conv`, `gnn.linear`, `gnn.batch_norm`,
     `gnn.layer_norm`) by primitives. Graph-derived values (the graph with
     self loops, GCN's symmetric edge weights) are created once per function
-    at its entry and shared by every layer that needs them. Each new op
-    keeps the layer's location, so later errors point at the `.gnn` line.
+    at its entry and shared by every layer that needs them. GAT's per-head
+    attention scores are one product of the projected features with the
+    attention vector laid over `gnn.head_matrix spread` (a `[heads, H*F]`
+    matrix), so neither they nor their adjoints build an `[N, H*F]` tensor
+    besides the features. Each new op keeps the layer's location, so later
+    errors point at the `.gnn` line.
   }];
   let dependentDialects = ["::mlir::gnn::GnnDialect"];
   let statistics = [

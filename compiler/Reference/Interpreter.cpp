@@ -1297,13 +1297,19 @@ Error OpRunner::exec(mlir::gnn::ReduceOp op) {
 Error OpRunner::exec(mlir::gnn::HeadMatrixOp op) {
   int64_t heads = static_cast<int64_t>(op.getHeads());
   int64_t width = static_cast<int64_t>(op.getWidth());
-  bool sum = op.getKind() == mlir::gnn::HeadMatrixKind::sum;
-  Tensor m = Tensor::zeros({heads * width, sum ? heads : width});
-  for (int64_t c = 0; c < heads * width; ++c) {
-    if (sum)
+  using Kind = mlir::gnn::HeadMatrixKind;
+  Kind kind = op.getKind();
+  int64_t columns = heads * width;
+  Tensor m = kind == Kind::spread
+                 ? Tensor::zeros({heads, columns})
+                 : Tensor::zeros({columns, kind == Kind::sum ? heads : width});
+  for (int64_t c = 0; c < columns; ++c) {
+    if (kind == Kind::sum)
       m.at(c, c / width) = 1.0;
-    else
+    else if (kind == Kind::mean)
       m.at(c, c % width) = 1.0 / static_cast<double>(heads);
+    else
+      m.at(c / width, c) = 1.0;
   }
   return bind(op.getResult(), std::move(m));
 }

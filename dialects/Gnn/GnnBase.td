@@ -189,7 +189,8 @@ def Gnn_ReduceKindAttr : EnumAttr<Gnn_Dialect, Gnn_ReduceKind, "reduce"> {
 }
 
 def Gnn_HeadMatrixKind : I32EnumAttr<"HeadMatrixKind", "head selection matrix", [
-    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>]> {
+    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"mean", 1>,
+    I32EnumAttrCase<"spread", 2>]> {
   let cppNamespace = "::mlir::gnn";
   let genSpecializedAttr = 0;
 }
@@ -197,7 +198,8 @@ def Gnn_HeadMatrixKindAttr
     : EnumAttr<Gnn_Dialect, Gnn_HeadMatrixKind, "head_matrix"> {
   let summary = "what a head matrix does to attention heads";
   let description = [{
-    `sum` sums each head block, `mean` averages the heads (see `gnn.head_matrix`).
+    `sum` sums each head block, `mean` averages the heads, `spread` is `sum`'s
+    transpose (see `gnn.head_matrix`).
 
     Example: `#gnn<head_matrix mean>`
   }];

@@ -425,7 +425,9 @@ LogicalResult ReduceOp::verify() {
 LogicalResult HeadMatrixOp::verify() {
   auto type = cast<RankedTensorType>(getResult().getType());
   int64_t rows = getHeads() * getWidth();
-  int64_t cols = getKind() == HeadMatrixKind::sum ? getHeads() : getWidth();
+  int64_t cols = getKind() == HeadMatrixKind::mean ? getWidth() : getHeads();
+  if (getKind() == HeadMatrixKind::spread)
+    std::swap(rows, cols);
   if (!type.hasStaticShape() || type.getDimSize(0) != rows ||
       type.getDimSize(1) != cols)
     return emitOpError("result must be ")

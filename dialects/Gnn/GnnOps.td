@@ -615,13 +615,16 @@ def Gnn_ReduceOp : Gnn_Op<"reduce"> {
 }
 
 def Gnn_HeadMatrixOp : Gnn_Op<"head_matrix"> {
-  let summary = "a constant 0/1 matrix that sums or averages attention heads";
+  let summary = "a constant 0/1 matrix that sums, averages or spreads attention heads";
   let description = [{
     For `heads = H` and `width = F`:
     * `sum`: `[H*F, H]`, `M[c, k] = 1` when column `c` is in head `k`, so
-      `x M` sums each head's block (per-head attention scores);
-    * `mean`: `[H*F, F]`, `M[k*F + f, f] = 1/H`, so `x M` averages heads.
-    Its transpose spreads a per-head value back over the head's columns.
+      `x M` sums each head's block;
+    * `mean`: `[H*F, F]`, `M[k*F + f, f] = 1/H`, so `x M` averages heads;
+    * `spread`: `[H, H*F]`, `sum`'s transpose: `s M` spreads a per-head value
+      back over the head's columns. GAT's attention vectors scale it into
+      the `[H, H*F]` matrix whose transpose gives the per-head scores in one
+      product with the features (gnn-decompose).
 
     Example:
     ```mlir

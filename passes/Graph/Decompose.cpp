@@ -237,11 +237,21 @@ private:
     auto edgeScoreType = matrixType(edges, heads, x);
 
     Value z = matmul(loc, zType, x, op.getWeight());
-    Value sumHeads = builder.create<HeadMatrixOp>(
-        loc, matrixType(hf, heads, x), HeadMatrixKind::sum, heads, width);
+    // The per-head scores s[i, k] = sum over head k's columns c of
+    // z[i, c] att[c] are one product with the [heads, hf] matrix that holds
+    // att in head k's block of row k. Scaling z first and summing the heads
+    // after (the textbook order) computes the same products but builds an
+    // [N, hf] tensor per vector, and its adjoint two more: the gradients of
+    // z and of att were the largest point of GAT's backward pass.
+    auto spreadType = matrixType(heads, hf, x);
+    Value spreadHeads = builder.create<HeadMatrixOp>(
+        loc, spreadType, HeadMatrixKind::spread, heads, width);
     auto score = [&](Value att) {
-      Value weighted = builder.create<RowMulOp>(loc, zType, z, att);
-      return matmul(loc, nodeScoreType, weighted, sumHeads);
+      Value weights =
+          builder.create<RowMulOp>(loc, spreadType, spreadHeads, att);
+      return builder.create<MatmulOp>(loc, nodeScoreType, z, weights,
+                                      /*transposeA=*/false,
+                                      /*transposeB=*/true);
     };
     Value sSrc = score(op.getAttSrc());
     Value sDst = score(op.getAttDst());

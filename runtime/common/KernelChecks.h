@@ -231,16 +231,18 @@ inline int reduceArgs(int kind, const float *x, int64_t rows, int64_t cols,
   return GNNRT_OK;
 }
 
-/// \p rows receives `heads * width`, \p count the matrix's element count.
+/// \p columns receives `heads * width`, the head columns (the matrix's rows,
+/// or its columns for spread), \p count the matrix's element count.
 inline int headMatrixArgs(int kind, int64_t heads, int64_t width,
-                          const float *y, int64_t &rows, int64_t &count) {
-  GNNRT_CHECK(kind == GNNRT_HEADS_SUM || kind == GNNRT_HEADS_MEAN,
+                          const float *y, int64_t &columns, int64_t &count) {
+  GNNRT_CHECK(kind == GNNRT_HEADS_SUM || kind == GNNRT_HEADS_MEAN ||
+                  kind == GNNRT_HEADS_SPREAD,
               GNNRT_ERR_BAD_ARGUMENT);
   GNNRT_CHECK(heads >= 1 && width >= 1, GNNRT_ERR_BAD_ARGUMENT);
-  const bool sum = kind == GNNRT_HEADS_SUM;
-  GNNRT_CHECK(mulSize(heads, width, rows) &&
-                  mulSize(rows, sum ? heads : width, count),
-              GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(
+      mulSize(heads, width, columns) &&
+          mulSize(columns, kind == GNNRT_HEADS_MEAN ? width : heads, count),
+      GNNRT_ERR_BAD_SIZE);
   GNNRT_CHECK(y, GNNRT_ERR_NULL_POINTER);
   return GNNRT_OK;
 }

@@ -389,18 +389,20 @@ int gnnrt_cpu_reduce_rows(int kind, const float *x, int64_t rows, int64_t cols,
 }
 
 int gnnrt_cpu_head_matrix(int kind, int64_t heads, int64_t width, float *y) {
-  int64_t rows, count;
-  if (int status = kernel::headMatrixArgs(kind, heads, width, y, rows, count))
+  int64_t columns, count;
+  if (int status =
+          kernel::headMatrixArgs(kind, heads, width, y, columns, count))
     return status;
-  const bool sum = kind == GNNRT_HEADS_SUM;
   std::memset(y, 0, static_cast<size_t>(count) * sizeof(float));
-  const int64_t cols = sum ? heads : width;
   const float mean = static_cast<float>(1.0 / static_cast<double>(heads));
-  for (int64_t c = 0; c < rows; ++c) {
-    if (sum)
-      y[c * cols + c / width] = 1.0f;
+  // One entry per head column c, in head c / width.
+  for (int64_t c = 0; c < columns; ++c) {
+    if (kind == GNNRT_HEADS_SUM)
+      y[c * heads + c / width] = 1.0f;
+    else if (kind == GNNRT_HEADS_MEAN)
+      y[c * width + c % width] = mean;
     else
-      y[c * cols + c % width] = mean;
+      y[c / width * columns + c] = 1.0f;
   }
   return GNNRT_OK;
 }

@@ -269,13 +269,16 @@ __global__ void copyColumns(const float *src, int64_t srcStride,
   }
 }
 
-__global__ void headMatrixKernel(int64_t rows, int64_t cols, int64_t width,
-                                 bool sum, float mean, float *y) {
-  for (int64_t c = firstItem(); c < rows; c += itemStride()) {
-    if (sum)
-      y[c * cols + c / width] = 1.0f;
+/// gnnrt_cpu_head_matrix's loop: one entry per head column c.
+__global__ void headMatrixKernel(int kind, int64_t columns, int64_t heads,
+                                 int64_t width, float mean, float *y) {
+  for (int64_t c = firstItem(); c < columns; c += itemStride()) {
+    if (kind == GNNRT_HEADS_SUM)
+      y[c * heads + c / width] = 1.0f;
+    else if (kind == GNNRT_HEADS_MEAN)
+      y[c * width + c % width] = mean;
     else
-      y[c * cols + c % width] = mean;
+      y[c / width * columns + c] = 1.0f;
   }
 }
 
@@ -375,17 +378,17 @@ int gnnrt_cuda_reduce(int kind, const float *x, int64_t rows, int64_t cols,
 }
 
 int gnnrt_cuda_head_matrix(int kind, int64_t heads, int64_t width, float *y) {
-  int64_t rows, count;
-  if (int status = kernel::headMatrixArgs(kind, heads, width, y, rows, count))
+  int64_t columns, count;
+  if (int status =
+          kernel::headMatrixArgs(kind, heads, width, y, columns, count))
     return status;
-  const bool sum = kind == GNNRT_HEADS_SUM;
   GNNRT_CURRENT_CONTEXT(ctx);
   GNNRT_CUDA_CHECK(
       cudaMemsetAsync(y, 0, static_cast<size_t>(count) * 4, ctx->compute));
   // The CPU's value, computed on the host.
   const float mean = static_cast<float>(1.0 / static_cast<double>(heads));
-  return launch(ctx, "headMatrixKernel", rows, headMatrixKernel, rows,
-                sum ? heads : width, width, sum, mean, y);
+  return launch(ctx, "headMatrixKernel", columns, headMatrixKernel, kind,
+                columns, heads, width, mean, y);
 }
 
 int gnnrt_cuda_concat(const float *const *inputs, const int64_t *widths,

@@ -165,18 +165,19 @@ func.func @gin(%g: !gnn.graph<6x12>, %x: tensor<6x4xf32>, %w1: tensor<4x8xf32>, 
 // -----
 
 // gat_conv, two heads of width 3, concatenated, no attention dropout:
-// per-head scores through head_matrix(sum), added per edge from both ends
+// per-head scores from one product of z with the attention vector laid over
+// head_matrix(spread) (an [heads, hf] matrix), added per edge from both ends
 // of the self-looped graph (one gnn.edge_add), leaky relu with the layer's slope, edge softmax, the
 // weighted sum over heads; then the bias.
 // CHECK-LABEL: func.func @gat_concat(
 // CHECK-SAME: %[[G:.*]]: !gnn.graph<6x12>, %[[X:.*]]: tensor<6x4xf32>, %[[W:.*]]: tensor<4x6xf32>, %[[AS:.*]]: tensor<6xf32>, %[[AD:.*]]: tensor<6xf32>, %[[B:.*]]: tensor<6xf32>)
 // CHECK-NEXT: %[[GS:.*]] = gnn.add_self_loops %[[G]] : <6x12> -> <6x18>
 // CHECK-NEXT: %[[Z:.*]] = gnn.matmul %[[X]], %[[W]] : (tensor<6x4xf32>, tensor<4x6xf32>) -> tensor<6x6xf32>
-// CHECK-NEXT: %[[M:.*]] = gnn.head_matrix sum {heads = 2 : i64, width = 3 : i64} : tensor<6x2xf32>
-// CHECK-NEXT: %[[ZS:.*]] = gnn.row_mul %[[Z]], %[[AS]] : (tensor<6x6xf32>, tensor<6xf32>) -> tensor<6x6xf32>
-// CHECK-NEXT: %[[SS:.*]] = gnn.matmul %[[ZS]], %[[M]] : (tensor<6x6xf32>, tensor<6x2xf32>) -> tensor<6x2xf32>
-// CHECK-NEXT: %[[ZD:.*]] = gnn.row_mul %[[Z]], %[[AD]] : (tensor<6x6xf32>, tensor<6xf32>) -> tensor<6x6xf32>
-// CHECK-NEXT: %[[SD:.*]] = gnn.matmul %[[ZD]], %[[M]] : (tensor<6x6xf32>, tensor<6x2xf32>) -> tensor<6x2xf32>
+// CHECK-NEXT: %[[M:.*]] = gnn.head_matrix spread {heads = 2 : i64, width = 3 : i64} : tensor<2x6xf32>
+// CHECK-NEXT: %[[WS:.*]] = gnn.row_mul %[[M]], %[[AS]] : (tensor<2x6xf32>, tensor<6xf32>) -> tensor<2x6xf32>
+// CHECK-NEXT: %[[SS:.*]] = gnn.matmul %[[Z]], %[[WS]] {transpose_b} : (tensor<6x6xf32>, tensor<2x6xf32>) -> tensor<6x2xf32>
+// CHECK-NEXT: %[[WD:.*]] = gnn.row_mul %[[M]], %[[AD]] : (tensor<2x6xf32>, tensor<6xf32>) -> tensor<2x6xf32>
+// CHECK-NEXT: %[[SD:.*]] = gnn.matmul %[[Z]], %[[WD]] {transpose_b} : (tensor<6x6xf32>, tensor<2x6xf32>) -> tensor<6x2xf32>
 // CHECK-NEXT: %[[E:.*]] = gnn.edge_add %[[GS]], %[[SS]], %[[SD]] : (!gnn.graph<6x18>, tensor<6x2xf32>, tensor<6x2xf32>) -> tensor<18x2xf32>
 // CHECK-NEXT: %[[L:.*]] = gnn.activation leaky_relu %[[E]] {slope = 2.000000e-01 : f64} : tensor<18x2xf32>
 // CHECK-NEXT: %[[AL:.*]] = gnn.edge_softmax %[[GS]], %[[L]] : (!gnn.graph<6x18>, tensor<18x2xf32>) -> tensor<18x2xf32>
@@ -197,11 +198,11 @@ func.func @gat_concat(%g: !gnn.graph<6x12>, %x: tensor<6x4xf32>, %w: tensor<4x6x
 // CHECK-SAME: %[[G:.*]]: !gnn.graph<6x12>, %[[X:.*]]: tensor<6x4xf32>, %[[W:.*]]: tensor<4x6xf32>, %[[AS:.*]]: tensor<6xf32>, %[[AD:.*]]: tensor<6xf32>, %[[K:.*]]: !gnn.rng_key)
 // CHECK-NEXT: %[[GS:.*]] = gnn.add_self_loops %[[G]] : <6x12> -> <6x18>
 // CHECK-NEXT: %[[Z:.*]] = gnn.matmul %[[X]], %[[W]] : (tensor<6x4xf32>, tensor<4x6xf32>) -> tensor<6x6xf32>
-// CHECK-NEXT: %[[M:.*]] = gnn.head_matrix sum {heads = 3 : i64, width = 2 : i64} : tensor<6x3xf32>
-// CHECK-NEXT: %[[ZS:.*]] = gnn.row_mul %[[Z]], %[[AS]]
-// CHECK-NEXT: %[[SS:.*]] = gnn.matmul %[[ZS]], %[[M]] : (tensor<6x6xf32>, tensor<6x3xf32>) -> tensor<6x3xf32>
-// CHECK-NEXT: %[[ZD:.*]] = gnn.row_mul %[[Z]], %[[AD]]
-// CHECK-NEXT: %[[SD:.*]] = gnn.matmul %[[ZD]], %[[M]] : (tensor<6x6xf32>, tensor<6x3xf32>) -> tensor<6x3xf32>
+// CHECK-NEXT: %[[M:.*]] = gnn.head_matrix spread {heads = 3 : i64, width = 2 : i64} : tensor<3x6xf32>
+// CHECK-NEXT: %[[WS:.*]] = gnn.row_mul %[[M]], %[[AS]]
+// CHECK-NEXT: %[[SS:.*]] = gnn.matmul %[[Z]], %[[WS]] {transpose_b} : (tensor<6x6xf32>, tensor<3x6xf32>) -> tensor<6x3xf32>
+// CHECK-NEXT: %[[WD:.*]] = gnn.row_mul %[[M]], %[[AD]]
+// CHECK-NEXT: %[[SD:.*]] = gnn.matmul %[[Z]], %[[WD]] {transpose_b} : (tensor<6x6xf32>, tensor<3x6xf32>) -> tensor<6x3xf32>
 // CHECK-NEXT: %[[E:.*]] = gnn.edge_add %[[GS]], %[[SS]], %[[SD]] : (!gnn.graph<6x18>, tensor<6x3xf32>, tensor<6x3xf32>) -> tensor<18x3xf32>
 // CHECK-NEXT: %[[L:.*]] = gnn.activation leaky_relu %[[E]] {slope = 5.000000e-02 : f64} : tensor<18x3xf32>
 // CHECK-NEXT: %[[AL:.*]] = gnn.edge_softmax %[[GS]], %[[L]] : (!gnn.graph<6x18>, tensor<18x3xf32>) -> tensor<18x3xf32>

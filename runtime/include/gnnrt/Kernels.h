@@ -95,7 +95,8 @@ typedef enum gnnrt_reduce {
 /* #gnn<head_matrix> */
 typedef enum gnnrt_head_matrix {
   GNNRT_HEADS_SUM = 0,
-  GNNRT_HEADS_MEAN = 1
+  GNNRT_HEADS_MEAN = 1,
+  GNNRT_HEADS_SPREAD = 2
 } gnnrt_head_matrix;
 
 /* #train<init> */
@@ -516,8 +517,8 @@ int gnnrt_cpu_reduce_rows(int kind, const float *x, int64_t rows, int64_t cols,
                           const int32_t *row_sets, int64_t hops, int64_t level,
                           float *y);
 
-/* gnn.head_matrix: `y[heads * width, heads]` (sum) or
-   `y[heads * width, width]` (mean). */
+/* gnn.head_matrix: `y[heads * width, heads]` (sum),
+   `y[heads * width, width]` (mean) or `y[heads, heads * width]` (spread). */
 int gnnrt_cpu_head_matrix(int kind, int64_t heads, int64_t width, float *y);
 
 /* gnn.zeros: `y[n] = 0`. */

@@ -266,6 +266,14 @@ func.func @head_matrix_shape() {
 
 // -----
 
+func.func @head_matrix_spread_shape() {
+  // expected-error @+1 {{result must be 'tensor<2x6xf32>'}}
+  %0 = gnn.head_matrix spread {heads = 2 : i64, width = 3 : i64} : tensor<6x2xf32>
+  return
+}
+
+// -----
+
 func.func @binary_types(%x: tensor<5x3xf32>, %y: tensor<5x2xf32>) {
   // expected-error @+1 {{failed to verify that all of {lhs, rhs, result} have same type}}
   %0 = "gnn.add"(%x, %y) : (tensor<5x3xf32>, tensor<5x2xf32>) -> tensor<5x3xf32>

@@ -95,6 +95,8 @@ func.func @dense(%a: tensor<5x3xf64>, %b: tensor<3x2xf64>, %v: tensor<2xf64>, %c
   %7 = gnn.head_matrix sum {heads = 2 : i64, width = 3 : i64} : tensor<6x2xf64>
   // CHECK: gnn.head_matrix mean {heads = 2 : i64, width = 3 : i64} : tensor<6x3xf64>
   %8 = gnn.head_matrix mean {heads = 2 : i64, width = 3 : i64} : tensor<6x3xf64>
+  // CHECK: gnn.head_matrix spread {heads = 2 : i64, width = 3 : i64} : tensor<2x6xf64>
+  %10 = gnn.head_matrix spread {heads = 2 : i64, width = 3 : i64} : tensor<2x6xf64>
   // CHECK: gnn.zeros : tensor<5x2xf64>
   %9 = gnn.zeros : tensor<5x2xf64>
   return

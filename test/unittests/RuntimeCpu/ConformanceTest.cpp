@@ -441,13 +441,16 @@ TEST_F(Conformance, ReduceEveryKindAlongBothDims) {
 }
 
 TEST_F(Conformance, HeadMatrixAndZeros) {
-  for (int kind : {GNNRT_HEADS_SUM, GNNRT_HEADS_MEAN}) {
-    SCOPED_TRACE(kind);
-    std::vector<int64_t> shape = {H * 4, kind == GNNRT_HEADS_SUM ? H : 4};
+  for (auto [kind, name] : {std::pair{GNNRT_HEADS_SUM, "sum"},
+                            {GNNRT_HEADS_MEAN, "mean"},
+                            {GNNRT_HEADS_SPREAD, "spread"}}) {
+    SCOPED_TRACE(name);
+    std::vector<int64_t> shape = {H * 4, kind == GNNRT_HEADS_MEAN ? 4 : H};
+    if (kind == GNNRT_HEADS_SPREAD)
+      std::swap(shape[0], shape[1]);
     std::string yT = tensorType(shape);
     auto want = reference(fn("", yT,
-                             std::string("%y = gnn.head_matrix ") +
-                                 (kind == GNNRT_HEADS_SUM ? "sum" : "mean") +
+                             std::string("%y = gnn.head_matrix ") + name +
                                  " {heads = " + std::to_string(H) +
                                  " : i64, width = 4 : i64} : " + yT),
                           {});

@@ -364,7 +364,7 @@ TEST_F(CudaKernelChecks, DenseKernels) {
   EXPECT_SAME_STATUS(reduce, GNNRT_REDUCE_MAX, nullptr, 4, 4, 0, f);
   EXPECT_SAME_STATUS(reduce, GNNRT_REDUCE_MAX, f, 4, 4, 1, nullptr);
 
-  EXPECT_SAME_STATUS(head_matrix, 2, 2, 3, f);
+  EXPECT_SAME_STATUS(head_matrix, 3, 2, 3, f);
   EXPECT_SAME_STATUS(head_matrix, GNNRT_HEADS_SUM, 0, 3, f);
   EXPECT_SAME_STATUS(head_matrix, GNNRT_HEADS_MEAN, 2, 0, f);
   EXPECT_SAME_STATUS(head_matrix, GNNRT_HEADS_MEAN, int64_t{1} << 40,
@@ -974,10 +974,10 @@ TEST_F(CudaKernels, ReduceEqualsTheCpu) {
 }
 
 TEST_F(CudaKernels, HeadMatrixEqualsTheCpu) {
-  for (int kind : {GNNRT_HEADS_SUM, GNNRT_HEADS_MEAN}) {
+  for (int kind : {GNNRT_HEADS_SUM, GNNRT_HEADS_MEAN, GNNRT_HEADS_SPREAD}) {
     const int64_t heads = 3, width = 4;
     const int64_t count =
-        heads * width * (kind == GNNRT_HEADS_SUM ? heads : width);
+        heads * width * (kind == GNNRT_HEADS_MEAN ? width : heads);
     std::vector<float> want(count);
     ASSERT_EQ(gnnrt_cpu_head_matrix(kind, heads, width, want.data()), GNNRT_OK);
     float *y = upload(std::vector<float>(count, NAN));
