@@ -2082,7 +2082,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   // Rewrites the step by \p solution and places it: the arena it needs.
   // The room searches below solve many rooms to the same choice, so each
   // choice is rewritten and placed once (rewriting, liveness and first fit
-  // are most of their time).
+  // are most of their time). A choice means the same options with or
+  // without the sign options (takeSignOptions keeps the others' indices).
   std::map<std::pair<std::vector<int>, bool>, Attempt> placedChoices;
   auto place = [&](Attempt &a, bool handOffs = true) -> LogicalResult {
     auto key = std::make_pair(a.solution.choice, handOffs);
@@ -2266,8 +2267,9 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     // keeping everything (which always places when nothing limits it).
     // Every budget at or above the smallest plan it reports then compiles.
     //
-    // Bisects whole 64-byte slots (kSearchPrecision) between a room that
-    // places and one that does not (in either order); returns the placed room
+    // Bisects rooms in whole 64-byte slots, to a 64-byte slot or
+    // kSearchPrecision's fraction of the room, between a room that places
+    // and one that does not (in either order); returns the placed room
     // next to the other and keeps in \p best its attempt or, with \p lowest,
     // the placed attempt that needs the least (a room's plan may need much less
     // than the room: the one the error states and a budget in between ships).

@@ -323,6 +323,20 @@ GNNRT_HD inline void sgdElement(int64_t i, const float *param,
   newParam[i] = static_cast<float>(p - lr * g);
 }
 
+/// gnn.head_matrix's one entry for head column \p c (in head c / width) of
+/// a matrix of kind \p kind (gnnrt_head_matrix) over `heads * width` head
+/// columns, whose other entries are 0: the CPU kernel and the CUDA one set
+/// the same entries. \p mean is 1/heads as the host computes it.
+GNNRT_HD inline void setHeadMatrixEntry(int kind, int64_t c, int64_t heads,
+                                        int64_t width, float mean, float *y) {
+  if (kind == GNNRT_HEADS_SUM)
+    y[c * heads + c / width] = 1.0f; // [heads * width, heads]
+  else if (kind == GNNRT_HEADS_MEAN)
+    y[c * width + c % width] = mean; // [heads * width, width]
+  else
+    y[c / width * heads * width + c] = 1.0f; // spread: [heads, heads * width]
+}
+
 /// The dot product of \p f floats with eight interleaved partial sums (lane
 /// j takes elements j, j + 8, ...) added pairwise at the end. A single
 /// accumulator would be a chain of dependent additions the compiler may not

@@ -395,15 +395,8 @@ int gnnrt_cpu_head_matrix(int kind, int64_t heads, int64_t width, float *y) {
     return status;
   std::memset(y, 0, static_cast<size_t>(count) * sizeof(float));
   const float mean = static_cast<float>(1.0 / static_cast<double>(heads));
-  // One entry per head column c, in head c / width.
-  for (int64_t c = 0; c < columns; ++c) {
-    if (kind == GNNRT_HEADS_SUM)
-      y[c * heads + c / width] = 1.0f;
-    else if (kind == GNNRT_HEADS_MEAN)
-      y[c * width + c % width] = mean;
-    else
-      y[c / width * columns + c] = 1.0f;
-  }
+  for (int64_t c = 0; c < columns; ++c)
+    kernel::setHeadMatrixEntry(kind, c, heads, width, mean, y);
   return GNNRT_OK;
 }
 

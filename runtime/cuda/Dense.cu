@@ -269,17 +269,11 @@ __global__ void copyColumns(const float *src, int64_t srcStride,
   }
 }
 
-/// gnnrt_cpu_head_matrix's loop: one entry per head column c.
+/// A thread per head column (kernel::setHeadMatrixEntry).
 __global__ void headMatrixKernel(int kind, int64_t columns, int64_t heads,
                                  int64_t width, float mean, float *y) {
-  for (int64_t c = firstItem(); c < columns; c += itemStride()) {
-    if (kind == GNNRT_HEADS_SUM)
-      y[c * heads + c / width] = 1.0f;
-    else if (kind == GNNRT_HEADS_MEAN)
-      y[c * width + c % width] = mean;
-    else
-      y[c / width * columns + c] = 1.0f;
-  }
+  for (int64_t c = firstItem(); c < columns; c += itemStride())
+    kernel::setHeadMatrixEntry(kind, c, heads, width, mean, y);
 }
 
 /// A thread per Philox block of four elements (gnnrt::dropoutBits's
