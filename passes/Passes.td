@@ -313,6 +313,28 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
   ];
 }
 
+def GnnSplitAggregations : Pass<"gnn-split-aggregations", "::mlir::ModuleOp"> {
+  let summary = "Run aggregations a block of columns at a time, in place";
+  let description = [{
+    Rewrites every `gnn.spmm` whose input nothing reads after it (and whose
+    weights, if any, are one per edge) into `blocks` blocks of columns:
+    `gnn.slice` of the input, the same `gnn.spmm` over that block, and
+    `gnn.insert_columns` of its result over the same columns of the input,
+    which no later block reads. The values are the same bit for bit; the
+    device holds the input and two blocks instead of the input and the
+    result. `gnn-plan-memory` applies it itself to the step and predict
+    when no plan fits the budget otherwise; the pass exposes it for tests.
+  }];
+  let options = [
+    Option<"blocks", "blocks", "int64_t", "8",
+           "Blocks of columns per aggregation (the last one narrower when "
+           "they do not divide the columns)">,
+  ];
+  let statistics = [
+    Statistic<"numSplit", "split", "aggregations split into column blocks">,
+  ];
+}
+
 def MemExpandRecompute : Pass<"mem-expand-recompute", "::mlir::ModuleOp"> {
   let summary = "Inline mem.recompute regions at their recompute point";
   let description = [{

@@ -700,6 +700,7 @@ private:
   Error exec(mlir::gnn::DropoutOp op);
   Error exec(mlir::gnn::ConcatOp op);
   Error exec(mlir::gnn::SliceOp op);
+  Error exec(mlir::gnn::InsertColumnsOp op);
   Error exec(mlir::gnn::NormalizeOp op);
   Error exec(mlir::gnn::NormalizeGradOp op);
   // train.
@@ -770,11 +771,12 @@ Error OpRunner::dispatch() {
             gnn::BiasAddOp, gnn::RowMulOp, gnn::ReduceOp, gnn::HeadMatrixOp,
             gnn::ZerosOp, gnn::AddOp, gnn::SubOp, gnn::MulOp, gnn::ScaleOp,
             gnn::ActivationOp, gnn::ActivationGradOp, gnn::RngKeyOp,
-            gnn::DropoutOp, gnn::ConcatOp, gnn::SliceOp, gnn::NormalizeOp,
-            gnn::NormalizeGradOp, train::InitOp, train::CrossEntropyOp,
-            train::CrossEntropyGradOp, train::AdamOp, train::SgdOp,
-            func::CallOp, arith::ConstantOp, arith::AddIOp, arith::SubIOp,
-            arith::MulIOp>([&](auto concrete) { return exec(concrete); })
+            gnn::DropoutOp, gnn::ConcatOp, gnn::SliceOp, gnn::InsertColumnsOp,
+            gnn::NormalizeOp, gnn::NormalizeGradOp, train::InitOp,
+            train::CrossEntropyOp, train::CrossEntropyGradOp, train::AdamOp,
+            train::SgdOp, func::CallOp, arith::ConstantOp, arith::AddIOp,
+            arith::SubIOp, arith::MulIOp>(
+          [&](auto concrete) { return exec(concrete); })
       .Default([&](Operation *) {
         return error("the reference interpreter does not know this op");
       });
@@ -1416,6 +1418,26 @@ Error OpRunner::exec(mlir::gnn::ConcatOp op) {
         y.at(i, offset + c) = t->at(i, c);
     offset += t->shape[1];
   }
+  return bind(op.getResult(), std::move(y));
+}
+
+Error OpRunner::exec(mlir::gnn::InsertColumnsOp op) {
+  const Tensor *x = matrix(op.getInput(), "input");
+  const Tensor *block = matrix(op.getBlock(), "block");
+  int64_t offset = static_cast<int64_t>(op.getOffset());
+  if (failed() ||
+      !check(block->shape[0] == x->shape[0],
+             "block has " + Twine(block->shape[0]) + " rows, input " +
+                 Twine(x->shape[0])) ||
+      !check(offset + block->shape[1] <= x->shape[1],
+             "columns [" + Twine(offset) + ", " +
+                 Twine(offset + block->shape[1]) + ") are out of the input's " +
+                 Twine(x->shape[1])))
+    return fail();
+  Tensor y = *x;
+  for (int64_t i = 0; i < x->shape[0]; ++i)
+    for (int64_t c = 0; c < block->shape[1]; ++c)
+      y.at(i, offset + c) = block->at(i, c);
   return bind(op.getResult(), std::move(y));
 }
 

@@ -552,5 +552,18 @@ OpFoldResult SliceOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult InsertColumnsOp::verify() {
+  if (failed(sameElementTypes(*this)) ||
+      failed(expectDim(*this, getBlock(), 0, dim(getInput(), 0), "block rows")))
+    return failure();
+  int64_t cols = dim(getInput(), 1), width = dim(getBlock(), 1);
+  if (!ShapedType::isDynamic(cols) && !ShapedType::isDynamic(width) &&
+      int64_t(getOffset()) + width > cols)
+    return emitOpError("columns [")
+           << getOffset() << ", " << int64_t(getOffset()) + width
+           << ") are out of the input's " << cols;
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/Gnn/GnnOps.cpp.inc"

@@ -877,6 +877,33 @@ def Gnn_SliceOp : Gnn_Op<"slice"> {
   let hasFolder = 1;
 }
 
+def Gnn_InsertColumnsOp : Gnn_Op<"insert_columns",
+                                 [AllTypesMatch<["input", "result"]>]> {
+  let summary = "a matrix with one block of its columns replaced";
+  let description = [{
+    `y = x` but `y[:, offset : offset + width] = block`, `width` being the
+    block's columns: the inverse of `gnn.slice`.
+
+    `gnn-plan-memory` builds it where it splits an aggregation into blocks
+    of columns (docs/MemoryPlanning.md, "Aggregations by column blocks"):
+    each block of the result is written over the same columns of the
+    aggregation's input, which no later block reads, so the result takes
+    the input's place and the device never holds both whole. The kernels
+    write over `x` when it dies here.
+
+    Example:
+    ```mlir
+    %y = gnn.insert_columns %b into %x {offset = 8 : i64} : tensor<2708x8xf32> into tensor<2708x16xf32>
+    ```
+  }];
+  let arguments = (ins Gnn_NodeTensor:$block, Gnn_NodeTensor:$input,
+      ConfinedAttr<I64Attr, [IntNonNegative]>:$offset);
+  let results = (outs Gnn_NodeTensor:$result);
+  let assemblyFormat =
+      "$block `into` $input attr-dict `:` type($block) `into` type($input)";
+  let hasVerifier = 1;
+}
+
 def Gnn_NormalizeOp : Gnn_Op<"normalize", [SameOperandsAndResultType]> {
   let summary = "standardises a matrix along one dimension";
   let description = [{

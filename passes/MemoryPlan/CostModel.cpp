@@ -1130,6 +1130,11 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       .Case([&](SliceOp o) {
         return p.kernel(0, 2 * bytesOf(o.getResult()), CostRate::Memory);
       })
+      // Built where the planner splits an aggregation, over an input that
+      // dies at it: only the block's columns are read and written.
+      .Case([&](InsertColumnsOp o) {
+        return p.kernel(0, 2 * bytesOf(o.getBlock()), CostRate::Memory);
+      })
       .Case([&](NormalizeOp o) {
         return p.normalize(elements(o.getInput()), elt(o.getInput()));
       })

@@ -58,7 +58,8 @@ Value getViewSource(Value value);
 /// element for element: never taken over); empty when \p op's kernels may
 /// not write over their inputs. Element-wise ops and dense dropout read an
 /// element before writing it; so do an edge softmax and its gradient,
-/// one destination node and head at a time.
+/// one destination node and head at a time, and a product `a b` whose
+/// result has a's type, a tile of rows at a time.
 SmallVector<std::pair<Value, bool>> inPlaceReads(Operation *op);
 
 /// Whether \p value's storage is a function argument's: the argument

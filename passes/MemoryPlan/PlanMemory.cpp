@@ -34,6 +34,7 @@
 #include "passes/MemoryPlan/ExpandRecompute.h"
 #include "passes/MemoryPlan/Liveness.h"
 #include "passes/MemoryPlan/PlanProblem.h"
+#include "passes/MemoryPlan/SplitAggregations.h"
 #include "passes/Passes.h"
 
 #include "gnnrt/Footprint.h"
@@ -41,6 +42,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -1827,11 +1829,18 @@ struct PlanMemoryPass : mlir::gnn::impl::GnnPlanMemoryBase<PlanMemoryPass> {
     return false;
   }
 
-  LogicalResult planStep(func::FuncOp func, const MachineProfile &prof);
+  /// Plans \p func. With \p split its aggregations have been split
+  /// (SplitAggregations.h) and \p smallest, where no plan fits, gets the
+  /// smallest plan the error states.
+  LogicalResult planStep(func::FuncOp func, const MachineProfile &prof,
+                         bool split = false,
+                         std::optional<int64_t> *smallest = nullptr);
 };
 
 LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
-                                       const MachineProfile &machine) {
+                                       const MachineProfile &machine,
+                                       bool split,
+                                       std::optional<int64_t> *splitSmallest) {
   // Without the cache option (the CUDA target: its arena is device memory,
   // not the host's cache) the profile's cache terms are dropped.
   MachineProfile prof = machine;
@@ -2259,6 +2268,58 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
            << " is too small for plan = " << policyName << on << ": it needs "
            << formatBytes(peakOf(*result)) << " (plan = auto may fit)";
   }
+  // Where no plan fits, the step and predict run their aggregations a
+  // block of columns at a time (SplitAggregations.h) and are planned again:
+  // each then needs its input and two blocks on the device instead of its
+  // input and its result. Only then: a split aggregation walks its graph
+  // once per block. Where that fails too, the functions are restored and
+  // the error below states the smaller of the two smallest plans (the
+  // split one may need more: more values to place).
+  struct SplitFailure {
+    int64_t smallest;
+    SmallVector<std::pair<Location, std::string>> errors;
+  };
+  std::optional<SplitFailure> splitFailure;
+  if (!result->placed && policyName == "auto" && !split) {
+    // The split is planned on copies of the bodies: the analyses above
+    // refer to the ops of the originals, which are set aside meanwhile.
+    SmallVector<std::pair<func::FuncOp, OwningOpRef<func::FuncOp>>> aside;
+    int64_t count = 0;
+    for (func::FuncOp f : {func, siblingOf(getOperation(), func, "predict")}) {
+      if (!f)
+        continue;
+      OwningOpRef<func::FuncOp> copy = f.clone();
+      OwningOpRef<func::FuncOp> original = f.cloneWithoutRegions();
+      original->getBody().takeBody(f.getBody());
+      f.getBody().takeBody(copy->getBody());
+      aside.emplace_back(f, std::move(original));
+      count += splitAggregations(f);
+    }
+    if (count > 0) {
+      SplitFailure failed{0, {}};
+      std::optional<int64_t> smallest;
+      LogicalResult planned = success();
+      {
+        ScopedDiagnosticHandler capture(func.getContext(), [&](Diagnostic &d) {
+          if (d.getSeverity() == DiagnosticSeverity::Error)
+            failed.errors.emplace_back(d.getLocation(), d.str());
+          return success();
+        });
+        planned = planStep(func, machine, /*split=*/true, &smallest);
+      }
+      if (succeeded(planned))
+        return success();
+      if (!smallest) {
+        for (auto &[loc, message] : failed.errors)
+          mlir::emitError(loc) << message;
+        return failure();
+      }
+      failed.smallest = *smallest;
+      splitFailure = std::move(failed);
+    }
+    for (auto &[f, original] : aside)
+      f.getBody().takeBody(original->getBody());
+  }
   if (!result->placed) {
     // Placement can fail in a room where a smaller room's plan fits (first
     // fit fragments differently), so whether a room places is not monotone
@@ -2324,6 +2385,13 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         fp->preparePhase(smallest->keptPrepared, smallest->graphsKept);
     if (hi > room || !prepareFits(*smallest)) {
       int64_t needed = std::max(fixed + hi, preparePhase);
+      if (splitSmallest)
+        *splitSmallest = needed;
+      if (splitFailure && splitFailure->smallest < needed) {
+        for (auto &[loc, message] : splitFailure->errors)
+          mlir::emitError(loc) << message;
+        return failure();
+      }
       if (preparePhase >= fixed + hi)
         return mlir::emitError(func.getLoc())
                << "memory = " << formatBytes(*budgetBytes)

@@ -281,6 +281,21 @@ inline int sliceArgs(const float *x, int64_t rows, int64_t cols, int64_t offset,
   return GNNRT_OK;
 }
 
+/// gnn.insert_columns: `x` and `y` `[rows, cols]`, `block` `[rows, width]`
+/// for the columns `[offset, offset + width)`, into \p count `rows * cols`.
+/// y may be x (the planner's use), never the block.
+inline int insertColumnsArgs(const float *x, const float *block, int64_t rows,
+                             int64_t cols, int64_t offset, int64_t width,
+                             const float *y, int64_t &count) {
+  int64_t blockCount;
+  if (int status = sliceArgs(x, rows, cols, offset, width, block, blockCount))
+    return status;
+  count = rows * cols; // sliceArgs checked that it fits
+  GNNRT_CHECK(present(y, count), GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(blockCount == 0 || block != y, GNNRT_ERR_BAD_ARGUMENT);
+  return GNNRT_OK;
+}
+
 /// The dimension and eps of normalize and its gradient, into \p count
 /// `rows * cols`.
 inline int normalizeShape(int64_t rows, int64_t cols, int dim, double eps,

@@ -105,6 +105,20 @@ int rowBroadcast(const float *x, const float *v, int64_t rows, int64_t cols,
   return GNNRT_OK;
 }
 
+/// The most scratch gnnrt_cpu_matmul_rows gathers into per thread. It
+/// works through a set a tile of rows at a time, so its memory outside the
+/// planned arena is bounded by the operands' widths, like BLAS's own
+/// packing buffers, never by the graph: a set of 2 M rows would otherwise
+/// gather gigabytes beside the arena the plan promised to stay within.
+constexpr int64_t kRowTileBytes = int64_t(256) << 10;
+
+/// Rows of \p width floats in one tile: at least one.
+int64_t rowTile(int64_t width) {
+  return std::max<int64_t>(1, kRowTileBytes /
+                                  (std::max<int64_t>(width, 1) *
+                                   static_cast<int64_t>(sizeof(float))));
+}
+
 /// The rows of c per gnnrt_cpu_matmul block: a function of the shape only
 /// (never of the thread count), a multiple of 16 so that BLAS's row panels
 /// stay whole, at most 64 blocks, and at least 2^18 multiply-adds per block
@@ -143,12 +157,24 @@ void gatherRows(const float *x, int64_t width, const int32_t *order,
 }
 
 /// `c = op(a) op(b)`, or `c += op(a) op(b)` when \p accumulate
-/// (gnnrt_cpu_matmul, arguments checked, m, n, k >= 1).
-void blockedGemm(const float *a, const float *b, int64_t m, int64_t n,
-                 int64_t k, bool transpose_a, bool transpose_b, float *c,
-                 bool accumulate = false) {
+/// (gnnrt_cpu_matmul, arguments checked, m, n, k >= 1). With c == a (not
+/// transposed, k == n: the planner's in-place product) each block's rows
+/// of a are copied aside before its rows of c are written: the same calls
+/// over the same values, so the same bits. A block's rows are read and
+/// written by one thread only.
+int blockedGemm(const float *a, const float *b, int64_t m, int64_t n, int64_t k,
+                bool transpose_a, bool transpose_b, float *c,
+                bool accumulate = false) {
   blasOnOneThread();
-  const int64_t block = gemmRowBlock(m, n, k);
+  const bool inPlace = a == c;
+  // Without transpose_a a block is also at most a tile of 256 KiB of a's
+  // rows (at least 16 rows), which an in-place product copies aside: BLAS's
+  // bits depend on how many rows a call has, so products in place and not
+  // make the same calls, and the scratch is bounded by the widths, not the
+  // rows.
+  int64_t block = gemmRowBlock(m, n, k);
+  if (!transpose_a)
+    block = std::min(block, std::max<int64_t>(16, rowTile(k) / 16 * 16));
   const int64_t blocks = (m + block - 1) / block;
   const CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
@@ -156,29 +182,26 @@ void blockedGemm(const float *a, const float *b, int64_t m, int64_t n,
   const int ldb = static_cast<int>(transpose_b ? k : n);
   const float beta = accumulate ? 1.0f : 0.0f;
   [[maybe_unused]] const bool par = blocks > 1 && worthThreads(m * n, k);
+  std::unique_ptr<float[]> aside;
+  if (inPlace) {
+    aside = scratch<float>((par ? omp_get_max_threads() : 1) * block * k);
+    GNNRT_CHECK(aside, GNNRT_ERR_OUT_OF_MEMORY);
+  }
 #pragma omp parallel for schedule(dynamic, 1) if (par)
   for (int64_t blk = 0; blk < blocks; ++blk) {
     const int64_t first = blk * block, rows = std::min(block, m - first);
     // Row `first` of op(a): row `first` of a, or column `first` of a^T.
     const float *aFirst = a + (transpose_a ? first : first * k);
+    if (inPlace) {
+      float *own = aside.get() + (par ? omp_get_thread_num() : 0) * block * k;
+      std::memcpy(own, aFirst, static_cast<size_t>(rows * k) * sizeof(float));
+      aFirst = own;
+    }
     cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(rows),
                 static_cast<int>(n), static_cast<int>(k), 1.0f, aFirst, lda, b,
                 ldb, beta, c + first * n, static_cast<int>(n));
   }
-}
-
-/// The most scratch gnnrt_cpu_matmul_rows gathers into per thread. It
-/// works through a set a tile of rows at a time, so its memory outside the
-/// planned arena is bounded by the operands' widths, like BLAS's own
-/// packing buffers, never by the graph: a set of 2 M rows would otherwise
-/// gather gigabytes beside the arena the plan promised to stay within.
-constexpr int64_t kRowTileBytes = int64_t(256) << 10;
-
-/// Rows of \p width floats in one tile: at least one.
-int64_t rowTile(int64_t width) {
-  return std::max<int64_t>(1, kRowTileBytes /
-                                  (std::max<int64_t>(width, 1) *
-                                   static_cast<int64_t>(sizeof(float))));
+  return GNNRT_OK;
 }
 
 /// Column sums of `x[rows, cols]` into y (a mean divides by rows), in
@@ -215,6 +238,11 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
   int64_t mn;
   if (int status = matmulArgs(a, b, m, n, k, c, mn))
     return status;
+  // In place over a (c == a) when each row of c is computed from the same
+  // row of a alone, into as many floats; never over b, which every row
+  // reads.
+  GNNRT_CHECK(c != b && (c != a || (!transpose_a && k == n)),
+              GNNRT_ERR_BAD_ARGUMENT);
   if (mn == 0)
     return GNNRT_OK;
   if (k == 0) {
@@ -228,8 +256,7 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
   // out instead, in blocks that depend on the shape alone: each block is
   // the same single-threaded call whichever thread makes it, so the result
   // does not depend on the thread count.
-  blockedGemm(a, b, m, n, k, transpose_a != 0, transpose_b != 0, c);
-  return GNNRT_OK;
+  return blockedGemm(a, b, m, n, k, transpose_a != 0, transpose_b != 0, c);
 }
 
 int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
@@ -242,6 +269,10 @@ int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
   // With transpose_a the sets index the contraction, which b's rows must
   // follow.
   GNNRT_CHECK(!(transpose_a && transpose_b), GNNRT_ERR_BAD_ARGUMENT);
+  // In place as gnnrt_cpu_matmul: a tile's rows are gathered before its
+  // rows of c are written, and no other tile has them.
+  GNNRT_CHECK(c != b && (c != a || (!transpose_a && k == n)),
+              GNNRT_ERR_BAD_ARGUMENT);
   const int64_t nodes = transpose_a ? k : m; // the rows of a as stored
   RowSets sets;
   if (int status = rowSetArgs(row_sets, nodes, hops, level, sets))
@@ -270,7 +301,9 @@ int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
       if (filled == tile || (filled > 0 && i + 1 == k)) {
         gatherRows(a, m, ids.get(), filled, ga.get());
         gatherRows(b, n, ids.get(), filled, gb.get());
-        blockedGemm(ga.get(), gb.get(), m, n, filled, true, false, c, !first);
+        if (int status = blockedGemm(ga.get(), gb.get(), m, n, filled, true,
+                                     false, c, !first))
+          return status;
         filled = 0;
         first = false;
       }
@@ -438,6 +471,24 @@ int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
 #pragma omp parallel for schedule(static) if (worthThreads(out))
   for (int64_t r = 0; r < rows; ++r)
     std::memcpy(y + r * width, x + r * cols + offset,
+                static_cast<size_t>(width) * sizeof(float));
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_insert_columns(const float *x, const float *block, int64_t rows,
+                             int64_t cols, int64_t offset, int64_t width,
+                             float *y) {
+  int64_t count;
+  if (int status = kernel::insertColumnsArgs(x, block, rows, cols, offset,
+                                             width, y, count))
+    return status;
+  if (y != x && count > 0)
+    std::memcpy(y, x, static_cast<size_t>(count) * sizeof(float));
+  if (width == 0)
+    return GNNRT_OK;
+#pragma omp parallel for schedule(static) if (worthThreads(rows * width))
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(y + r * cols + offset, block + r * width,
                 static_cast<size_t>(width) * sizeof(float));
   return GNNRT_OK;
 }

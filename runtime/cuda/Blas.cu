@@ -15,6 +15,7 @@
 
 #include "common/KernelCommon.h"
 
+#include <algorithm>
 #include <limits>
 
 using gnnrt::kernel::mulSize;
@@ -34,6 +35,8 @@ extern "C" int gnnrt_cuda_matmul(const float *a, const float *b, int64_t m,
     return GNNRT_ERR_BAD_SIZE;
   if (!(present(a, mk) && present(b, kn) && present(c, mn)))
     return GNNRT_ERR_NULL_POINTER;
+  if (c == b || (c == a && (transpose_a || k != n)))
+    return GNNRT_ERR_BAD_ARGUMENT;
   if (mn == 0)
     return GNNRT_OK;
 
@@ -48,6 +51,33 @@ extern "C" int gnnrt_cuda_matmul(const float *a, const float *b, int64_t m,
     return GNNRT_OK;
   }
   const float one = 1.0f, zero = 0.0f;
+  if (c == a) {
+    // In place (the planner's, for a product whose input dies at it): cuBLAS
+    // may not write over its operands, so a tile of rows of c at a time goes
+    // to the context's scratch and is copied over the same rows of a, which
+    // no later tile reads (they run in order on the compute stream). At
+    // most kInPlaceTileBytes of scratch, whatever m is: the device memory
+    // outside the planned arena stays bounded by the widths.
+    constexpr int64_t kInPlaceTileBytes = int64_t(4) << 20;
+    const int64_t rowBytes = n * static_cast<int64_t>(sizeof(float));
+    const int64_t tile = std::max<int64_t>(1, kInPlaceTileBytes / rowBytes);
+    void *tileBuffer;
+    GNNRT_RETURN_IF_ERROR(gnnrt::cuda::scratch(
+        ctx, static_cast<size_t>(std::min(tile, m) * rowBytes), &tileBuffer));
+    float *own = static_cast<float *>(tileBuffer);
+    for (int64_t first = 0; first < m; first += tile) {
+      const int64_t rows = std::min(tile, m - first);
+      GNNRT_CUDA_CHECK(cublasSgemm(
+          ctx->blas, transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N,
+          static_cast<int>(n), static_cast<int>(rows), static_cast<int>(k),
+          &one, b, static_cast<int>(transpose_b ? k : n), a + first * k,
+          static_cast<int>(k), &zero, own, static_cast<int>(n)));
+      GNNRT_CUDA_CHECK(cudaMemcpyAsync(c + first * n, own,
+                                       static_cast<size_t>(rows * rowBytes),
+                                       cudaMemcpyDeviceToDevice, ctx->compute));
+    }
+    return GNNRT_OK;
+  }
   GNNRT_CUDA_CHECK(cublasSgemm(
       ctx->blas, transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
       transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),

@@ -416,6 +416,24 @@ int gnnrt_cuda_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
                 int64_t{0}, rows, width);
 }
 
+int gnnrt_cuda_insert_columns(const float *x, const float *block, int64_t rows,
+                              int64_t cols, int64_t offset, int64_t width,
+                              float *y) {
+  int64_t count;
+  if (int status = kernel::insertColumnsArgs(x, block, rows, cols, offset,
+                                             width, y, count))
+    return status;
+  GNNRT_CURRENT_CONTEXT(ctx);
+  if (y != x && count > 0)
+    GNNRT_CUDA_CHECK(cudaMemcpyAsync(y, x,
+                                     static_cast<size_t>(count) * sizeof(float),
+                                     cudaMemcpyDeviceToDevice, ctx->compute));
+  if (rows * width == 0)
+    return GNNRT_OK;
+  return launch(ctx, "copyColumns", rows * width, copyColumns, block, width,
+                int64_t{0}, y, cols, offset, rows, width);
+}
+
 int gnnrt_cuda_normalize(const float *x, int64_t rows, int64_t cols, int dim,
                          double eps, float *y) {
   int64_t count;

@@ -144,6 +144,10 @@ int gnnrt_cuda_slice(const float *, int64_t, int64_t, int64_t, int64_t,
                      float *) {
   return unavailable();
 }
+int gnnrt_cuda_insert_columns(const float *, const float *, int64_t, int64_t,
+                              int64_t, int64_t, float *) {
+  return unavailable();
+}
 int gnnrt_cuda_normalize(const float *, int64_t, int64_t, int, double,
                          float *) {
   return unavailable();

@@ -1,14 +1,15 @@
 // RUN: gnnc-opt -gnn-assign-buffers -split-input-file %s | FileCheck %s
 
-// A chain of 64-byte matmuls, each dead after its one use: %a and %c share
-// offset 0, %b and %d share 64 (a matmul reads whole rows, so it never
-// writes over its operand). The returned value goes to result slot 0.
+// A chain of 64-byte products `a w` of a's own type, each dead after its
+// one use: each writes over its left operand (gnnrt_cpu_matmul computes a
+// tile of rows before writing them), so %a to %d share offset 0. The
+// returned value goes to result slot 0.
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: gnn.arena_bytes = 128 : i64
+// CHECK-SAME: gnn.arena_bytes = 64 : i64
 // CHECK: gnn.matmul %arg0, %arg1 {gnn.offsets = array<i64: 0>}
-// CHECK: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 64>}
 // CHECK: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 0>}
-// CHECK: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 64>}
+// CHECK: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 0>}
+// CHECK: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 0>}
 // CHECK: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: -2>, gnn.result_slots = array<i64: 0>}
 func.func @chain(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %a = gnn.matmul %x, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
@@ -21,17 +22,36 @@ func.func @chain(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
 
 // -----
 
+// Products that cannot write over their operand: a transposed left
+// operand (each row of the result reads a column of it), a product of a
+// value with itself, a result of another width. %a and %c share offset 0,
+// %b takes 64.
+// CHECK-LABEL: func.func @not_in_place
+// CHECK-SAME: gnn.arena_bytes = 128 : i64
+// CHECK: %[[A:.*]] = gnn.matmul %arg0, %arg1 {gnn.offsets = array<i64: 0>, transpose_a}
+// CHECK: %[[B:.*]] = gnn.matmul %[[A]], %[[A]] {gnn.offsets = array<i64: 64>}
+// CHECK: gnn.matmul %[[B]], %arg2 {gnn.offsets = array<i64: 0>}
+func.func @not_in_place(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>, %v: tensor<4x2xf32>) -> tensor<2x2xf32> {
+  %a = gnn.matmul %x, %w {transpose_a} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = gnn.matmul %a, %a : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %c = gnn.matmul %b, %v : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %d = gnn.matmul %c, %c {transpose_a} : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<2x2xf32>
+  return %d : tensor<2x2xf32>
+}
+
+// -----
+
 // The same chain in a function whose caller reads its results from the
 // arena (gnn.results_in_arena, the predict function): the returned value
-// is an arena value live to the end (no result slot), in the slot %c
-// left at 0, and the function says where.
+// is an arena value live to the end (no result slot), in the slot the
+// chain wrote over, and the function says where.
 // CHECK-LABEL: func.func @chain_in_arena
-// CHECK-SAME: gnn.arena_bytes = 128 : i64
+// CHECK-SAME: gnn.arena_bytes = 64 : i64
 // CHECK-SAME: gnn.result_offsets = array<i64: 0>
 // CHECK-NEXT: gnn.matmul %arg0, %arg1 {gnn.offsets = array<i64: 0>}
-// CHECK-NEXT: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 64>}
 // CHECK-NEXT: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 0>}
-// CHECK-NEXT: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 64>}
+// CHECK-NEXT: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 0>}
+// CHECK-NEXT: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 0>}
 // CHECK-NEXT: gnn.matmul %{{.*}}, %arg1 {gnn.offsets = array<i64: 0>}
 // CHECK-NEXT: return
 func.func @chain_in_arena(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> attributes {gnn.results_in_arena} {
@@ -183,7 +203,8 @@ func.func @prepare(%g: !gnn.graph<3x2>)
 // both large slots and %l above %m: 2368 bytes in definition order and
 // largest first alike. Reusing the slot freed last, %c's, for %a leaves
 // %e's slot to %m and then %b: the arena is the live peak, 2112 bytes
-// (%l, %e and %c at %c's op; %l, %a and %b at %b's).
+// (%l, %e and %c at %c's op; %l, %a and %b at %b's). The square products
+// are transposed (`e^T w`) so that none writes over its operand.
 // CHECK-LABEL: func.func @hand_over
 // CHECK-SAME: gnn.arena_bytes = 2112 : i64
 func.func @hand_over(%x: tensor<16x16xf32>, %w: tensor<16x16xf32>,
@@ -191,12 +212,12 @@ func.func @hand_over(%x: tensor<16x16xf32>, %w: tensor<16x16xf32>,
     -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<16x16xf32>) {
   %l = gnn.matmul %p, %q : (tensor<4x16xf32>, tensor<16x4xf32>) -> tensor<4x4xf32>
   %e = gnn.matmul %x, %w : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
-  %c = gnn.matmul %e, %w : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %c = gnn.matmul %e, %w {transpose_a} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   %m = gnn.matmul %p, %w : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
   %s = gnn.matmul %p, %c : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
   %a = gnn.matmul %q, %m : (tensor<16x4xf32>, tensor<4x16xf32>) -> tensor<16x16xf32>
-  %b = gnn.matmul %a, %w : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %b = gnn.matmul %a, %w {transpose_a} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   %f = gnn.matmul %l, %p : (tensor<4x4xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
-  %r = gnn.matmul %b, %w : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %r = gnn.matmul %b, %w {transpose_a} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   return %s, %f, %r : tensor<4x16xf32>, tensor<4x16xf32>, tensor<16x16xf32>
 }

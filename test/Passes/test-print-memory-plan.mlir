@@ -101,7 +101,7 @@ func.func @step(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 // PLACED: arena peak 192 bytes at 2 (gnn.zeros), gnn.arena_bytes 192
 func.func @fragment(%x: tensor<4x4xf32>) -> tensor<4x8xf32> {
   %a = gnn.activation relu %x : tensor<4x4xf32>
-  %b = gnn.matmul %a, %x : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %b = gnn.matmul %a, %x {transpose_a} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   %c = gnn.zeros : tensor<4x8xf32>
   %d = gnn.matmul %b, %c : (tensor<4x4xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %d : tensor<4x8xf32>

@@ -664,7 +664,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
           EdgeAddOp, ScatterOp, EdgeSoftmaxOp, EdgeSoftmaxGradOp, MatmulOp,
           BiasAddOp, RowMulOp, ReduceOp, HeadMatrixOp, ZerosOp, AddOp, SubOp,
           MulOp, ScaleOp, ActivationOp, ActivationGradOp, DropoutOp, ConcatOp,
-          SliceOp, NormalizeOp, NormalizeGradOp, train::InitOp,
+          SliceOp, InsertColumnsOp, NormalizeOp, NormalizeGradOp, train::InitOp,
           train::CrossEntropyOp, train::CrossEntropyGradOp, train::AdamOp,
           train::SgdOp>(op);
   if (!known)
@@ -893,6 +893,13 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         call("gnnrt_cpu_slice",
              {name(o.getInput()), d(o.getInput(), 0), d(o.getInput(), 1),
               i64(o.getOffset()), d(o.getResult(), 1), out()});
+        return success();
+      })
+      .Case([&](InsertColumnsOp o) {
+        call("gnnrt_cpu_insert_columns",
+             {name(o.getInput()), name(o.getBlock()), d(o.getInput(), 0),
+              d(o.getInput(), 1), i64(o.getOffset()), d(o.getBlock(), 1),
+              out()});
         return success();
       })
       .Case([&](NormalizeOp o) {

@@ -197,6 +197,9 @@ int gnnrt_cuda_concat(const float *const *inputs, const int64_t *widths,
                       int64_t num_inputs, int64_t rows, float *y);
 int gnnrt_cuda_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
                      int64_t width, float *y);
+int gnnrt_cuda_insert_columns(const float *x, const float *block, int64_t rows,
+                              int64_t cols, int64_t offset, int64_t width,
+                              float *y);
 int gnnrt_cuda_normalize(const float *x, int64_t rows, int64_t cols, int dim,
                          double eps, float *y);
 int gnnrt_cuda_normalize_grad(const float *x, const float *dy, int64_t rows,

@@ -471,7 +471,11 @@ int gnnrt_cpu_csr_matmul_rows(const void *a, int64_t rows, int64_t cols,
    `[k, n]`; `a` is stored `[m, k]`, or `[k, m]` when transpose_a, and `b`
    `[k, n]`, or `[n, k]` when transpose_b. cblas_sgemm on one thread per
    block of rows of c, the blocks a function of m alone, so the bits do not
-   depend on the thread count; m, n, k < 2^31. */
+   depend on the thread count; m, n, k < 2^31. c may be a itself (a not
+   transposed and k == n: each row of c from the same row of a, into as many
+   floats), read a tile of rows at a time into at most 256 KiB of scratch per
+   thread before it is written, with the same bits; c == b, or c == a otherwise,
+   is GNNRT_ERR_BAD_ARGUMENT. */
 int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
                      int64_t k, int transpose_a, int transpose_b, float *c);
 
@@ -533,6 +537,14 @@ int gnnrt_cpu_concat(const float *const *inputs, const int64_t *widths,
    `x[rows, cols]`. */
 int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
                     int64_t width, float *y);
+
+/* gnn.insert_columns: `y[rows, cols] = x` with the columns `[offset,
+   offset + width)` replaced by `block[rows, width]`. In place allowed (y
+   == x: only the block's columns are written); y == block is
+   GNNRT_ERR_BAD_ARGUMENT. */
+int gnnrt_cpu_insert_columns(const float *x, const float *block, int64_t rows,
+                             int64_t cols, int64_t offset, int64_t width,
+                             float *y);
 
 /* gnn.normalize of `x[rows, cols]` along dim (0: per column over rows, 1:
    per row over columns), statistics in double. In place allowed. */

@@ -322,6 +322,30 @@ func.func @slice_bounds(%x: tensor<5x3xf32>) {
 
 // -----
 
+func.func @insert_columns_bounds(%x: tensor<5x3xf32>, %b: tensor<5x2xf32>) {
+  // expected-error @+1 {{columns [2, 4) are out of the input's 3}}
+  %0 = gnn.insert_columns %b into %x {offset = 2 : i64} : tensor<5x2xf32> into tensor<5x3xf32>
+  return
+}
+
+// -----
+
+func.func @insert_columns_rows(%x: tensor<5x3xf32>, %b: tensor<4x2xf32>) {
+  // expected-error @+1 {{block rows: expected 5, got 4}}
+  %0 = gnn.insert_columns %b into %x {offset = 0 : i64} : tensor<4x2xf32> into tensor<5x3xf32>
+  return
+}
+
+// -----
+
+func.func @insert_columns_type(%x: tensor<5x3xf32>, %b: tensor<5x2xf16>) {
+  // expected-error @+1 {{expects one element type for all tensors, got 'f16' and 'f32'}}
+  %0 = gnn.insert_columns %b into %x {offset = 0 : i64} : tensor<5x2xf16> into tensor<5x3xf32>
+  return
+}
+
+// -----
+
 func.func @softmax_type(%g: !gnn.graph<4x6>, %e: tensor<6x2xf32>) {
   // expected-error @+1 {{all of {input, result} have same type}}
   %0 = gnn.edge_softmax %g, %e : (!gnn.graph<4x6>, tensor<6x2xf32>) -> tensor<6x1xf32>

@@ -134,6 +134,8 @@ func.func @elementwise(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>, %z: tensor<?x2x
   %12 = gnn.concat %x, %z : (tensor<?x4xf32>, tensor<?x2xf32>) -> tensor<?x6xf32>
   // CHECK: gnn.slice %{{.*}} {offset = 4 : i64} : tensor<?x6xf32> -> tensor<?x2xf32>
   %13 = gnn.slice %12 {offset = 4 : i64} : tensor<?x6xf32> -> tensor<?x2xf32>
+  // CHECK: gnn.insert_columns %{{.*}} into %{{.*}} {offset = 2 : i64} : tensor<?x2xf32> into tensor<?x6xf32>
+  %ins = gnn.insert_columns %13 into %12 {offset = 2 : i64} : tensor<?x2xf32> into tensor<?x6xf32>
   // CHECK: gnn.normalize %{{.*}} {dim = 1 : i64, eps = 1.000000e-05 : f64} : tensor<?x4xf32>
   %14 = gnn.normalize %x {dim = 1 : i64, eps = 1.0e-5 : f64} : tensor<?x4xf32>
   // CHECK: gnn.normalize_grad %{{.*}}, %{{.*}} {dim = 0 : i64, eps = 1.000000e-05 : f64} : tensor<?x4xf32>

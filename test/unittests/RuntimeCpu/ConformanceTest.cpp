@@ -493,6 +493,28 @@ TEST_F(Conformance, ConcatAndSlice) {
   EXPECT_TRUE(roundedEqual(s, sliced[0]));
 }
 
+TEST_F(Conformance, InsertColumnsInPlaceAndNot) {
+  // The block of gnn-split-aggregations' rewrite, written over its matrix
+  // (y == x, the planner's use) and into another buffer.
+  ref::Tensor x = randomF32({N, D}, 39), block = randomF32({N, 5}, 40);
+  std::string bT = tensorType({N, 5});
+  auto want = reference(fn("%b: " + bT + ", %x: " + nodeT, nodeT,
+                           "%y = gnn.insert_columns %b into %x {offset = 3 : "
+                           "i64} : " +
+                               bT + " into " + nodeT),
+                        {block, x});
+  ASSERT_EQ(want.size(), 1u);
+  std::vector<float> xf = toF32(x), bf = toF32(block), y(N * D, NAN);
+  ASSERT_EQ(
+      gnnrt_cpu_insert_columns(xf.data(), bf.data(), N, D, 3, 5, y.data()),
+      GNNRT_OK);
+  EXPECT_TRUE(roundedEqual(y, want[0]));
+  ASSERT_EQ(
+      gnnrt_cpu_insert_columns(xf.data(), bf.data(), N, D, 3, 5, xf.data()),
+      GNNRT_OK);
+  EXPECT_TRUE(roundedEqual(xf, want[0]));
+}
+
 TEST_F(Conformance, NormalizeAndItsGradientAlongBothDims) {
   // An offset mean makes the centring matter.
   ref::Tensor x = randomF32({N, D}, 37, 2, 5), dy = randomF32({N, D}, 38);

@@ -16,6 +16,7 @@
 #include "RowSetsUtil.h"
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -270,6 +271,43 @@ TEST_F(DenseRowsTest, MatmulRowsSumOverTheListedRows) {
                       1, 0, sets.data(), hops, level, 1, got.data()),
                   GNNRT_OK);
         EXPECT_TRUE(closeRows(got, want, m, n, nullptr, level));
+      }
+}
+
+TEST_F(DenseRowsTest, MatmulInPlaceHasTheSameBits) {
+  // c = a b written over a (k == n), whole and at a set's rows: the bits of
+  // the product into another buffer. m = 70000 with k = 64 makes blocks of
+  // 1104 rows, each copied 1024 rows (a 256 KiB tile) at a time, so a block
+  // takes two tiles; 1 and 2 threads.
+  const int64_t hops = 1;
+  for (auto [m, k] : {std::pair<int64_t, int64_t>{70000, 64}, {260, 17}})
+    for (bool transposeB : {false, true})
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE("m " + std::to_string(m) + ", k " + std::to_string(k) +
+                     (transposeB ? ", b transposed" : "") + ", " +
+                     std::to_string(threads) + " threads");
+        gnnrt_cpu_set_num_threads(threads);
+        const std::vector<float> a = randomValues(m * k, 13 + k);
+        const std::vector<float> b = randomValues(k * k, 14 + k);
+        std::vector<float> want(m * k, NAN), got = a;
+        ASSERT_EQ(gnnrt_cpu_matmul(a.data(), b.data(), m, k, k, 0, transposeB,
+                                   want.data()),
+                  GNNRT_OK);
+        ASSERT_EQ(gnnrt_cpu_matmul(got.data(), b.data(), m, k, k, 0, transposeB,
+                                   got.data()),
+                  GNNRT_OK);
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), m * k * 4), 0);
+        const RowSets sets = matrixRowSets(m, hops, 31, 20);
+        std::vector<float> rowsWant(m * k, NAN), rowsGot = a;
+        ASSERT_EQ(gnnrt_cpu_matmul_rows(a.data(), b.data(), m, k, k, 0,
+                                        transposeB, sets.data(), hops, 1, 1,
+                                        rowsWant.data()),
+                  GNNRT_OK);
+        ASSERT_EQ(gnnrt_cpu_matmul_rows(rowsGot.data(), b.data(), m, k, k, 0,
+                                        transposeB, sets.data(), hops, 1, 1,
+                                        rowsGot.data()),
+                  GNNRT_OK);
+        EXPECT_EQ(std::memcmp(rowsGot.data(), rowsWant.data(), m * k * 4), 0);
       }
 }
 

@@ -161,6 +161,21 @@ TEST_F(Status, DenseArgumentChecks) {
             GNNRT_ERR_BAD_SIZE);
   EXPECT_EQ(gnnrt_cpu_slice(x.data(), 3, 2, 1, 2, y.data()),
             GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(gnnrt_cpu_insert_columns(x.data(), x.data(), 3, 2, 1, 2, y.data()),
+            GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(gnnrt_cpu_insert_columns(x.data(), nullptr, 3, 2, 1, 1, y.data()),
+            GNNRT_ERR_NULL_POINTER);
+  // The block may not be the output it is written into.
+  EXPECT_EQ(gnnrt_cpu_insert_columns(x.data(), y.data(), 3, 2, 1, 1, y.data()),
+            GNNRT_ERR_BAD_ARGUMENT);
+  // In place over a only where each row of c is computed from its own row
+  // of a, into as many floats; never over b.
+  EXPECT_EQ(gnnrt_cpu_matmul(y.data(), x.data(), 3, 2, 2, 1, 0, y.data()),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(gnnrt_cpu_matmul(y.data(), x.data(), 3, 1, 2, 0, 0, y.data()),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(gnnrt_cpu_matmul(x.data(), y.data(), 2, 2, 2, 0, 0, y.data()),
+            GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(gnnrt_cpu_normalize(x.data(), 3, 2, 0, -1.0, y.data()),
             GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(

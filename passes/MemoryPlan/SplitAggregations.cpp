@@ -1,0 +1,101 @@
+//===- SplitAggregations.cpp - gnn-split-aggregations ---------------------===//
+//
+// Rewrites `y = spmm(g, x)` into, for each block of columns [o, o + w),
+//
+//   s_k = gnn.slice x_k {offset = o}             // x_0 = x
+//   y_k = gnn.spmm g, s_k                        // same attributes
+//   x_k+1 = gnn.insert_columns y_k into x_k {offset = o}
+//
+// and y by the last x_k (SplitAggregations.h). The values are the same: a
+// column of the result is summed from the same column of the input, in the
+// same slot order, by the same kernels. x_k has no reader after its
+// insert, which therefore writes over it (Liveness.cpp, inPlaceReads).
+//
+//===----------------------------------------------------------------------===//
+#include "passes/MemoryPlan/SplitAggregations.h"
+
+#include "dialects/Gnn/GnnOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::gnn {
+#define GEN_PASS_DEF_GNNSPLITAGGREGATIONS
+#include "passes/Passes.h.inc"
+} // namespace mlir::gnn
+
+using namespace mlir;
+using namespace mlir::gnn;
+
+/// Whether \p spmm can run a block of columns at a time, each written over
+/// its input: its input is a static matrix of its result's type that
+/// nothing reads after it (a layer's bias gradient reads its output
+/// gradient before its aggregation does), and one weight per edge serves
+/// every column (a weight per head would need its own block of the
+/// weights).
+static bool splittable(SpmmOp spmm) {
+  Value input = spmm.getInput();
+  auto type = dyn_cast<RankedTensorType>(input.getType());
+  if (!type || !type.hasStaticShape() || type.getRank() != 2 ||
+      type.getDimSize(1) < 2 || type != spmm.getType())
+    return false;
+  for (Operation *user : input.getUsers())
+    if (user != spmm &&
+        (user->getBlock() != spmm->getBlock() || !user->isBeforeInBlock(spmm)))
+      return false;
+  if (Value w = spmm.getWeights()) {
+    auto weights = cast<RankedTensorType>(w.getType());
+    if (weights.getRank() == 2 && weights.getDimSize(1) != 1)
+      return false;
+  }
+  return true;
+}
+
+int64_t mlir::gnn::splitAggregations(func::FuncOp func, int64_t blocks) {
+  SmallVector<SpmmOp> spmms;
+  func.walk([&](SpmmOp op) {
+    if (splittable(op))
+      spmms.push_back(op);
+  });
+  for (SpmmOp spmm : spmms) {
+    auto type = cast<RankedTensorType>(spmm.getType());
+    const int64_t cols = type.getDimSize(1);
+    const int64_t width = (cols + blocks - 1) / blocks;
+    OpBuilder b(spmm);
+    Location loc = spmm.getLoc();
+    Value x = spmm.getInput();
+    for (int64_t offset = 0; offset < cols; offset += width) {
+      auto blockType = RankedTensorType::get(
+          {type.getDimSize(0), std::min(width, cols - offset)},
+          type.getElementType());
+      Value slice = b.create<SliceOp>(loc, blockType, x, offset);
+      IRMapping map;
+      map.map(spmm.getInput(), slice);
+      Operation *block = b.clone(*spmm, map);
+      block->getResult(0).setType(blockType);
+      x = b.create<InsertColumnsOp>(loc, type, block->getResult(0), x,
+                                    static_cast<uint64_t>(offset));
+    }
+    spmm.replaceAllUsesWith(x);
+    spmm.erase();
+  }
+  return static_cast<int64_t>(spmms.size());
+}
+
+namespace {
+struct SplitAggregationsPass
+    : mlir::gnn::impl::GnnSplitAggregationsBase<SplitAggregationsPass> {
+  using GnnSplitAggregationsBase::GnnSplitAggregationsBase;
+  void runOnOperation() override {
+    if (blocks < 1) {
+      getOperation().emitError("gnn-split-aggregations: blocks = ")
+          << static_cast<int64_t>(blocks) << " must be at least 1";
+      return signalPassFailure();
+    }
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      numSplit += splitAggregations(func, blocks);
+  }
+};
+} // namespace

@@ -1,0 +1,32 @@
+//===- SplitAggregations.h - Aggregations by blocks of columns --*- C++ -*-===//
+//
+// An aggregation `y = A x` needs its input and its result whole on the
+// device at once: on a 2M-node graph two N x 64 tensors, 1 GB, whatever the
+// plan. Its columns are independent, so it can run a block of columns at a
+// time, each block's result written over the same columns of x, which no
+// later block reads (gnn.slice, gnn.spmm, gnn.insert_columns): the device
+// then holds x and two blocks. gnn-plan-memory splits them where no plan
+// fits otherwise (docs/MemoryPlanning.md, "Aggregations by column blocks").
+//
+//===----------------------------------------------------------------------===//
+#ifndef GNNC_PASSES_MEMORYPLAN_SPLITAGGREGATIONS_H
+#define GNNC_PASSES_MEMORYPLAN_SPLITAGGREGATIONS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::gnn {
+
+/// The blocks an aggregation is split into by default: an eighth of its
+/// columns each, so that its two blocks add a quarter of its input.
+constexpr int64_t kAggregationBlocks = 8;
+
+/// Splits every aggregation of \p func that can be (a `gnn.spmm` of a
+/// matrix with more than one column whose last reader it is, with at most
+/// one weight per edge) into \p blocks blocks of columns, the last one
+/// narrower when they do not divide; returns how many it split.
+int64_t splitAggregations(func::FuncOp func,
+                          int64_t blocks = kAggregationBlocks);
+
+} // namespace mlir::gnn
+
+#endif // GNNC_PASSES_MEMORYPLAN_SPLITAGGREGATIONS_H
