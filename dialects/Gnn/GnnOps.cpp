@@ -532,18 +532,25 @@ OpFoldResult ConcatOp::fold(FoldAdaptor) {
   return {};
 }
 
+/// That the columns [offset, offset + width) lie within \p cols (gnn.slice
+/// reads them, gnn.insert_columns writes them), where both are known.
+static LogicalResult columnsWithin(Operation *op, uint64_t offset,
+                                   int64_t width, int64_t cols) {
+  if (!ShapedType::isDynamic(cols) && !ShapedType::isDynamic(width) &&
+      int64_t(offset) + width > cols)
+    return op->emitOpError("columns [")
+           << offset << ", " << int64_t(offset) + width
+           << ") are out of the input's " << cols;
+  return success();
+}
+
 LogicalResult SliceOp::verify() {
   if (failed(sameElementTypes(*this)) ||
       failed(
           expectDim(*this, getResult(), 0, dim(getInput(), 0), "result rows")))
     return failure();
-  int64_t in = dim(getInput(), 1), out = dim(getResult(), 1);
-  if (!ShapedType::isDynamic(in) && !ShapedType::isDynamic(out) &&
-      int64_t(getOffset()) + out > in)
-    return emitOpError("columns [")
-           << getOffset() << ", " << int64_t(getOffset()) + out
-           << ") are out of the input's " << in;
-  return success();
+  return columnsWithin(*this, getOffset(), dim(getResult(), 1),
+                       dim(getInput(), 1));
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor) {
@@ -556,13 +563,8 @@ LogicalResult InsertColumnsOp::verify() {
   if (failed(sameElementTypes(*this)) ||
       failed(expectDim(*this, getBlock(), 0, dim(getInput(), 0), "block rows")))
     return failure();
-  int64_t cols = dim(getInput(), 1), width = dim(getBlock(), 1);
-  if (!ShapedType::isDynamic(cols) && !ShapedType::isDynamic(width) &&
-      int64_t(getOffset()) + width > cols)
-    return emitOpError("columns [")
-           << getOffset() << ", " << int64_t(getOffset()) + width
-           << ") are out of the input's " << cols;
-  return success();
+  return columnsWithin(*this, getOffset(), dim(getBlock(), 1),
+                       dim(getInput(), 1));
 }
 
 #define GET_OP_CLASSES

@@ -1021,6 +1021,53 @@ TEST_F(CudaKernels, ConcatAndSliceEqualTheCpu) {
     }
 }
 
+TEST_F(CudaKernels, InsertColumnsEqualsTheCpu) {
+  // Into another buffer and over its input (the planner's use).
+  const int64_t rows = 11, cols = 9;
+  const std::vector<float> x = randomFloats(rows * cols, 120);
+  for (int64_t offset : {0, 3})
+    for (int64_t width : {int64_t{0}, cols - offset}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "offset " << offset << ", width " << width);
+      const std::vector<float> block = randomFloats(rows * width, 121);
+      std::vector<float> want(rows * cols);
+      ASSERT_EQ(gnnrt_cpu_insert_columns(x.data(), block.data(), rows, cols,
+                                         offset, width, want.data()),
+                GNNRT_OK);
+      float *dx = upload(x), *db = upload(block), *dy = alloc<float>(x.size());
+      ASSERT_CUDA_OK(
+          gnnrt_cuda_insert_columns(dx, db, rows, cols, offset, width, dy));
+      EXPECT_TRUE(sameBits(download(dy, want.size()), want));
+      ASSERT_CUDA_OK(
+          gnnrt_cuda_insert_columns(dx, db, rows, cols, offset, width, dx));
+      EXPECT_TRUE(sameBits(download(dx, want.size()), want));
+    }
+}
+
+TEST_F(CudaKernels, MatmulInPlaceEqualsOutOfPlace) {
+  // c = a b written over a: 20000 rows of 64 floats take two 4 MiB tiles.
+  // The tiles make their own cuBLAS calls, so the bits may differ from
+  // one call over all rows; each element is checked to the product's
+  // rounding bound instead (as CudaDevice.MatmulMatchesTheCpu does).
+  const int64_t m = 20000, k = 64;
+  const std::vector<float> a = randomFloats(m * k, 122);
+  const std::vector<float> b = randomFloats(k * k, 123);
+  for (int tb : {0, 1}) {
+    SCOPED_TRACE(::testing::Message() << "transpose_b " << tb);
+    float *da = upload(a), *db = upload(b), *dc = alloc<float>(a.size());
+    ASSERT_CUDA_OK(gnnrt_cuda_matmul(da, db, m, k, k, 0, tb, dc));
+    const std::vector<float> want = download(dc, a.size());
+    ASSERT_CUDA_OK(gnnrt_cuda_matmul(da, db, m, k, k, 0, tb, da));
+    const std::vector<float> got = download(da, a.size());
+    const double gamma =
+        k * std::ldexp(1.0, -24) / (1 - k * std::ldexp(1.0, -24));
+    for (int64_t i = 0; i < m * k; ++i)
+      ASSERT_NEAR(got[i], want[i], 2 * gamma * k) << "element " << i;
+    EXPECT_EQ(gnnrt_cuda_matmul(da, db, m, k, k, 1, tb, da),
+              GNNRT_ERR_BAD_ARGUMENT);
+  }
+}
+
 TEST_F(CudaKernels, NormalizeAndItsGradientEqualTheCpu) {
   struct Shape {
     int64_t rows, cols;
