@@ -53,6 +53,14 @@ static bool splittable(SpmmOp spmm) {
   return true;
 }
 
+bool mlir::gnn::hasSplittableAggregation(func::FuncOp func) {
+  return func
+      .walk([](SpmmOp op) {
+        return splittable(op) ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 int64_t mlir::gnn::splitAggregations(func::FuncOp func, int64_t blocks) {
   SmallVector<SpmmOp> spmms;
   func.walk([&](SpmmOp op) {

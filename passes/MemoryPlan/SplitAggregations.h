@@ -20,6 +20,9 @@ namespace mlir::gnn {
 /// columns each, so that its two blocks add a quarter of its input.
 constexpr int64_t kAggregationBlocks = 8;
 
+/// Whether \p func has an aggregation splitAggregations would split.
+bool hasSplittableAggregation(func::FuncOp func);
+
 /// Splits every aggregation of \p func that can be (a `gnn.spmm` of a
 /// matrix with more than one column whose last reader it is, with at most
 /// one weight per edge) into \p blocks blocks of columns, the last one
