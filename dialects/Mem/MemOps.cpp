@@ -339,7 +339,14 @@ std::optional<uint64_t> mlir::mem::tileBytesRead(Value value) {
   return std::nullopt;
 }
 
-/// A CSR matrix that \p op (with `tile_bytes`) leaves in host memory is
+/// A static f32 matrix without encoding: gnnrt_cpu_matmul_tiles's left
+/// operand.
+static bool isDenseF32Matrix(RankedTensorType type) {
+  return type.getRank() == 2 && type.hasStaticShape() &&
+         type.getElementType().isF32() && !type.getEncoding();
+}
+
+/// A matrix that \p op (with `tile_bytes`) leaves in host memory is
 /// read by products only.
 static LogicalResult verifyReadByProducts(Operation *op) {
   if (Operation *reader = nonProductReader(op->getResult(0)))
@@ -361,9 +368,12 @@ LogicalResult PrefetchOp::verify() {
       return emitOpError("must bring back the rows its mem.offload copied");
   }
   if (getTileBytes()) {
-    // gnnrt_cpu_csr_matmul_tiles reads the host block of a whole CSR copy.
-    if (!gnn::isCsr(expected) || getRowSets())
-      return emitOpError("with tile_bytes brings back a whole CSR matrix");
+    // gnnrt_cpu_csr_matmul_tiles reads the host block of a whole CSR copy;
+    // gnnrt_cpu_matmul_tiles a dense matrix's, or the rows its offload kept.
+    if (gnn::isCsr(expected) ? getRowSets() != nullptr
+                             : !isDenseF32Matrix(expected))
+      return emitOpError("with tile_bytes brings back a whole CSR matrix or "
+                         "a static f32 matrix");
     if (getHandle().getType().getTier() != Tier::host)
       return emitOpError("with tile_bytes reads a copy in the host tier");
     if (failed(verifyReadByProducts(*this)))
@@ -525,8 +535,12 @@ LogicalResult LoadHomeOp::verify() {
   if (getTileBytes()) {
     if (getRowSets())
       return emitOpError("with tile_bytes copies no rows");
-    // A CSR matrix that products read (gnnrt_cpu_csr_matmul_tiles).
-    if (gnn::isCsr(getHome().getType()))
+    // A CSR matrix that products read (gnnrt_cpu_csr_matmul_tiles), or a
+    // dense one that products alone read (gnnrt_cpu_matmul_tiles).
+    auto home = cast<RankedTensorType>(getHome().getType());
+    if (gnn::isCsr(home) ||
+        (isDenseF32Matrix(home) && !getResult().use_empty() &&
+         !nonProductReader(getResult())))
       return verifyReadByProducts(*this);
     // The edge weights of aggregations that read their graph in tiles.
     for (OpOperand &use : getResult().getUses()) {

@@ -112,7 +112,11 @@ def Mem_PrefetchOp : Mem_Op<"prefetch", [Mem_PlanEffects]> {
     columns' column or row indices and values, 28 bytes a slot with the
     tile's piece records) through a device buffer of `tile_bytes` bytes,
     the result's storage. The device then holds a tile of the matrix
-    instead of all of it, for the time of the product.
+    instead of all of it, for the time of the product. The host copy may
+    also be a static f32 matrix, whole or (with `rows`) the rows of `R_k`
+    its offload kept, which each product reads a tile of rows at a time
+    (gnnrt_cpu_matmul_tiles: the same BLAS calls as over the device copy,
+    so the same bits).
 
     Example:
     ```mlir
@@ -277,13 +281,21 @@ def Mem_LoadSignOp : Mem_Op<"load_sign", [Mem_PlanEffects]> {
     same for both, and so are their results, bit for bit. With `rows %sets
     {level = k}` only the rows of `R_k` are written.
 
+    With `packed`, nothing is unpacked: the result stands for the bits,
+    which stay the only storage the device holds for it, and each gradient
+    reading it reads `x > 0` from them (gnnrt_cpu_activation_grad_sign).
+    A 2M x 64 tensor's gradient then needs 16 MB beside its other operand
+    instead of 512 MB; the results are the same bits as unpacking first.
+
     Example:
     ```mlir
     %x1 = mem.load_sign %s : tensor<2708x2xi8> -> tensor<2708x16xf32>
     %dx = gnn.activation_grad relu %x1, %dy : tensor<2708x16xf32>
+    %x2 = mem.load_sign %s {packed} : tensor<2708x2xi8> -> tensor<2708x16xf32>
     ```
   }];
-  let arguments = !con((ins TensorOf<[I8]>:$input), Mem_RowArgs);
+  let arguments = !con((ins TensorOf<[I8]>:$input, UnitAttr:$packed),
+                       Mem_RowArgs);
   let results = (outs Mem_FloatTensor:$result);
   let assemblyFormat = [{
     $input (`rows` $row_sets^)? attr-dict `:` type($input)
@@ -338,7 +350,10 @@ def Mem_LoadHomeOp : Mem_Op<"load_home", [Mem_PlanEffects,
     host copy of an edge tensor (the edge weights), which each user, a
     `gnn.spmm` over a graph loaded with `tile_bytes` too, reads as its
     weights a tile at a time, through a device buffer of `tile_bytes`
-    bytes that is the result's storage (see `mem.load_graph_home`).
+    bytes that is the result's storage (see `mem.load_graph_home`); or of
+    a matrix that products alone read as their left operand, a CSR one
+    (gnnrt_cpu_csr_matmul_tiles) or a static f32 one
+    (gnnrt_cpu_matmul_tiles), a tile of rows at a time.
 
     Example:
     ```mlir

@@ -759,8 +759,15 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     // assemble its result around its operands, so only the output counts;
     // layers need input and output at once.
     bool inPlace = !isGraphOp(op.kind) && op.kind != OpKind::Linear;
+    // A layer whose first step is a product of its input (gcn_conv's and
+    // gat_conv's projection, linear) may read that input from host memory
+    // a tile of rows at a time (gnnrt_cpu_matmul_tiles), for its weight
+    // gradient too: then only its output need be whole on the device.
+    bool inputInTiles = op.kind == OpKind::GcnConv ||
+                        op.kind == OpKind::GatConv || op.kind == OpKind::Linear;
     uint64_t operandBytes = 0;
-    for (size_t k = inPlace ? 1 : 0; k < op.operands.size(); ++k) {
+    for (size_t k = inPlace || inputInTiles ? 1 : 0; k < op.operands.size();
+         ++k) {
       const LayerOp &in = bt.model.ops[op.operands[k]];
       if (in.kind != OpKind::Input && in.width)
         operandBytes += operandBytesOf(in);

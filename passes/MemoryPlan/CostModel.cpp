@@ -919,7 +919,7 @@ OpCost estimate(Operation *op, const Pricer &p) {
   OpCost tiles;
   if (auto matmul = dyn_cast<MatmulOp>(op)) {
     if (std::optional<uint64_t> tile = mem::tileBytesRead(matmul.getLhs()))
-      tiles = tiledCsrReads(matmul, static_cast<int64_t>(*tile), p.profile);
+      tiles = tiledProductReads(matmul, static_cast<int64_t>(*tile), p.profile);
   } else {
     tiles = tiledGraphReads(op, p.profile);
   }
@@ -1212,7 +1212,7 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       })
       .Case([&](mem::PrefetchOp o) {
         // A prefetch for tiles copies nothing: its readers do
-        // (tiledCsrReads).
+        // (tiledProductReads).
         if (o.getTileBytes())
           return none;
         auto handle = cast<mem::OffloadedType>(o.getHandle().getType());
@@ -1229,7 +1229,7 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
       .Case<mem::LoadHomeOp, mem::LoadGraphHomeOp, mem::StoreHomeOp>(
           [&](auto o) {
             // A load for tiles copies nothing: its readers do (tiledReads,
-            // tiledCsrReads).
+            // tiledProductReads).
             if (mem::tileBytesRead(o.getResult()))
               return none;
             // A graph's copy moves the one view its result holds.
@@ -1256,6 +1256,10 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
         return cost;
       })
       .Case<mem::StoreSignOp, mem::LoadSignOp>([&](auto o) {
+        // A packed load unpacks nothing: its gradients read the bits.
+        if (auto load = dyn_cast<mem::LoadSignOp>(o.getOperation());
+            load && load.getPacked())
+          return OpCost();
         Value floats = isa<mem::StoreSignOp>(o.getOperation())
                            ? o->getOperand(0)
                            : o->getResult(0);
@@ -1294,11 +1298,22 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
 
 double mlir::gnn::estimatedRowShare(Operation *op) { return rowShare(op); }
 
-OpCost mlir::gnn::tiledCsrReads(Operation *op, int64_t tileBytes,
-                                const MachineProfile &profile) {
+OpCost mlir::gnn::tiledProductReads(Operation *op, int64_t tileBytes,
+                                    const MachineProfile &profile) {
   auto matmul = cast<MatmulOp>(op);
   auto type = cast<RankedTensorType>(matmul.getLhs().getType());
   const double share = rowShare(matmul);
+  if (!getCsrEncoding(type)) {
+    // The rows of a as stored that the product reads, each copied once.
+    OpCost cost;
+    cost.rate = CostRate::HostLink;
+    cost.bytes = share * static_cast<double>(type.getNumElements()) * 4;
+    const double tiles = std::ceil(
+        cost.bytes / static_cast<double>(std::max<int64_t>(tileBytes, 1)));
+    cost.seconds = tiles * profile.secondsPerOp +
+                   cost.bytes / profile.hostLinkBytesPerSecond;
+    return cost;
+  }
   const auto slots = static_cast<int64_t>(
       share * static_cast<double>(getCsrEncoding(type).getNnz()));
   // A^T b has an output row per column of A, every one computed.

@@ -272,13 +272,15 @@ double tiledReadSeconds(int64_t rows, int64_t edges, int64_t weightHeads,
                         int64_t tileSlots, const MachineProfile &profile,
                         bool sources = true);
 
-/// Seconds and bytes gnnrt_cpu_csr_matmul_tiles adds to \p matmul (whose
-/// left operand is a CSR matrix) when it reads that matrix from host memory
-/// in tiles of \p tileBytes: a piece record per output row and a column
-/// (or row) index and a value per slot read, at the share of rows it
-/// computes (`A b`) or sums over (`A^T b`), priced as tiledReadSeconds.
-OpCost tiledCsrReads(Operation *matmul, int64_t tileBytes,
-                     const MachineProfile &profile);
+/// Seconds and bytes a product adds to \p matmul when it reads its left
+/// operand from host memory in tiles of \p tileBytes, at the share of rows
+/// it computes (`A b`) or sums over (`A^T b`). A CSR matrix
+/// (gnnrt_cpu_csr_matmul_tiles): a piece record per output row and a
+/// column (or row) index and a value per slot read, priced as
+/// tiledReadSeconds. A dense one (gnnrt_cpu_matmul_tiles): the rows read,
+/// at the host link's rate, and a call's cost per tile.
+OpCost tiledProductReads(Operation *matmul, int64_t tileBytes,
+                         const MachineProfile &profile);
 
 /// Seconds to convert \p elements between f32 and bf16/f16 once (either
 /// way): a streaming kernel reading one width and writing the other,

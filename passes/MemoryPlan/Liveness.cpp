@@ -39,6 +39,9 @@ std::optional<int64_t> mlir::gnn::storageBytes(Value value) {
   // A host copy read a tile at a time: the device holds the tile buffer.
   if (std::optional<uint64_t> tile = mem::tileBytesRead(value))
     return static_cast<int64_t>(*tile);
+  // Signs read from their bits: a view of mem.store_sign's result.
+  if (getViewSource(value))
+    return std::nullopt;
   if (auto tensor = dyn_cast<RankedTensorType>(value.getType())) {
     std::optional<int64_t> element = elementBytes(tensor.getElementType());
     if (!element || !tensor.hasStaticShape())
@@ -72,6 +75,17 @@ std::optional<int64_t> mlir::gnn::storageBytes(Value value) {
 }
 
 SmallVector<std::pair<Value, bool>> mlir::gnn::inPlaceReads(Operation *op) {
+  // An activation's gradient writes over its incoming gradient first: its
+  // input, when kept as signs, is read from their bits (a packed
+  // mem.load_sign), which no result takes over, so the planner's picture
+  // of the step (built on this liveness) is the planned step's.
+  if (auto grad = dyn_cast<ActivationGradOp>(op)) {
+    SmallVector<std::pair<Value, bool>> reads = elementwiseReads(op);
+    std::stable_partition(reads.begin(), reads.end(), [&](auto read) {
+      return read.first == grad.getResultGrad();
+    });
+    return reads;
+  }
   if (isElementwiseOp(op) || isDenseDropout(op))
     return elementwiseReads(op);
   // Every kernel of these ops reads an element before it writes it, on
@@ -105,6 +119,10 @@ Value mlir::gnn::getViewSource(Value value) {
   // gnnrt_graph_transposed swaps the two CSR views of the same arrays.
   if (auto view = value.getDefiningOp<TransposeOp>())
     return view.getGraph();
+  // The gradients reading a packed mem.load_sign read the bits themselves.
+  if (auto load = value.getDefiningOp<mem::LoadSignOp>();
+      load && load.getPacked())
+    return load.getInput();
   return {};
 }
 

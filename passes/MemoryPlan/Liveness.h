@@ -50,7 +50,8 @@ inline int64_t alignToArena(int64_t bytes) {
 std::optional<int64_t> storageBytes(Value value);
 
 /// The value whose storage \p value only views (the graph of a
-/// `gnn.transpose`), or a null Value. A view's uses keep its source alive.
+/// `gnn.transpose`, the bits of a packed `mem.load_sign`), or a null Value.
+/// A view's uses keep its source alive; it takes no storage of its own.
 Value getViewSource(Value value);
 
 /// The operands whose slot \p op's result may take over when one dies at

@@ -231,13 +231,49 @@ int64_t csrTileBytes(int64_t nnz) {
   return static_cast<int64_t>(fp::align64(slots * fp::kCsrTileBytesPerSlot));
 }
 
+bool isDenseMatrix(Type type);
+std::optional<RowRestriction> transferRows(Value value);
+
+/// The tile bytes through which products would read a dense \p value
+/// from host memory (gnnrt_cpu_matmul_tiles): a static f32 matrix that
+/// products alone read, as their left operand, larger than a tile. A value
+/// computed at one set's rows (transferRows) has only those rows copied,
+/// which a product reads as listed rows when it computes at the same set.
+std::optional<int64_t> denseProductTileBytes(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !isDenseMatrix(type) || !type.getElementType().isF32() ||
+      value.use_empty() || mem::nonProductReader(value))
+    return std::nullopt;
+  std::optional<RowRestriction> rows;
+  if (!isa<BlockArgument>(value))
+    rows = transferRows(value);
+  for (Operation *user : value.getUsers()) {
+    auto matmul = cast<MatmulOp>(user);
+    std::optional<RowRestriction> read = getRowRestriction(matmul);
+    // gnnrt_cpu_matmul_rows has no transposed pair; listed rows are read
+    // at their own set only.
+    if ((read && matmul.getTransposeA() && matmul.getTransposeB()) ||
+        (rows && (!read || read->rowSets != rows->rowSets ||
+                  read->level != rows->level)))
+      return std::nullopt;
+  }
+  const auto tile = static_cast<int64_t>(gnnrt::footprint::denseTileBytes(
+      static_cast<uint64_t>(type.getDimSize(1)) * 4));
+  if (tile >= type.getNumElements() * 4)
+    return std::nullopt;
+  return tile;
+}
+
 /// The tile bytes through which products would read \p value, a CSR
-/// matrix, from host memory (gnnrt_cpu_csr_matmul_tiles): when only
-/// products read it and a tile is smaller than the matrix (a small
-/// matrix's tile, at 28 bytes a slot, is not).
+/// matrix (gnnrt_cpu_csr_matmul_tiles) or a dense one
+/// (denseProductTileBytes), from host memory: when only products read it
+/// and a tile is smaller than the matrix (a small matrix's tile, at 28
+/// bytes a slot, is not).
 std::optional<int64_t> productTileBytes(Value value) {
   auto csr = getCsrEncoding(value.getType());
-  if (!csr || value.use_empty() || mem::nonProductReader(value))
+  if (!csr)
+    return denseProductTileBytes(value);
+  if (value.use_empty() || mem::nonProductReader(value))
     return std::nullopt;
   auto type = cast<RankedTensorType>(value.getType());
   const int64_t tile = csrTileBytes(csr.getNnz());
@@ -1108,7 +1144,8 @@ void StepPlanner::residentOptions(int c) {
   if (info.resultIndex < 0 && tile) {
     plan::Option o = homeOption(StageTiles, info);
     for (int64_t u : info.uses) {
-      o.seconds += tiledCsrReads(live.getSchedule()[u], *tile, profile).seconds;
+      o.seconds +=
+          tiledProductReads(live.getSchedule()[u], *tile, profile).seconds;
       o.usage.push_back({Tier::Device, boundary(u), point(u), *tile});
     }
     cand.options.push_back(std::move(o));
@@ -1348,23 +1385,28 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
       twice.usage.push_back({Tier::Device, back, info.end, info.bytes});
       cand.options.push_back(std::move(twice));
     }
-    // A CSR matrix that only products read (dropout's features): to host
-    // memory right after its op, and every product, the forward's too,
-    // reads it a tile at a time. The device holds it only while its op
-    // writes it, and a tile during each product.
+    // A matrix that only products read as their left operand (dropout's
+    // features, CSR or dense; a hidden layer's input, which its projection
+    // and its weight gradient read): to host memory right after its op, and
+    // every product, the forward's too, reads it a tile at a time. The
+    // device holds it only while its op writes it, and a tile during each
+    // product. On a 2M-node graph that takes a 64-wide layer's input (512
+    // MB) off the device at its weight gradient, beside the incoming
+    // gradient.
     if (std::optional<int64_t> tile = productTileBytes(info.value)) {
       const int64_t offloaded = boundary(info.def + 1);
       plan::Option o;
       o.fate = Fate::Host;
       o.detail = ReadInTiles;
-      o.seconds =
-          transferSeconds(info.bytes, TransferTier::Host, false, profile);
+      o.seconds = transferSeconds(
+          getCsrEncoding(info.value.getType()) ? info.bytes : rowsMoved,
+          TransferTier::Host, false, profile);
       o.usage.push_back({Tier::Device, point(info.def), offloaded, info.bytes});
       o.usage.push_back({Tier::Host, offloaded, info.end, info.bytes});
       for (Operation *user : info.value.getUsers()) {
         const int64_t u = live.getIndex(user);
         o.usage.push_back({Tier::Device, boundary(u), point(u), *tile});
-        o.seconds += tiledCsrReads(user, *tile, profile).seconds;
+        o.seconds += tiledProductReads(user, *tile, profile).seconds;
       }
       cand.options.push_back(std::move(o));
     }
@@ -1382,17 +1424,18 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
       cand.options.push_back(std::move(o));
     }
     // Read only by relu or leaky_relu gradients, which need x > 0 alone:
-    // its signs, a bit an element, exact at any saved_precision.
+    // its signs, a bit an element, exact at any saved_precision. The
+    // gradients read the bits themselves (a packed mem.load_sign), so the
+    // device holds them alone to the end, and they are packed once.
     RankedTensorType bits = mem::signBitsType(type);
     if (offerSigns && !info.parked && type.getElementType().isF32() && bits &&
         readBySignsOnly(info)) {
       int64_t packed = alignToArena(bits.getNumElements());
       plan::Option o;
       o.fate = Fate::Sign;
-      o.seconds = 2 * signSeconds(static_cast<double>(rowsMoved), profile);
+      o.seconds = signSeconds(static_cast<double>(rowsMoved), profile);
       o.usage.push_back({Tier::Device, point(info.def), released, info.bytes});
-      o.usage.push_back({Tier::Device, released, restored, packed});
-      o.usage.push_back({Tier::Device, restored, info.end, info.bytes});
+      o.usage.push_back({Tier::Device, released, info.end, packed});
       cand.options.push_back(std::move(o));
     }
   }
@@ -1484,6 +1527,10 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       auto op = b.create<mem::OffloadOp>(
           loc, mem::OffloadedType::get(ctx, mem::Tier::host, type), value,
           mem::Tier::host);
+      // A dense matrix's rows of its set alone, which its products read
+      // as listed rows (denseProductTileBytes).
+      if (!getCsrEncoding(type))
+        restrictToRows(op, info.value);
       op->setAttr("mem.handle", b.getI64IntegerAttr(handles++));
       position[op] = 2 * (info.def + 1);
       handle = op;
@@ -1531,6 +1578,11 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
         auto prefetch =
             b.create<mem::PrefetchOp>(value.getLoc(), value.getType(), handle);
         prefetch.setTileBytes(static_cast<uint64_t>(tile));
+        auto offload = handle.getDefiningOp<mem::OffloadOp>();
+        if (Value sets = offload.getRowSets()) {
+          prefetch.getRowSetsMutable().assign(sets);
+          prefetch.setLevel(*offload.getLevel());
+        }
         position[prefetch] = position.lookup(user) - 1;
         use->set(prefetch);
         if (!last || position.lookup(user) > position.lookup(last))
@@ -1586,9 +1638,9 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       restored = load;
     } else if (o.fate == Fate::Sign) {
       auto store = handle.getDefiningOp<mem::StoreSignOp>();
-      auto load =
-          b.create<mem::LoadSignOp>(loc, value.getType(), handle,
-                                    store.getRowSets(), store.getLevelAttr());
+      auto load = b.create<mem::LoadSignOp>(loc, value.getType(), handle,
+                                            /*packed=*/true, store.getRowSets(),
+                                            store.getLevelAttr());
       position[load] = at;
       restored = load;
     } else {

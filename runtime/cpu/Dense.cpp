@@ -132,6 +132,25 @@ int64_t gemmRowBlock(int64_t m, int64_t n, int64_t k) {
   return (rows + kPanel - 1) / kPanel * kPanel;
 }
 
+/// The rows of c per gnnrt_cpu_matmul block (blockedGemm): gemmRowBlock,
+/// and without transpose_a also at most a tile of 256 KiB of a's rows (at
+/// least 16 rows), which an in-place product copies aside: BLAS's bits
+/// depend on how many rows a call has, so products in place and not make
+/// the same calls, and the scratch is bounded by the widths, not the rows.
+int64_t gemmBlock(int64_t m, int64_t n, int64_t k, bool transposeA) {
+  const int64_t block = gemmRowBlock(m, n, k);
+  return transposeA
+             ? block
+             : std::min(block, std::max<int64_t>(16, rowTile(k) / 16 * 16));
+}
+
+/// The rows of the contraction one call of a transposed product `a^T b`
+/// sums (gnnrt_cpu_matmul, _rows and _tiles alike), the chunks' products
+/// added up in order: a function of the widths alone, so that a product
+/// reading a from host memory a tile at a time makes the same calls as one
+/// over the device copy, and gathered chunks stay within 256 KiB.
+int64_t contractionChunk(int64_t m, int64_t n) { return rowTile(m + n); }
+
 /// gnnrt_cpu_matmul's checks; \p mn gets m * n.
 int matmulArgs(const float *a, const float *b, int64_t m, int64_t n, int64_t k,
                const float *c, int64_t &mn) {
@@ -162,26 +181,30 @@ void gatherRows(const float *x, int64_t width, const int32_t *order,
 /// of a are copied aside before its rows of c are written: the same calls
 /// over the same values, so the same bits. A block's rows are read and
 /// written by one thread only.
+/// \p block overrides gemmBlock's rows per block and \p parallel (0 or 1)
+/// whether the blocks run on a thread team: a tiled product's are those of
+/// the whole product. OpenBLAS's OpenMP build calls on one thread inside a
+/// team but on all of them outside one, and its threads split a call's
+/// sums differently, so a call must be made where the whole product's is.
+/// \p ldb is b's leading dimension (a chunk of a transposed product's
+/// contraction reads b^T's columns).
 int blockedGemm(const float *a, const float *b, int64_t m, int64_t n, int64_t k,
                 bool transpose_a, bool transpose_b, float *c,
-                bool accumulate = false) {
+                bool accumulate = false, int64_t block = 0, int64_t ldb = 0,
+                int parallel = -1) {
   blasOnOneThread();
   const bool inPlace = a == c;
-  // Without transpose_a a block is also at most a tile of 256 KiB of a's
-  // rows (at least 16 rows), which an in-place product copies aside: BLAS's
-  // bits depend on how many rows a call has, so products in place and not
-  // make the same calls, and the scratch is bounded by the widths, not the
-  // rows.
-  int64_t block = gemmRowBlock(m, n, k);
-  if (!transpose_a)
-    block = std::min(block, std::max<int64_t>(16, rowTile(k) / 16 * 16));
+  if (block == 0)
+    block = gemmBlock(m, n, k, transpose_a);
+  if (ldb == 0)
+    ldb = transpose_b ? k : n;
   const int64_t blocks = (m + block - 1) / block;
   const CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
   const int lda = static_cast<int>(transpose_a ? m : k);
-  const int ldb = static_cast<int>(transpose_b ? k : n);
   const float beta = accumulate ? 1.0f : 0.0f;
-  [[maybe_unused]] const bool par = blocks > 1 && worthThreads(m * n, k);
+  [[maybe_unused]] const bool par =
+      parallel >= 0 ? parallel != 0 : blocks > 1 && worthThreads(m * n, k);
   std::unique_ptr<float[]> aside;
   if (inPlace) {
     aside = scratch<float>((par ? omp_get_max_threads() : 1) * block * k);
@@ -199,7 +222,29 @@ int blockedGemm(const float *a, const float *b, int64_t m, int64_t n, int64_t k,
     }
     cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(rows),
                 static_cast<int>(n), static_cast<int>(k), 1.0f, aFirst, lda, b,
-                ldb, beta, c + first * n, static_cast<int>(n));
+                static_cast<int>(ldb), beta, c + first * n,
+                static_cast<int>(n));
+  }
+  return GNNRT_OK;
+}
+
+/// `c = a^T op(b)` (a [k, m]) a contractionChunk of rows at a time, each
+/// chunk's product added to the sum of those before it. \p chunkA(first,
+/// rows) returns the chunk's rows of a, contiguous (m floats a row), or null
+/// when it could not get them.
+template <typename ChunkA>
+int chunkedTransposedGemm(int64_t m, int64_t n, int64_t k, const float *b,
+                          bool transpose_b, float *c, ChunkA chunkA) {
+  const int64_t chunk = contractionChunk(m, n);
+  for (int64_t first = 0; first < k; first += chunk) {
+    const int64_t rows = std::min(chunk, k - first);
+    const float *aChunk = chunkA(first, rows);
+    if (!aChunk)
+      return GNNRT_ERR_OUT_OF_MEMORY;
+    const float *bChunk = transpose_b ? b + first : b + first * n;
+    if (int status = blockedGemm(aChunk, bChunk, m, n, rows, true, transpose_b,
+                                 c, first > 0, 0, transpose_b ? k : n))
+      return status;
   }
   return GNNRT_OK;
 }
@@ -255,8 +300,14 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
   // and 2 threads), so BLAS runs on one thread and the rows of c are dealt
   // out instead, in blocks that depend on the shape alone: each block is
   // the same single-threaded call whichever thread makes it, so the result
-  // does not depend on the thread count.
-  return blockedGemm(a, b, m, n, k, transpose_a != 0, transpose_b != 0, c);
+  // does not depend on the thread count. A transposed product sums its
+  // contraction in chunks (contractionChunk), as gnnrt_cpu_matmul_tiles
+  // does when a comes from host memory a tile at a time.
+  if (transpose_a)
+    return chunkedTransposedGemm(
+        m, n, k, b, transpose_b != 0, c,
+        [&](int64_t first, int64_t) { return a + first * m; });
+  return blockedGemm(a, b, m, n, k, false, transpose_b != 0, c);
 }
 
 int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
@@ -289,7 +340,7 @@ int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
       std::memset(c, 0, static_cast<size_t>(mn) * sizeof(float));
       return GNNRT_OK;
     }
-    const int64_t tile = std::min(count, rowTile(m + n));
+    const int64_t tile = std::min(count, contractionChunk(m, n));
     auto ids = scratch<int32_t>(tile);
     auto ga = scratch<float>(tile * m), gb = scratch<float>(tile * n);
     GNNRT_CHECK(ids && ga && gb, GNNRT_ERR_OUT_OF_MEMORY);
@@ -344,6 +395,157 @@ int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
       std::fill(c + int64_t(order[t]) * n, c + int64_t(order[t] + 1) * n, 0.0f);
   }
   if (zero_rest)
+    zeroOtherRows(sets.level, m, level, n, c);
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_matmul_tiles(const float *a, const float *b, int64_t m, int64_t n,
+                           int64_t k, int transpose_a, int transpose_b,
+                           const int32_t *row_sets, int64_t hops, int64_t level,
+                           int listed, int zero_rest, void *tile,
+                           int64_t tile_bytes, float *c, int64_t *moved) {
+  int64_t mn;
+  if (int status = matmulArgs(a, b, m, n, k, c, mn))
+    return status;
+  GNNRT_CHECK(tile && moved, GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(c != b && c != a && !(transpose_a && transpose_b && row_sets) &&
+                  !(listed && !row_sets),
+              GNNRT_ERR_BAD_ARGUMENT);
+  const bool ta = transpose_a != 0, tb = transpose_b != 0;
+  const int64_t nodes = ta ? k : m; // the rows of a as stored
+  const int64_t width = ta ? m : k; // their floats
+  RowSets sets{};
+  if (row_sets)
+    if (int status = rowSetArgs(row_sets, nodes, hops, level, sets))
+      return status;
+  const int64_t count = row_sets ? int64_t(sets.count[level]) : nodes;
+  if (mn == 0)
+    return GNNRT_OK;
+  if (count == 0 || width == 0) {
+    // The empty sum, at every row of c the product computes.
+    if (ta || !row_sets)
+      std::memset(c, 0, static_cast<size_t>(mn) * sizeof(float));
+    else
+      for (int64_t t = 0; t < count; ++t)
+        std::fill(c + int64_t(sets.order[t]) * n,
+                  c + int64_t(sets.order[t] + 1) * n, 0.0f);
+    if (row_sets && !ta && zero_rest)
+      zeroOtherRows(sets.level, m, level, n, c);
+    return GNNRT_OK;
+  }
+  // The unit of rows the whole product computes with one call (a block of
+  // c's rows, or a chunk of the contraction): the tile holds whole units.
+  const int64_t unit = ta ? contractionChunk(m, n)
+                       : row_sets
+                           ? std::min(gemmRowBlock(count, n, k), rowTile(k + n))
+                           : gemmBlock(m, n, k, false);
+  const int64_t tileRows =
+      tile_bytes / (width * int64_t(sizeof(float))) / unit * unit;
+  GNNRT_CHECK(tileRows >= 1, GNNRT_ERR_BAD_SIZE);
+  float *t = static_cast<float *>(tile);
+  const size_t rowBytes = static_cast<size_t>(width) * sizeof(float);
+  // Row r of the listed rows (R_level in the sets' order) in the host copy.
+  auto listedRow = [&](int64_t r) {
+    return a + (listed ? r : int64_t(sets.order[r])) * width;
+  };
+  blasOnOneThread();
+
+  if (ta) {
+    // The rows of R_level (or all) in increasing id, as gnnrt_cpu_matmul{,
+    // _rows} meet them: R_level is the sets' first `level + 1` runs, each
+    // sorted by id, merged here a row at a time.
+    int64_t cursor[kMaxHops + 1], end[kMaxHops + 1];
+    for (int64_t r = 0; row_sets && r <= level; ++r) {
+      cursor[r] = r == 0 ? 0 : sets.count[r - 1];
+      end[r] = sets.count[r];
+    }
+    auto next = [&](int64_t &id) -> const float * {
+      if (!row_sets) {
+        ++id;
+        return a + id * width;
+      }
+      int64_t best = -1;
+      for (int64_t r = 0; r <= level; ++r)
+        if (cursor[r] < end[r] &&
+            (best < 0 || sets.order[cursor[r]] < sets.order[cursor[best]]))
+          best = r;
+      const int64_t at = cursor[best]++;
+      id = sets.order[at];
+      return a + (listed ? at : id) * width;
+    };
+    const int64_t chunk = unit;
+    auto ids = scratch<int32_t>(tileRows);
+    auto gb = scratch<float>(row_sets ? chunk * n : 0);
+    GNNRT_CHECK(ids && (gb || !row_sets), GNNRT_ERR_OUT_OF_MEMORY);
+    int64_t id = -1;
+    for (int64_t first = 0; first < count; first += tileRows) {
+      const int64_t rows = std::min(tileRows, count - first);
+      for (int64_t r = 0; r < rows; ++r) {
+        std::memcpy(t + r * width, next(id), rowBytes);
+        ids[r] = static_cast<int32_t>(id);
+      }
+      *moved += rows * static_cast<int64_t>(rowBytes);
+      for (int64_t at = 0; at < rows; at += chunk) {
+        const int64_t filled = std::min(chunk, rows - at);
+        const float *bChunk;
+        int64_t ldb = tb ? k : n;
+        if (row_sets) {
+          gatherRows(b, n, ids.get() + at, filled, gb.get());
+          bChunk = gb.get();
+          ldb = n;
+        } else {
+          bChunk = tb ? b + (first + at) : b + (first + at) * n;
+        }
+        if (int status = blockedGemm(t + at * width, bChunk, m, n, filled, true,
+                                     tb, c, first + at > 0, 0, ldb))
+          return status;
+      }
+    }
+    return GNNRT_OK;
+  }
+
+  const CBLAS_TRANSPOSE tbm = tb ? CblasTrans : CblasNoTrans;
+  const int ldb = static_cast<int>(tb ? k : n);
+  // Whether the whole product deals its units to a thread team (see
+  // blockedGemm): each tile's units then run on one too, even alone.
+  const bool wholePar =
+      (count + unit - 1) / unit > 1 && worthThreads(count * n, k);
+  auto gc = scratch<float>(row_sets ? omp_get_max_threads() * unit * n : 0);
+  GNNRT_CHECK(gc || !row_sets, GNNRT_ERR_OUT_OF_MEMORY);
+  for (int64_t first = 0; first < count; first += tileRows) {
+    const int64_t rows = std::min(tileRows, count - first);
+    if (row_sets) {
+      for (int64_t r = 0; r < rows; ++r)
+        std::memcpy(t + r * width, listedRow(first + r), rowBytes);
+    } else {
+      std::memcpy(t, a + first * width, static_cast<size_t>(rows) * rowBytes);
+    }
+    *moved += rows * static_cast<int64_t>(rowBytes);
+    if (!row_sets) {
+      // gnnrt_cpu_matmul's blocks: the tile starts at a multiple of them.
+      if (int status = blockedGemm(t, b, rows, n, k, false, tb, c + first * n,
+                                   false, unit, 0, wholePar ? 1 : 0))
+        return status;
+      continue;
+    }
+    // gnnrt_cpu_matmul_rows' calls: a unit of the listed rows, their rows
+    // of c scattered.
+    const int64_t units = (rows + unit - 1) / unit;
+    [[maybe_unused]] const bool par = wholePar;
+#pragma omp parallel for schedule(dynamic, 1) if (par)
+    for (int64_t u = 0; u < units; ++u) {
+      float *own = gc.get() + (par ? omp_get_thread_num() : 0) * unit * n;
+      const int64_t at = u * unit, got = std::min(unit, rows - at);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, tbm, static_cast<int>(got),
+                  static_cast<int>(n), static_cast<int>(k), 1.0f,
+                  t + at * width, static_cast<int>(k), b, ldb, 0.0f, own,
+                  static_cast<int>(n));
+      for (int64_t r = 0; r < got; ++r)
+        std::memcpy(c + int64_t(sets.order[first + at + r]) * n, own + r * n,
+                    static_cast<size_t>(n) * sizeof(float));
+    }
+  }
+  if (row_sets && zero_rest)
     zeroOtherRows(sets.level, m, level, n, c);
   return GNNRT_OK;
 }

@@ -11,6 +11,7 @@
 #include "PhiloxLanes.h"
 #include "RowSets.h"
 
+#include "gnnrt/Convert.h"
 #include "gnnrt/Philox.h"
 
 #include <cmath>
@@ -597,6 +598,50 @@ int gnnrt_cpu_activation_grad(int kind, const float *x, const float *dy,
   const bool known = withActivation(
       kind, [&](auto k) { activateGrad<decltype(k)::value>(x, dy, n, s, dx); });
   return known ? GNNRT_OK : GNNRT_ERR_BAD_ARGUMENT;
+}
+
+int gnnrt_cpu_activation_grad_sign(int kind, const uint8_t *bits,
+                                   const float *dy, int64_t rows, int64_t cols,
+                                   double slope, const int32_t *row_sets,
+                                   int64_t hops, int64_t level, int zero_rest,
+                                   float *dx) {
+  GNNRT_CHECK(rows >= 0 && cols >= 0, GNNRT_ERR_BAD_SIZE);
+  int64_t n;
+  GNNRT_CHECK(mulSize(rows, cols, n), GNNRT_ERR_BAD_SIZE);
+  GNNRT_CHECK(present(bits, n) && present(dy, n) && present(dx, n),
+              GNNRT_ERR_NULL_POINTER);
+  GNNRT_CHECK(kind == GNNRT_ACT_RELU || kind == GNNRT_ACT_LEAKY_RELU,
+              GNNRT_ERR_BAD_ARGUMENT);
+  RowSets sets{};
+  if (row_sets)
+    if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
+      return status;
+  const int32_t *order = row_sets ? sets.order : nullptr;
+  const int64_t count = row_sets ? int64_t(sets.count[level]) : rows;
+  const int64_t rowBytes = (cols + 7) / 8;
+  const float s = static_cast<float>(slope);
+  withActivation(kind, [&](auto k) {
+    constexpr int Kind = decltype(k)::value;
+    if constexpr (Kind == GNNRT_ACT_RELU || Kind == GNNRT_ACT_LEAKY_RELU)
+      forEachChunk(count, kRowChunk, worthThreads(count, cols),
+                   [&](int64_t first, int64_t last) {
+                     for (int64_t t = first; t < last; ++t) {
+                       const int64_t i = order ? int64_t(order[t]) : t;
+                       const uint8_t *b = bits + i * rowBytes;
+                       const float *dyr = dy + i * cols;
+                       float *dxr = dx + i * cols;
+                       // The unpacked 1.0 or 0.0 through the activation
+                       // kernels' own expression, so the bits are theirs.
+                       for (int64_t c = 0; c < cols; ++c)
+                         dxr[c] = activateGradOne<Kind>(
+                             (b[c / 8] >> (c % 8)) & 1 ? 1.0f : 0.0f, dyr[c],
+                             s);
+                     }
+                   });
+  });
+  if (row_sets && zero_rest)
+    zeroOtherRows(sets.level, rows, level, cols, dx);
+  return GNNRT_OK;
 }
 
 int gnnrt_cpu_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,

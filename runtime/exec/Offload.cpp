@@ -902,6 +902,16 @@ int OffloadTiers::hostBlock(int32_t handle, int64_t bytes, const void **block) {
   return GNNRT_OK;
 }
 
+int OffloadTiers::hostRowsBlock(int32_t handle, int64_t rows, int64_t rowBytes,
+                                const int32_t *rowSets, int64_t hops,
+                                int64_t level, const void **block) {
+  RowList list;
+  if (int status = impl->readRows("host block: " + handleName(handle), rows,
+                                  rowBytes, rowSets, hops, level, list))
+    return status;
+  return hostBlock(handle, list.count * rowBytes, block);
+}
+
 int OffloadTiers::prefetch(int32_t handle, void *dst, int64_t bytes) {
   Impl &d = *impl;
   int status = GNNRT_OK;
@@ -1058,6 +1068,16 @@ int gnnrt_offload_host_block(gnnrt_offload *t, int32_t handle, int64_t bytes,
                              const void **block) {
   return guarded(
       t, [&](OffloadTiers &o) { return o.hostBlock(handle, bytes, block); });
+}
+
+int gnnrt_offload_host_rows_block(gnnrt_offload *t, int32_t handle,
+                                  int64_t rows, int64_t row_bytes,
+                                  const int32_t *row_sets, int64_t hops,
+                                  int64_t level, const void **block) {
+  return guarded(t, [&](OffloadTiers &o) {
+    return o.hostRowsBlock(handle, rows, row_bytes, row_sets, hops, level,
+                           block);
+  });
 }
 
 int gnnrt_offload_rows_to_host(gnnrt_offload *t, int32_t handle,

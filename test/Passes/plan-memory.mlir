@@ -33,13 +33,14 @@
 // host copy would cost two copies; the exact search and the ILP agree.
 // The signs are packed just before the ReLU, the value's last forward
 // reader, which then writes its result over it: one buffer serves both.
+// The gradient reads the bits themselves (`packed`): nothing is unpacked.
 // SIGNS-LABEL: func.func @GCN.step
 // SIGNS-SAME: fate = "sign"{{.*}}name = "gnn.bias_add@5"
 // SIGNS: %[[PRE:.*]] = gnn.bias_add
 // SIGNS-NEXT: %[[BITS:.*]] = mem.store_sign %[[PRE]] : tensor<2708x16xf32> -> tensor<2708x2xi8>
 // SIGNS-NEXT: gnn.activation relu %[[PRE]]
 // SIGNS-NOT: %[[PRE]]
-// SIGNS: %[[ONES:.*]] = mem.load_sign %[[BITS]] : tensor<2708x2xi8> -> tensor<2708x16xf32>
+// SIGNS: %[[ONES:.*]] = mem.load_sign %[[BITS]] {packed} : tensor<2708x2xi8> -> tensor<2708x16xf32>
 // SIGNS-NEXT: gnn.activation_grad relu %[[ONES]], %{{.*}} : tensor<2708x16xf32>
 
 // Without it (signs=false, as for the CUDA target) the cheapest relief at

@@ -206,3 +206,24 @@ func.func @edge_softmax_grad_over_output(%g: !gnn.graph<4x6> {gnn.input = "graph
   %r = gnn.add %dx, %d : tensor<6x2xf32>
   return %r : tensor<6x2xf32>
 }
+
+// -----
+
+// A packed mem.load_sign takes no storage: it views the bits, which live
+// on to the gradient that reads them: 64 bytes beside the gradient at
+// point 4, where unpacking took 2048.
+// CHECK-LABEL: memory plan @packed_signs: 6 ops, no loss
+// CHECK:      mem.store_sign#0 64 1 4 arena no
+// CHECK-NEXT: gnn.activation#0 2048 2 4 arena no
+// CHECK-NEXT: mem.load_sign#0 0 3 4 none no
+// CHECK-NEXT: gnn.activation_grad#0 2048 4 5 result no
+// CHECK:      4 gnn.activation_grad 2112
+// CHECK:      arena peak 2112 bytes at 1 (mem.store_sign){{$}}
+func.func @packed_signs(%x: tensor<64x8xf32>, %dy: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  %a = gnn.activation relu %x : tensor<64x8xf32>
+  %s = mem.store_sign %a : tensor<64x8xf32> -> tensor<64x1xi8>
+  %d = gnn.activation relu %dy : tensor<64x8xf32>
+  %l = mem.load_sign %s {packed} : tensor<64x1xi8> -> tensor<64x8xf32>
+  %g = gnn.activation_grad relu %l, %d : tensor<64x8xf32>
+  return %g : tensor<64x8xf32>
+}

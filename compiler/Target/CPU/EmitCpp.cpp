@@ -129,11 +129,21 @@ SmallVector<std::string> rowCopyArgs(Value v, Value sets,
 /// gnnrt/Kernels.h (the runtime rejects a longer table).
 constexpr size_t kMaxFusedOps = 32;
 
+/// The packed mem.load_sign \p op (a relu or leaky_relu gradient) reads its
+/// input from, or null: such a gradient has a kernel of its own
+/// (gnnrt_cpu_activation_grad_sign), outside any fused run.
+mem::LoadSignOp packedSignsRead(Operation *op) {
+  auto grad = dyn_cast<ActivationGradOp>(op);
+  auto load = grad ? grad.getInput().getDefiningOp<mem::LoadSignOp>()
+                   : mem::LoadSignOp();
+  return load && load.getPacked() ? load : mem::LoadSignOp();
+}
+
 /// What gnnrt_cpu_fused computes: the element-wise ops both targets fuse,
 /// and dropout of a plain f32 tensor (gnnrt_cpu_fused's tiles are whole
 /// Philox blocks).
 bool cpuFusible(Operation *op) {
-  return isElementwiseOp(op) || isDenseDropout(op);
+  return (isElementwiseOp(op) || isDenseDropout(op)) && !packedSignsRead(op);
 }
 
 class FunctionEmitter {
@@ -227,6 +237,9 @@ private:
   /// Loads that copy nothing (`tile_bytes`): the value's name is the host
   /// copy; here the device tile its reader copies through, and its bytes.
   llvm::DenseMap<Value, std::pair<std::string, std::string>> tileOf;
+  /// Of those, dense matrices whose host copy holds the rows of one set
+  /// only, in the sets' order.
+  llvm::DenseSet<Value> listedRows;
   unsigned counter = 0;
 };
 
@@ -554,15 +567,34 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     if (std::optional<uint64_t> tile = prefetch.getTileBytes()) {
       // Nothing copied here: gnnrt_cpu_csr_matmul_tiles reads the host copy
       // through the tile, the value's arena slot.
+      // A dense copy of some rows holds those of R_level alone
+      // (gnnrt_offload_rows_to_host), which gnnrt_cpu_matmul_tiles reads
+      // as listed.
       auto type = cast<RankedTensorType>(y.getType());
       std::string block = "v" + std::to_string(counter++);
       os << "  const void *" << block << " = nullptr;\n";
-      call("gnnrt_offload_host_block",
-           {"tiers", name(prefetch.getHandle()),
-            std::to_string(
-                gnnrt_csr_matrix_bytes(type.getDimSize(0), type.getDimSize(1),
-                                       getCsrEncoding(type).getNnz())),
-            "&" + block});
+      if (Value sets = prefetch.getRowSets()) {
+        // The value's storage is the tile: its rows' bytes are the type's.
+        SmallVector<std::string> args = {"tiers",
+                                         name(prefetch.getHandle()),
+                                         std::to_string(type.getDimSize(0)),
+                                         std::to_string(type.getDimSize(1) * 4),
+                                         name(sets),
+                                         std::to_string(rowSetsHops(sets, y)),
+                                         std::to_string(*prefetch.getLevel()),
+                                         "&" + block};
+        call("gnnrt_offload_host_rows_block", args);
+        listedRows.insert(y);
+      } else {
+        auto csr = getCsrEncoding(type);
+        call("gnnrt_offload_host_block",
+             {"tiers", name(prefetch.getHandle()),
+              std::to_string(csr ? gnnrt_csr_matrix_bytes(type.getDimSize(0),
+                                                          type.getDimSize(1),
+                                                          csr.getNnz())
+                                 : type.getNumElements() * 4),
+              "&" + block});
+      }
       tileOf[y] = {"(void *)" + names[y], std::to_string(*tile)};
       names[y] = block;
       return success();
@@ -632,6 +664,35 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return success();
   }
 
+  if (auto load = dyn_cast<mem::LoadSignOp>(op); load && load.getPacked()) {
+    // Nothing unpacked: the gradients read the bits.
+    std::string bits = name(load.getInput());
+    names[load.getResult()] = bits;
+    return success();
+  }
+  if (mem::LoadSignOp load = packedSignsRead(op)) {
+    auto grad = cast<ActivationGradOp>(op);
+    if (failed(defineAll(op)))
+      return failure();
+    Value x = grad.getInput();
+    const int64_t rows = dim(x, 0);
+    SmallVector<std::string> args = {ival(grad.getKind()),
+                                     name(x),
+                                     name(grad.getResultGrad()),
+                                     i64(rows),
+                                     i64(rows == 0 ? 0 : numElements(x) / rows),
+                                     f64(grad.getSlopeAttr().getValue())};
+    if (Value sets = grad.getRowSets())
+      llvm::append_range(
+          args, SmallVector<std::string>{name(sets), i64(rowSetsHops(sets, x)),
+                                         i64(*grad.getLevel()), zeroRest(op)});
+    else
+      llvm::append_range(args,
+                         SmallVector<std::string>{"nullptr", "0", "0", "0"});
+    args.push_back(names[grad.getResult()]);
+    call("gnnrt_cpu_activation_grad_sign", args);
+    return success();
+  }
   if (isa<mem::StoreSignOp, mem::LoadSignOp>(op)) {
     auto store = dyn_cast<mem::StoreSignOp>(op);
     auto load = dyn_cast<mem::LoadSignOp>(op);
@@ -789,6 +850,29 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       .Case([&](MatmulOp o) {
         Value result = o.getResult();
         auto csr = getCsrEncoding(o.getLhs().getType());
+        if (auto tile = tileOf.find(o.getLhs()); tile != tileOf.end() && !csr) {
+          // A dense left operand read from host memory a tile of rows at a
+          // time; the bytes copied count as bytes from the host tier.
+          SmallVector<std::string> sets = {"nullptr", "0", "0", "0", "0"};
+          if (Value rs = o.getRowSets())
+            sets = {name(rs), i64(rowSetsHops(rs, o.getLhs())),
+                    i64(*o.getLevel()),
+                    listedRows.contains(o.getLhs()) ? "1" : "0", zeroRest(op)};
+          SmallVector<std::string> args = {
+              "(const float *)" + name(o.getLhs()),
+              name(o.getRhs()),
+              d(result, 0),
+              d(result, 1),
+              d(o.getLhs(), o.getTransposeA() ? 0 : 1),
+              o.getTransposeA() ? "1" : "0",
+              o.getTransposeB() ? "1" : "0"};
+          llvm::append_range(args, sets);
+          llvm::append_range(args, SmallVector<std::string>{tile->second.first,
+                                                            tile->second.second,
+                                                            out()});
+          callTiled("gnnrt_cpu_matmul_tiles", std::move(args));
+          return success();
+        }
         if (auto tile = tileOf.find(o.getLhs()); tile != tileOf.end()) {
           // The CSR matrix read from host memory a tile at a time; the
           // bytes copied count as bytes from the host tier.

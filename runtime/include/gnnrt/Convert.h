@@ -74,6 +74,19 @@ int gnnrt_cpu_load_sign_rows(const uint8_t *bits, int64_t rows, int64_t cols,
                              const int32_t *row_sets, int64_t hops,
                              int64_t level, float *y);
 
+/* gnn.activation_grad of relu or leaky_relu (`kind`) reading its input as
+ * the bits gnnrt_cpu_store_sign{,_rows} packed (a packed mem.load_sign):
+ * dx = dy * (bit ? 1 : 0 or the slope), the same bits as
+ * gnnrt_cpu_activation_grad over gnnrt_cpu_load_sign's 1.0s and 0.0s,
+ * without their rows x cols floats. With `row_sets` (else null) only the
+ * rows of R_level are computed, and the others zeroed when `zero_rest`.
+ * dx may be dy. Any other kind is GNNRT_ERR_BAD_ARGUMENT. */
+int gnnrt_cpu_activation_grad_sign(int kind, const uint8_t *bits,
+                                   const float *dy, int64_t rows, int64_t cols,
+                                   double slope, const int32_t *row_sets,
+                                   int64_t hops, int64_t level, int zero_rest,
+                                   float *dx);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

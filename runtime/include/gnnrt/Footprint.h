@@ -115,6 +115,16 @@ constexpr uint64_t kWeightTileBytesPerSlot = 4;
 /// piece record, the slot's other index and its value, int32 and f32).
 constexpr uint64_t kCsrTileBytesPerSlot = kTilePieceBytes + 8;
 
+/// gnnrt_cpu_matmul_tiles: the device tile through which a product reads a
+/// dense left operand of \p rowBytes-byte rows from host memory: 1 MiB, or
+/// 16 rows where rows are wider than 64 KiB. The kernels' units of rows (a
+/// block of output rows, a chunk of the contraction) take at most 256 KiB
+/// or 16 rows, so a tile holds at least one whole unit.
+inline uint64_t denseTileBytes(uint64_t rowBytes) {
+  const uint64_t bytes = uint64_t(1) << 20;
+  return align64(bytes > 16 * rowBytes ? bytes : 16 * rowBytes);
+}
+
 /// The slots a plan's tiles hold for a graph of \p edges edges: a 64th of
 /// them (about 64 tiles per aggregation, so the per-tile cost stays small
 /// beside the copy), at least 4096 and at most 2^20.

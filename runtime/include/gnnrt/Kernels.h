@@ -496,6 +496,24 @@ int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
                           const int32_t *row_sets, int64_t hops, int64_t level,
                           int zero_rest, float *c);
 
+/* gnnrt_cpu_matmul (\p row_sets null) or gnnrt_cpu_matmul_rows with a, a
+   dense matrix, in host memory (a plan's `mem.prefetch {tile_bytes}` or
+   `mem.load_home {tile_bytes}`), read a tile of its rows at a time into
+   \p tile (device memory, \p tile_bytes): the same cblas_sgemm calls over
+   the same values, so the same bits, whatever the tile size. With
+   \p listed, a holds only the rows of R_level, in the sets' order (what
+   gnnrt_offload_rows_to_host keeps); else all its rows. A transposed
+   product takes its rows in increasing id, merging the sets' sorted runs.
+   Adds the bytes copied into the tiles to *moved. A tile that cannot hold
+   one unit of the product's calls (gnnrt::footprint::denseTileBytes always
+   does) is GNNRT_ERR_BAD_SIZE; c == a or c == b, \p listed without sets,
+   or transpose_a and transpose_b with sets GNNRT_ERR_BAD_ARGUMENT. */
+int gnnrt_cpu_matmul_tiles(const float *a, const float *b, int64_t m, int64_t n,
+                           int64_t k, int transpose_a, int transpose_b,
+                           const int32_t *row_sets, int64_t hops, int64_t level,
+                           int listed, int zero_rest, void *tile,
+                           int64_t tile_bytes, float *c, int64_t *moved);
+
 /* gnn.bias_add: `y[rows, cols] = x + bias[cols]` per row. In place
    allowed. */
 int gnnrt_cpu_bias_add(const float *x, const float *bias, int64_t rows,

@@ -112,6 +112,14 @@ int gnnrt_prefetch_rows(gnnrt_offload *t, int32_t handle, void *dst,
                         int64_t rows, int64_t row_bytes,
                         const int32_t *row_sets, int64_t hops, int64_t level);
 
+/* gnnrt_offload_host_block of a copy gnnrt_offload_rows_to_host made,
+   given the same sizes and sets: *\p block holds the rows of R_level, in
+   the sets' order (gnnrt_cpu_matmul_tiles reads it as `listed`). */
+int gnnrt_offload_host_rows_block(gnnrt_offload *t, int32_t handle,
+                                  int64_t rows, int64_t row_bytes,
+                                  const int32_t *row_sets, int64_t hops,
+                                  int64_t level, const void **block);
+
 /* Ends \p handle's life: releases its host block, or cancels its pending
    writes and deletes its spill file. The handle is free afterwards even
    when this returns GNNRT_ERR_IO (a write failure nobody was told of yet,
@@ -254,6 +262,9 @@ public:
                         int64_t level);
   int prefetchRows(int32_t handle, void *dst, int64_t rows, int64_t rowBytes,
                    const int32_t *rowSets, int64_t hops, int64_t level);
+  int hostRowsBlock(int32_t handle, int64_t rows, int64_t rowBytes,
+                    const int32_t *rowSets, int64_t hops, int64_t level,
+                    const void **block);
   int release(int32_t handle);
   int sync();
   const std::string &lastError() const;

@@ -414,11 +414,23 @@ func.func @load_home_tiles_zero(%w: tensor<6xf32> {mem.home = "host"}) {
 
 // -----
 
-func.func @prefetch_tiles_dense(%x: tensor<4x8xf32>) {
-  %h = mem.offload %x to host : tensor<4x8xf32> -> !mem.offloaded<host, tensor<4x8xf32>>
-  // expected-error @+1 {{with tile_bytes brings back a whole CSR matrix}}
-  %t = mem.prefetch %h {tile_bytes = 112 : i64} : !mem.offloaded<host, tensor<4x8xf32>> -> tensor<4x8xf32>
+func.func @prefetch_tiles_vector(%x: tensor<8xf32>) {
+  %h = mem.offload %x to host : tensor<8xf32> -> !mem.offloaded<host, tensor<8xf32>>
+  // expected-error @+1 {{with tile_bytes brings back a whole CSR matrix or a static f32 matrix}}
+  %t = mem.prefetch %h {tile_bytes = 112 : i64} : !mem.offloaded<host, tensor<8xf32>> -> tensor<8xf32>
   return
+}
+
+// -----
+
+// A dense matrix read in tiles is read by products only (as their left
+// operand, gnnrt_cpu_matmul_tiles).
+func.func @prefetch_tiles_dense_not_a_product(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %h = mem.offload %x to host : tensor<4x8xf32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  // expected-error @+1 {{with tile_bytes may only be read as the left operand of a gnn.matmul, but 'gnn.activation' reads it}}
+  %t = mem.prefetch %h {tile_bytes = 128 : i64} : !mem.offloaded<host, tensor<4x8xf32>> -> tensor<4x8xf32>
+  %r = gnn.activation relu %t : tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
 }
 
 // -----

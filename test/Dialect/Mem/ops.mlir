@@ -171,12 +171,16 @@ func.func @signs(%x: tensor<6x9xf32>, %dy: tensor<6x9xf32>, %sets: tensor<11xi32
   // CHECK: mem.load_sign %[[R]] rows %{{.*}} {level = 1 : i64} : tensor<6x2xi8>, tensor<11xi32> -> tensor<6x9xf32>
   %lr = mem.load_sign %r rows %sets {level = 1 : i64} : tensor<6x2xi8>, tensor<11xi32> -> tensor<6x9xf32>
   %gr = gnn.activation_grad leaky_relu %lr, %g {slope = 2.0e-01 : f64} : tensor<6x9xf32>
+  // Packed: the gradient reads the bits themselves.
+  // CHECK: mem.load_sign %[[R]] rows %{{.*}} {level = 1 : i64, packed} : tensor<6x2xi8>, tensor<11xi32> -> tensor<6x9xf32>
+  %pr = mem.load_sign %r rows %sets {level = 1 : i64, packed} : tensor<6x2xi8>, tensor<11xi32> -> tensor<6x9xf32>
+  %gp = gnn.activation_grad relu %pr, %gr rows %sets : tensor<11xi32> {level = 1 : i64} : tensor<6x9xf32>
   // A vector packs as a column.
   // CHECK: mem.store_sign %{{.*}} : tensor<5xf32> -> tensor<5x1xi8>
   %v = mem.store_sign %e : tensor<5xf32> -> tensor<5x1xi8>
   %lv = mem.load_sign %v : tensor<5x1xi8> -> tensor<5xf32>
   %gv = gnn.activation_grad relu %lv, %de : tensor<5xf32>
-  return %g, %gr, %gv : tensor<6x9xf32>, tensor<6x9xf32>, tensor<5xf32>
+  return %gp, %gr, %gv : tensor<6x9xf32>, tensor<6x9xf32>, tensor<5xf32>
 }
 
 // CHECK-LABEL: func.func @precision

@@ -228,9 +228,11 @@ TEST(Jit, BudgetBelowTheFootprintIsAnError) {
   auto program = Program::compileString(source, "test.gnn", options());
   ASSERT_FALSE(!!program);
   std::string message = llvm::toString(program.takeError());
-  // (29,952 bytes before the aggregations could run by blocks of columns.)
+  // (29,952 bytes before the aggregations could run by blocks of columns;
+  // 25,408 before the relu gradient read its input's signs from their bits,
+  // which this tiny step's rooms place 192 bytes worse.)
   EXPECT_NE(message.find("memory = 24.0 KiB is below the smallest plan for "
-                         "this program on 'synthetic' (24.8 KiB, 25408 bytes)"),
+                         "this program on 'synthetic' (25.0 KiB, 25600 bytes)"),
             std::string::npos)
       << message;
 }

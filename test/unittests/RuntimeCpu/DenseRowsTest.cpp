@@ -15,6 +15,8 @@
 #include "FloatBits.h"
 #include "RowSetsUtil.h"
 
+#include "gnnrt/Footprint.h"
+
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -309,6 +311,114 @@ TEST_F(DenseRowsTest, MatmulInPlaceHasTheSameBits) {
                   GNNRT_OK);
         EXPECT_EQ(std::memcmp(rowsGot.data(), rowsWant.data(), m * k * 4), 0);
       }
+}
+
+//===----------------------------------------------------------------------===//
+// gnnrt_cpu_matmul_tiles: a from host memory a tile of rows at a time
+//===----------------------------------------------------------------------===//
+
+/// The rows of R_level of \p a (\p width floats each) in the sets' order:
+/// what gnnrt_offload_rows_to_host keeps.
+std::vector<float> listedRows(const std::vector<float> &a, const RowSets &sets,
+                              int64_t level, int64_t width) {
+  std::vector<float> listed;
+  const std::vector<int32_t> order = sets.order();
+  for (int32_t t = 0; t < sets.counts()[level]; ++t)
+    listed.insert(listed.end(), a.begin() + int64_t(order[t]) * width,
+                  a.begin() + int64_t(order[t] + 1) * width);
+  return listed;
+}
+
+TEST_F(DenseRowsTest, MatmulTilesHaveTheDeviceProductsBits) {
+  // The whole product and the product at a set's rows, from a whole copy
+  // of a or (with sets) its listed rows, through tiles of the planner's
+  // size and of a few units, with 1 and 2 threads: the bits of
+  // gnnrt_cpu_matmul and gnnrt_cpu_matmul_rows, and the bytes of the rows
+  // read counted as moved. 20,000 rows of 64 floats take five 1 MiB tiles;
+  // a transposed product's contraction then runs over several tiles of
+  // 512-row chunks.
+  const int64_t nodes = 20000, hops = 2;
+  const RowSets sets = matrixRowSets(nodes, hops, 37, 10);
+  struct Shape {
+    int64_t width, n;
+    bool ta, tb;
+  };
+  for (Shape shape : {Shape{64, 64, false, false}, Shape{33, 7, false, true},
+                      Shape{64, 64, true, false}, Shape{32, 64, true, false},
+                      Shape{1000, 5, false, false}})
+    for (uint64_t tileBytes :
+         {gnnrt::footprint::denseTileBytes(shape.width * 4), uint64_t(300000)})
+      for (int threads : {1, 2}) {
+        const auto [width, n, ta, tb] = shape;
+        SCOPED_TRACE("width " + std::to_string(width) + ", n " +
+                     std::to_string(n) + (ta ? ", a transposed" : "") +
+                     (tb ? ", b transposed" : "") + ", tile " +
+                     std::to_string(tileBytes) + ", " +
+                     std::to_string(threads) + " threads");
+        gnnrt_cpu_set_num_threads(threads);
+        // a is [nodes, width]: c = a b is [nodes, n] (k = width), and
+        // c = a^T b is [width, n] (k = nodes).
+        const int64_t m = ta ? width : nodes, k = ta ? nodes : width;
+        const std::vector<float> a = randomValues(nodes * width, 15 + width);
+        const std::vector<float> b = randomValues(k * n, 16 + n);
+        std::vector<float> tile(tileBytes / 4);
+        std::vector<float> want(m * n, NAN), got(m * n, NAN);
+        int64_t moved = 0;
+        ASSERT_EQ(
+            gnnrt_cpu_matmul(a.data(), b.data(), m, n, k, ta, tb, want.data()),
+            GNNRT_OK);
+        ASSERT_EQ(gnnrt_cpu_matmul_tiles(a.data(), b.data(), m, n, k, ta, tb,
+                                         nullptr, 0, 0, 0, 0, tile.data(),
+                                         tileBytes, got.data(), &moved),
+                  GNNRT_OK);
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), m * n * 4), 0);
+        EXPECT_EQ(moved, nodes * width * 4);
+        if (ta && tb)
+          continue;
+        for (int64_t level : {int64_t(0), hops})
+          for (int listed : {0, 1}) {
+            SCOPED_TRACE("level " + std::to_string(level) +
+                         (listed ? ", listed rows" : ", whole copy"));
+            std::vector<float> rowsWant(m * n, NAN), rowsGot(m * n, NAN);
+            ASSERT_EQ(gnnrt_cpu_matmul_rows(a.data(), b.data(), m, n, k, ta, tb,
+                                            sets.data(), hops, level, 1,
+                                            rowsWant.data()),
+                      GNNRT_OK);
+            const std::vector<float> host =
+                listed ? listedRows(a, sets, level, width) : a;
+            moved = 0;
+            ASSERT_EQ(gnnrt_cpu_matmul_tiles(host.data(), b.data(), m, n, k, ta,
+                                             tb, sets.data(), hops, level,
+                                             listed, 1, tile.data(), tileBytes,
+                                             rowsGot.data(), &moved),
+                      GNNRT_OK);
+            EXPECT_EQ(std::memcmp(rowsGot.data(), rowsWant.data(), m * n * 4),
+                      0);
+            EXPECT_EQ(moved, sets.counts()[level] * width * 4);
+          }
+      }
+}
+
+TEST_F(DenseRowsTest, MatmulTilesRejectBadArguments) {
+  const int64_t m = 20, n = 3, k = 4;
+  const RowSets sets = matrixRowSets(m, 1, 3);
+  std::vector<float> a(m * k, 1.0f), b(k * n, 1.0f), c(m * n), tile(1024);
+  int64_t moved = 0;
+  auto call = [&](const int32_t *rowSets, int listed, int64_t tileBytes,
+                  float *out) {
+    return gnnrt_cpu_matmul_tiles(a.data(), b.data(), m, n, k, 0, 0, rowSets, 1,
+                                  1, listed, 1, tile.data(), tileBytes, out,
+                                  &moved);
+  };
+  EXPECT_EQ(call(sets.data(), 0, 4096, c.data()), GNNRT_OK);
+  // A tile without room for one block of rows.
+  EXPECT_EQ(call(nullptr, 0, 4 * k, c.data()), GNNRT_ERR_BAD_SIZE);
+  // Listed rows need the sets that list them; c may not be a.
+  EXPECT_EQ(call(nullptr, 1, 4096, c.data()), GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(call(nullptr, 0, 4096, a.data()), GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(gnnrt_cpu_matmul_tiles(a.data(), b.data(), m, n, k, 0, 0, nullptr,
+                                   0, 0, 0, 0, nullptr, 4096, c.data(), &moved),
+            GNNRT_ERR_NULL_POINTER);
 }
 
 TEST_F(DenseRowsTest, MatmulRowsRejectBadArguments) {

@@ -97,6 +97,78 @@ TEST(Sign, ReluGradientsOfTheSignsAreTheOriginals) {
   }
 }
 
+// A packed mem.load_sign: the gradient reads the bits themselves and must
+// give the original gradient's bits, in place over dy too.
+TEST(Sign, GradientsReadTheBitsThemselves) {
+  for (int64_t cols : {1, 8, 19, 64}) {
+    SCOPED_TRACE(std::to_string(cols) + " columns");
+    const int64_t rows = 41, n = rows * cols;
+    const std::vector<float> x = awkwardValues(n, 31 + cols);
+    std::vector<float> dy = awkwardValues(n, 32 + cols);
+    std::rotate(dy.begin(), dy.begin() + 1, dy.end());
+    std::vector<uint8_t> bits(rows * rowBytes(cols));
+    ASSERT_EQ(gnnrt_cpu_store_sign(x.data(), rows, cols, bits.data()),
+              GNNRT_OK);
+    for (int kind : {GNNRT_ACT_RELU, GNNRT_ACT_LEAKY_RELU}) {
+      SCOPED_TRACE("activation " + std::to_string(kind));
+      std::vector<float> want(n), got(n, 7.0f), inPlace = dy;
+      ASSERT_EQ(gnnrt_cpu_activation_grad(kind, x.data(), dy.data(), n, 0.2,
+                                          want.data()),
+                GNNRT_OK);
+      ASSERT_EQ(gnnrt_cpu_activation_grad_sign(kind, bits.data(), dy.data(),
+                                               rows, cols, 0.2, nullptr, 0, 0,
+                                               0, got.data()),
+                GNNRT_OK);
+      ASSERT_EQ(gnnrt_cpu_activation_grad_sign(
+                    kind, bits.data(), inPlace.data(), rows, cols, 0.2, nullptr,
+                    0, 0, 0, inPlace.data()),
+                GNNRT_OK);
+      for (int64_t k = 0; k < n; ++k) {
+        EXPECT_EQ(bitsOf(got[k]), bitsOf(want[k]))
+            << k << ": x " << x[k] << ", dy " << dy[k];
+        EXPECT_EQ(bitsOf(inPlace[k]), bitsOf(want[k])) << k << " in place";
+      }
+    }
+  }
+}
+
+TEST(Sign, GradientFromTheBitsAtRowsOfASet) {
+  const int64_t n = 300, cols = 13;
+  const CsrGraph csr = toCsr(gnnc::ref::randomGraph(n, 4, 5));
+  const RowSets sets = receptiveRows(csr.view(), randomMask(n, 5, 9), 2);
+  const std::vector<float> x = awkwardValues(n * cols, 41);
+  const std::vector<float> dy = awkwardValues(n * cols, 42);
+  std::vector<float> want(n * cols);
+  ASSERT_EQ(gnnrt_cpu_activation_grad(GNNRT_ACT_LEAKY_RELU, x.data(), dy.data(),
+                                      n * cols, 0.3, want.data()),
+            GNNRT_OK);
+  for (int64_t level : {0, 2})
+    for (int zeroRest : {0, 1}) {
+      SCOPED_TRACE("level " + std::to_string(level) + ", zero_rest " +
+                   std::to_string(zeroRest));
+      // Bits only at the set's rows, as gnnrt_cpu_store_sign_rows leaves
+      // them: the others must not be read.
+      std::vector<uint8_t> bits(n * rowBytes(cols), 0xa5);
+      ASSERT_EQ(gnnrt_cpu_store_sign_rows(x.data(), n, cols, sets.data(),
+                                          sets.hops, level, bits.data()),
+                GNNRT_OK);
+      std::vector<float> dx(n * cols, 7.0f);
+      ASSERT_EQ(gnnrt_cpu_activation_grad_sign(
+                    GNNRT_ACT_LEAKY_RELU, bits.data(), dy.data(), n, cols, 0.3,
+                    sets.data(), sets.hops, level, zeroRest, dx.data()),
+                GNNRT_OK);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t c = 0; c < cols; ++c) {
+          const int64_t k = i * cols + c;
+          const float expected = sets.level(i) <= level ? want[k]
+                                 : zeroRest             ? 0.0f
+                                                        : 7.0f;
+          EXPECT_EQ(bitsOf(dx[k]), bitsOf(expected))
+              << "row " << i << " column " << c;
+        }
+    }
+}
+
 TEST(Sign, RowsOfASetOnly) {
   const int64_t n = 300, cols = 13;
   const CsrGraph csr = toCsr(gnnc::ref::randomGraph(n, 4, 5));
@@ -122,9 +194,10 @@ TEST(Sign, RowsOfASetOnly) {
         EXPECT_EQ(bitsOf(y[i * cols + c]), bitsOf(want))
             << "row " << i << " column " << c;
       }
-      if (!listed)
+      if (!listed) {
         for (int64_t b = 0; b < rowBytes(cols); ++b)
           EXPECT_EQ(bits[i * rowBytes(cols) + b], 0xa5) << "row " << i;
+      }
     }
     EXPECT_EQ(inSet, sets.counts()[level]);
     EXPECT_GT(inSet, 0);
@@ -141,6 +214,17 @@ TEST(Sign, BadArguments) {
   EXPECT_EQ(gnnrt_cpu_load_sign(bits, 1, 8, nullptr), GNNRT_ERR_NULL_POINTER);
   EXPECT_EQ(gnnrt_cpu_store_sign_rows(x, 1, 8, nullptr, 0, 0, bits),
             GNNRT_ERR_NULL_POINTER);
+  // Only relu and leaky_relu depend on their input through its sign.
+  float dy[8] = {}, dx[8] = {};
+  EXPECT_EQ(gnnrt_cpu_activation_grad_sign(GNNRT_ACT_ELU, bits, dy, 1, 8, 0.0,
+                                           nullptr, 0, 0, 0, dx),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(gnnrt_cpu_activation_grad_sign(GNNRT_ACT_RELU, nullptr, dy, 1, 8,
+                                           0.0, nullptr, 0, 0, 0, dx),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cpu_activation_grad_sign(GNNRT_ACT_RELU, bits, dy, -1, 8, 0.0,
+                                           nullptr, 0, 0, 0, dx),
+            GNNRT_ERR_BAD_SIZE);
   // Nothing to do is fine, with or without buffers.
   EXPECT_EQ(gnnrt_cpu_store_sign(nullptr, 0, 8, nullptr), GNNRT_OK);
   EXPECT_EQ(gnnrt_cpu_load_sign(nullptr, 4, 0, nullptr), GNNRT_OK);
