@@ -339,11 +339,10 @@ std::optional<uint64_t> mlir::mem::tileBytesRead(Value value) {
   return std::nullopt;
 }
 
-/// A static f32 matrix without encoding: gnnrt_cpu_matmul_tiles's left
-/// operand.
-static bool isDenseF32Matrix(RankedTensorType type) {
-  return type.getRank() == 2 && type.hasStaticShape() &&
-         type.getElementType().isF32() && !type.getEncoding();
+bool mlir::mem::isDenseF32Matrix(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 2 && tensor.hasStaticShape() &&
+         tensor.getElementType().isF32() && !tensor.getEncoding();
 }
 
 /// A matrix that \p op (with `tile_bytes`) leaves in host memory is

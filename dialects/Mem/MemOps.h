@@ -63,6 +63,11 @@ Operation *nonProductReader(Value csr);
 /// the device then holds a tile of that many bytes, not the value.
 std::optional<uint64_t> tileBytesRead(Value value);
 
+/// Whether \p type is a static f32 matrix without encoding: a left operand
+/// that products may read from host memory a tile of rows at a time
+/// (`tile_bytes`, gnnrt_cpu_matmul_tiles).
+bool isDenseF32Matrix(Type type);
+
 /// Whether \p use reads a graph as an op that can read it from host memory
 /// a tile at a time (`mem.load_graph_home {tile_bytes}`): the graph of a
 /// gnn.spmm sum or mean (gnnrt_cpu_spmm_tiles), of a gnn.sddmm, or of a

@@ -231,8 +231,25 @@ int64_t csrTileBytes(int64_t nnz) {
   return static_cast<int64_t>(fp::align64(slots * fp::kCsrTileBytesPerSlot));
 }
 
-bool isDenseMatrix(Type type);
-std::optional<RowRestriction> transferRows(Value value);
+/// Whether \p type is a dense matrix of static shape: the tensors whose
+/// rows a copy may move alone.
+bool isDenseMatrix(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getRank() == 2 && tensor.hasStaticShape() &&
+         !getCsrEncoding(tensor);
+}
+
+/// The rows a host copy of \p value must hold, when not all: \p value is
+/// a dense matrix that its op computed at the rows of one set alone, and
+/// no op reads its other rows (gnn.rest_unread), so `mem.offload ... rows`
+/// copies only that set.
+std::optional<RowRestriction> transferRows(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !def->hasAttr(kRestUnreadAttr) || def->getNumResults() != 1 ||
+      !isDenseMatrix(value.getType()))
+    return std::nullopt;
+  return getRowRestriction(def);
+}
 
 /// The tile bytes through which products would read a dense \p value
 /// from host memory (gnnrt_cpu_matmul_tiles): a static f32 matrix that
@@ -240,10 +257,10 @@ std::optional<RowRestriction> transferRows(Value value);
 /// computed at one set's rows (transferRows) has only those rows copied,
 /// which a product reads as listed rows when it computes at the same set.
 std::optional<int64_t> denseProductTileBytes(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !isDenseMatrix(type) || !type.getElementType().isF32() ||
-      value.use_empty() || mem::nonProductReader(value))
+  if (!mem::isDenseF32Matrix(value.getType()) || value.use_empty() ||
+      mem::nonProductReader(value))
     return std::nullopt;
+  auto type = cast<RankedTensorType>(value.getType());
   std::optional<RowRestriction> rows;
   if (!isa<BlockArgument>(value))
     rows = transferRows(value);
@@ -283,10 +300,10 @@ std::optional<int64_t> productTileBytes(Value value) {
   return tile;
 }
 
-/// Before \p user, a product reading \p arg (a host-homed CSR matrix) a
-/// tile of \p tile bytes at a time, a load from the home that copies
-/// nothing, which \p user then reads.
-void loadCsrTiles(OpBuilder &b, Value arg, Operation *user, int64_t tile) {
+/// Before \p user, a product reading \p arg (a host-homed matrix,
+/// productTileBytes) a tile of \p tile bytes at a time, a load from the
+/// home that copies nothing, which \p user then reads.
+void loadProductTiles(OpBuilder &b, Value arg, Operation *user, int64_t tile) {
   b.setInsertionPoint(user);
   auto load = b.create<mem::LoadHomeOp>(arg.getLoc(), arg.getType(), arg);
   load.setTileBytes(static_cast<uint64_t>(tile));
@@ -466,26 +483,6 @@ struct RecomputeRecipe {
   /// Their operands produced outside them, in first-use order.
   SmallVector<Value> inputs;
 };
-
-/// Whether \p type is a dense matrix of static shape: the tensors whose
-/// rows a copy may move alone.
-bool isDenseMatrix(Type type) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensor.getRank() == 2 && tensor.hasStaticShape() &&
-         !getCsrEncoding(tensor);
-}
-
-/// The rows a host copy of \p value must hold, when not all: \p value is
-/// a dense matrix that its op computed at the rows of one set alone, and
-/// no op reads its other rows (gnn.rest_unread), so `mem.offload ... rows`
-/// copies only that set.
-std::optional<RowRestriction> transferRows(Value value) {
-  Operation *def = value.getDefiningOp();
-  if (!def || !def->hasAttr(kRestUnreadAttr) || def->getNumResults() != 1 ||
-      !isDenseMatrix(value.getType()))
-    return std::nullopt;
-  return getRowRestriction(def);
-}
 
 /// The rows a host home's copy to the device must bring, when not all:
 /// \p arg is a dense matrix that its function reads at the rows of R_k
@@ -1398,9 +1395,8 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
       plan::Option o;
       o.fate = Fate::Host;
       o.detail = ReadInTiles;
-      o.seconds = transferSeconds(
-          getCsrEncoding(info.value.getType()) ? info.bytes : rowsMoved,
-          TransferTier::Host, false, profile);
+      o.seconds =
+          transferSeconds(rowsMoved, TransferTier::Host, false, profile);
       o.usage.push_back({Tier::Device, point(info.def), offloaded, info.bytes});
       o.usage.push_back({Tier::Host, offloaded, info.end, info.bytes});
       for (Operation *user : info.value.getUsers()) {
@@ -1529,8 +1525,7 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
           mem::Tier::host);
       // A dense matrix's rows of its set alone, which its products read
       // as listed rows (denseProductTileBytes).
-      if (!getCsrEncoding(type))
-        restrictToRows(op, info.value);
+      restrictToRows(op, info.value);
       op->setAttr("mem.handle", b.getI64IntegerAttr(handles++));
       position[op] = 2 * (info.def + 1);
       handle = op;
@@ -1715,7 +1710,7 @@ int64_t StepPlanner::rewrite(func::FuncOp target,
       for (int64_t u : info.uses) {
         Operation *user = ops[u];
         if (productTiles) {
-          loadCsrTiles(b, arg, user, *productTiles);
+          loadProductTiles(b, arg, user, *productTiles);
           continue;
         }
         b.setInsertionPoint(user);
@@ -1807,7 +1802,7 @@ void applyHomes(func::FuncOp step, func::FuncOp f) {
       // Features that only products read (predict's, say): read from the
       // home a tile at a time, never whole on the device.
       for (Operation *user : llvm::to_vector(arg.getUsers()))
-        loadCsrTiles(b, arg, user, *tile);
+        loadProductTiles(b, arg, user, *tile);
       continue;
     }
     if (auto weightTile = weightTiles.find(key(f, arg.getArgNumber(), false));

@@ -63,7 +63,9 @@ constexpr int64_t kParallelGrain = 1 << 15;
 /// Keeps OpenBLAS on the calling thread (once per process): gnnrt_cpu_matmul
 /// deals out row blocks to OpenMP's threads itself, because OpenBLAS's own
 /// threads split some sums and change their bits with the thread count
-/// (Dense.cpp). Graph.cpp, with the other thread settings.
+/// (Dense.cpp). Graph.cpp, with the other thread settings. The OpenMP build
+/// of OpenBLAS follows OpenMP's count outside a thread team whatever this
+/// set, so Dense.cpp's `sgemm` also makes each call with a count of 1.
 void blasOnOneThread();
 
 /// Whether a loop over about `a * b` elements is worth a thread team.

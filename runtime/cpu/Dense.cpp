@@ -132,6 +132,29 @@ int64_t gemmRowBlock(int64_t m, int64_t n, int64_t k) {
   return (rows + kPanel - 1) / kPanel * kPanel;
 }
 
+/// Row-major cblas_sgemm on the calling thread alone, wherever it is
+/// called. OpenBLAS's OpenMP build runs a call made inside a thread team on
+/// one thread, but one made outside a team on omp_get_max_threads() threads
+/// (whatever openblas_set_num_threads said), whose sums split another way:
+/// a block's bits would then depend on the thread count and on whether the
+/// call came from a team (a tiled product's blocks, one per tile, did not
+/// match the whole product's at 2 threads). Outside a team OpenMP's count
+/// is therefore 1 for the call's length.
+void sgemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int64_t m, int64_t n,
+           int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
+           float beta, float *c, int64_t ldc) {
+  blasOnOneThread();
+  const bool alone = !omp_in_parallel();
+  const int threads = omp_get_max_threads();
+  if (alone)
+    omp_set_num_threads(1);
+  cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b,
+              static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+  if (alone)
+    omp_set_num_threads(threads);
+}
+
 /// The rows of c per gnnrt_cpu_matmul block (blockedGemm): gemmRowBlock,
 /// and without transpose_a also at most a tile of 256 KiB of a's rows (at
 /// least 16 rows), which an in-place product copies aside: BLAS's bits
@@ -181,18 +204,12 @@ void gatherRows(const float *x, int64_t width, const int32_t *order,
 /// of a are copied aside before its rows of c are written: the same calls
 /// over the same values, so the same bits. A block's rows are read and
 /// written by one thread only.
-/// \p block overrides gemmBlock's rows per block and \p parallel (0 or 1)
-/// whether the blocks run on a thread team: a tiled product's are those of
-/// the whole product. OpenBLAS's OpenMP build calls on one thread inside a
-/// team but on all of them outside one, and its threads split a call's
-/// sums differently, so a call must be made where the whole product's is.
-/// \p ldb is b's leading dimension (a chunk of a transposed product's
-/// contraction reads b^T's columns).
+/// \p block overrides gemmBlock's rows per block (a tiled product's
+/// blocks are the whole product's), \p ldb is b's leading dimension (a
+/// chunk of a transposed product's contraction reads b^T's columns).
 int blockedGemm(const float *a, const float *b, int64_t m, int64_t n, int64_t k,
                 bool transpose_a, bool transpose_b, float *c,
-                bool accumulate = false, int64_t block = 0, int64_t ldb = 0,
-                int parallel = -1) {
-  blasOnOneThread();
+                bool accumulate = false, int64_t block = 0, int64_t ldb = 0) {
   const bool inPlace = a == c;
   if (block == 0)
     block = gemmBlock(m, n, k, transpose_a);
@@ -201,10 +218,9 @@ int blockedGemm(const float *a, const float *b, int64_t m, int64_t n, int64_t k,
   const int64_t blocks = (m + block - 1) / block;
   const CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans;
   const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
-  const int lda = static_cast<int>(transpose_a ? m : k);
+  const int64_t lda = transpose_a ? m : k;
   const float beta = accumulate ? 1.0f : 0.0f;
-  [[maybe_unused]] const bool par =
-      parallel >= 0 ? parallel != 0 : blocks > 1 && worthThreads(m * n, k);
+  [[maybe_unused]] const bool par = blocks > 1 && worthThreads(m * n, k);
   std::unique_ptr<float[]> aside;
   if (inPlace) {
     aside = scratch<float>((par ? omp_get_max_threads() : 1) * block * k);
@@ -220,29 +236,20 @@ int blockedGemm(const float *a, const float *b, int64_t m, int64_t n, int64_t k,
       std::memcpy(own, aFirst, static_cast<size_t>(rows * k) * sizeof(float));
       aFirst = own;
     }
-    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(rows),
-                static_cast<int>(n), static_cast<int>(k), 1.0f, aFirst, lda, b,
-                static_cast<int>(ldb), beta, c + first * n,
-                static_cast<int>(n));
+    sgemm(ta, tb, rows, n, k, aFirst, lda, b, ldb, beta, c + first * n, n);
   }
   return GNNRT_OK;
 }
 
 /// `c = a^T op(b)` (a [k, m]) a contractionChunk of rows at a time, each
-/// chunk's product added to the sum of those before it. \p chunkA(first,
-/// rows) returns the chunk's rows of a, contiguous (m floats a row), or null
-/// when it could not get them.
-template <typename ChunkA>
-int chunkedTransposedGemm(int64_t m, int64_t n, int64_t k, const float *b,
-                          bool transpose_b, float *c, ChunkA chunkA) {
+/// chunk's product added to the sum of those before it.
+int chunkedTransposedGemm(const float *a, const float *b, int64_t m, int64_t n,
+                          int64_t k, bool transpose_b, float *c) {
   const int64_t chunk = contractionChunk(m, n);
   for (int64_t first = 0; first < k; first += chunk) {
-    const int64_t rows = std::min(chunk, k - first);
-    const float *aChunk = chunkA(first, rows);
-    if (!aChunk)
-      return GNNRT_ERR_OUT_OF_MEMORY;
     const float *bChunk = transpose_b ? b + first : b + first * n;
-    if (int status = blockedGemm(aChunk, bChunk, m, n, rows, true, transpose_b,
+    if (int status = blockedGemm(a + first * m, bChunk, m, n,
+                                 std::min(chunk, k - first), true, transpose_b,
                                  c, first > 0, 0, transpose_b ? k : n))
       return status;
   }
@@ -304,9 +311,7 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
   // contraction in chunks (contractionChunk), as gnnrt_cpu_matmul_tiles
   // does when a comes from host memory a tile at a time.
   if (transpose_a)
-    return chunkedTransposedGemm(
-        m, n, k, b, transpose_b != 0, c,
-        [&](int64_t first, int64_t) { return a + first * m; });
+    return chunkedTransposedGemm(a, b, m, n, k, transpose_b != 0, c);
   return blockedGemm(a, b, m, n, k, false, transpose_b != 0, c);
 }
 
@@ -372,9 +377,8 @@ int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
     const int64_t perThread = tile * (k + n);
     auto buffers = scratch<float>(threads * perThread);
     GNNRT_CHECK(buffers, GNNRT_ERR_OUT_OF_MEMORY);
-    blasOnOneThread();
     const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
-    const int ldb = static_cast<int>(transpose_b ? k : n);
+    const int64_t ldb = transpose_b ? k : n;
 #pragma omp parallel for schedule(dynamic, 1) if (par)
     for (int64_t t = 0; t < tiles; ++t) {
       float *ga = buffers.get() + (par ? omp_get_thread_num() : 0) * perThread;
@@ -383,9 +387,7 @@ int gnnrt_cpu_matmul_rows(const float *a, const float *b, int64_t m, int64_t n,
       for (int64_t r = 0; r < rows; ++r)
         std::memcpy(ga + r * k, a + int64_t(order[first + r]) * k,
                     static_cast<size_t>(k) * sizeof(float));
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, tb, static_cast<int>(rows),
-                  static_cast<int>(n), static_cast<int>(k), 1.0f, ga,
-                  static_cast<int>(k), b, ldb, 0.0f, gc, static_cast<int>(n));
+      sgemm(CblasNoTrans, tb, rows, n, k, ga, k, b, ldb, 0.0f, gc, n);
       for (int64_t r = 0; r < rows; ++r)
         std::memcpy(c + int64_t(order[first + r]) * n, gc + r * n,
                     static_cast<size_t>(n) * sizeof(float));
@@ -448,7 +450,6 @@ int gnnrt_cpu_matmul_tiles(const float *a, const float *b, int64_t m, int64_t n,
   auto listedRow = [&](int64_t r) {
     return a + (listed ? r : int64_t(sets.order[r])) * width;
   };
-  blasOnOneThread();
 
   if (ta) {
     // The rows of R_level (or all) in increasing id, as gnnrt_cpu_matmul{,
@@ -473,16 +474,19 @@ int gnnrt_cpu_matmul_tiles(const float *a, const float *b, int64_t m, int64_t n,
       id = sets.order[at];
       return a + (listed ? at : id) * width;
     };
+    // With sets, b's rows are gathered by the tile's ids, a chunk at a
+    // time, as gnnrt_cpu_matmul_rows gathers them.
     const int64_t chunk = unit;
-    auto ids = scratch<int32_t>(tileRows);
+    auto ids = scratch<int32_t>(row_sets ? tileRows : 0);
     auto gb = scratch<float>(row_sets ? chunk * n : 0);
-    GNNRT_CHECK(ids && (gb || !row_sets), GNNRT_ERR_OUT_OF_MEMORY);
+    GNNRT_CHECK(!row_sets || (ids && gb), GNNRT_ERR_OUT_OF_MEMORY);
     int64_t id = -1;
     for (int64_t first = 0; first < count; first += tileRows) {
       const int64_t rows = std::min(tileRows, count - first);
       for (int64_t r = 0; r < rows; ++r) {
         std::memcpy(t + r * width, next(id), rowBytes);
-        ids[r] = static_cast<int32_t>(id);
+        if (row_sets)
+          ids[r] = static_cast<int32_t>(id);
       }
       *moved += rows * static_cast<int64_t>(rowBytes);
       for (int64_t at = 0; at < rows; at += chunk) {
@@ -505,11 +509,7 @@ int gnnrt_cpu_matmul_tiles(const float *a, const float *b, int64_t m, int64_t n,
   }
 
   const CBLAS_TRANSPOSE tbm = tb ? CblasTrans : CblasNoTrans;
-  const int ldb = static_cast<int>(tb ? k : n);
-  // Whether the whole product deals its units to a thread team (see
-  // blockedGemm): each tile's units then run on one too, even alone.
-  const bool wholePar =
-      (count + unit - 1) / unit > 1 && worthThreads(count * n, k);
+  const int64_t ldb = tb ? k : n;
   auto gc = scratch<float>(row_sets ? omp_get_max_threads() * unit * n : 0);
   GNNRT_CHECK(gc || !row_sets, GNNRT_ERR_OUT_OF_MEMORY);
   for (int64_t first = 0; first < count; first += tileRows) {
@@ -524,22 +524,20 @@ int gnnrt_cpu_matmul_tiles(const float *a, const float *b, int64_t m, int64_t n,
     if (!row_sets) {
       // gnnrt_cpu_matmul's blocks: the tile starts at a multiple of them.
       if (int status = blockedGemm(t, b, rows, n, k, false, tb, c + first * n,
-                                   false, unit, 0, wholePar ? 1 : 0))
+                                   false, unit))
         return status;
       continue;
     }
     // gnnrt_cpu_matmul_rows' calls: a unit of the listed rows, their rows
     // of c scattered.
     const int64_t units = (rows + unit - 1) / unit;
-    [[maybe_unused]] const bool par = wholePar;
+    [[maybe_unused]] const bool par = units > 1 && worthThreads(rows * n, k);
 #pragma omp parallel for schedule(dynamic, 1) if (par)
     for (int64_t u = 0; u < units; ++u) {
       float *own = gc.get() + (par ? omp_get_thread_num() : 0) * unit * n;
       const int64_t at = u * unit, got = std::min(unit, rows - at);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, tbm, static_cast<int>(got),
-                  static_cast<int>(n), static_cast<int>(k), 1.0f,
-                  t + at * width, static_cast<int>(k), b, ldb, 0.0f, own,
-                  static_cast<int>(n));
+      sgemm(CblasNoTrans, tbm, got, n, k, t + at * width, k, b, ldb, 0.0f, own,
+            n);
       for (int64_t r = 0; r < got; ++r)
         std::memcpy(c + int64_t(sets.order[first + at + r]) * n, own + r * n,
                     static_cast<size_t>(n) * sizeof(float));

@@ -471,11 +471,13 @@ int gnnrt_cpu_csr_matmul_rows(const void *a, int64_t rows, int64_t cols,
    `[k, n]`; `a` is stored `[m, k]`, or `[k, m]` when transpose_a, and `b`
    `[k, n]`, or `[n, k]` when transpose_b. cblas_sgemm on one thread per
    block of rows of c, the blocks a function of m alone, so the bits do not
-   depend on the thread count; m, n, k < 2^31. c may be a itself (a not
-   transposed and k == n: each row of c from the same row of a, into as many
-   floats), read a tile of rows at a time into at most 256 KiB of scratch per
-   thread before it is written, with the same bits; c == b, or c == a otherwise,
-   is GNNRT_ERR_BAD_ARGUMENT. */
+   depend on the thread count; with transpose_a the contraction is summed
+   in fixed chunks of rows, each chunk's product added to the sum of those
+   before it (as gnnrt_cpu_matmul_rows and _tiles do); m, n, k < 2^31. c may be
+   a itself (a not transposed and k == n: each row of c from the same row of a,
+   into as many floats), read a tile of rows at a time into at most 256 KiB of
+   scratch per thread before it is written, with the same bits; c == b, or c ==
+   a otherwise, is GNNRT_ERR_BAD_ARGUMENT. */
 int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
                      int64_t k, int transpose_a, int transpose_b, float *c);
 
