@@ -322,13 +322,20 @@ def GnnSplitAggregations : Pass<"gnn-split-aggregations", "::mlir::ModuleOp"> {
     `gnn.insert_columns` of its result over the same columns of the input,
     which no later block reads. The values are the same bit for bit; the
     device holds the input and two blocks instead of the input and the
-    result. `gnn-plan-memory` applies it itself to the step and predict
-    when no plan fits the budget otherwise; the pass exposes it for tests.
+    result. Only aggregations large enough to bind a plan are split
+    (twice the result above `1 + 2 / blocks` times the largest one's)
+    unless `every-size`. An aggregation restricted to a row set
+    (gnn-restrict-rows) gives its slices the rows it reads and, when its
+    rest is unread, its inserts the rows it computes. `gnn-plan-memory`
+    applies it itself to the step and predict when no plan fits the budget
+    otherwise; the pass exposes it for tests.
   }];
   let options = [
     Option<"blocks", "blocks", "int64_t", "8",
            "Blocks of columns per aggregation (the last one narrower when "
            "they do not divide the columns)">,
+    Option<"everySize", "every-size", "bool", "false",
+           "Split every aggregation that can be, however small">,
   ];
   let statistics = [
     Statistic<"numSplit", "split", "aggregations split into column blocks">,

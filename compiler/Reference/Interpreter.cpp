@@ -1434,10 +1434,20 @@ Error OpRunner::exec(mlir::gnn::InsertColumnsOp op) {
                  Twine(offset + block->shape[1]) + ") are out of the input's " +
                  Twine(x->shape[1])))
     return fail();
+  // With row sets only the set's rows take the block; the others stay x's.
+  const int64_t *levels = nullptr;
+  int64_t level = 0;
+  if (op.getRowSets()) {
+    levels = rowLevels(op.getRowSets(), x->shape[0]);
+    if (!levels)
+      return fail();
+    level = static_cast<int64_t>(*op.getLevel());
+  }
   Tensor y = *x;
   for (int64_t i = 0; i < x->shape[0]; ++i)
-    for (int64_t c = 0; c < block->shape[1]; ++c)
-      y.at(i, offset + c) = block->at(i, c);
+    if (!levels || levels[i] <= level)
+      for (int64_t c = 0; c < block->shape[1]; ++c)
+        y.at(i, offset + c) = block->at(i, c);
   return bind(op.getResult(), std::move(y));
 }
 
@@ -1457,6 +1467,14 @@ Error OpRunner::exec(mlir::gnn::SliceOp op) {
   for (int64_t i = 0; i < x->shape[0]; ++i)
     for (int64_t c = 0; c < width; ++c)
       y.at(i, c) = x->at(i, offset + c);
+  // With row sets the other rows are +0.0 (the kernel may leave them, with
+  // gnn.rest_unread, where nothing reads them).
+  if (op.getRowSets()) {
+    const int64_t *levels = rowLevels(op.getRowSets(), x->shape[0]);
+    if (!levels)
+      return fail();
+    zeroOutside(y, levels, static_cast<int64_t>(*op.getLevel()));
+  }
   return bind(op.getResult(), std::move(y));
 }
 

@@ -549,12 +549,16 @@ LogicalResult SliceOp::verify() {
       failed(
           expectDim(*this, getResult(), 0, dim(getInput(), 0), "result rows")))
     return failure();
-  return columnsWithin(*this, getOffset(), dim(getResult(), 1),
-                       dim(getInput(), 1));
+  if (failed(columnsWithin(*this, getOffset(), dim(getResult(), 1),
+                           dim(getInput(), 1))))
+    return failure();
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor) {
-  if (getOffset() == 0 && getInput().getType() == getResult().getType())
+  // Restricted, the slice zeroes (or leaves) the other rows: not a copy.
+  if (getOffset() == 0 && getInput().getType() == getResult().getType() &&
+      !getRowSets())
     return getInput();
   return {};
 }
@@ -563,8 +567,10 @@ LogicalResult InsertColumnsOp::verify() {
   if (failed(sameElementTypes(*this)) ||
       failed(expectDim(*this, getBlock(), 0, dim(getInput(), 0), "block rows")))
     return failure();
-  return columnsWithin(*this, getOffset(), dim(getBlock(), 1),
-                       dim(getInput(), 1));
+  if (failed(columnsWithin(*this, getOffset(), dim(getBlock(), 1),
+                           dim(getInput(), 1))))
+    return failure();
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
 }
 
 #define GET_OP_CLASSES

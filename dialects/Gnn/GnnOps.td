@@ -864,15 +864,27 @@ def Gnn_SliceOp : Gnn_Op<"slice"> {
   let description = [{
     The adjoint of one operand of `gnn.concat`.
 
+    With row sets (`rows`, set by `gnn-plan-memory` where it splits an
+    aggregation into blocks of columns, docs/MemoryPlanning.md) only the
+    rows of R_level are copied; the others are +0.0, or left as they were
+    with `gnn.rest_unread` (the block's aggregation reads no other row).
+
     Example:
     ```mlir
     %y = gnn.slice %x {offset = 4 : i64} : tensor<?x12xf32> -> tensor<?x8xf32>
     ```
   }];
-  let arguments = (ins Gnn_NodeTensor:$input,
-      ConfinedAttr<I64Attr, [IntNonNegative]>:$offset);
+  let arguments = !con((ins Gnn_NodeTensor:$input,
+      ConfinedAttr<I64Attr, [IntNonNegative]>:$offset), Gnn_RowArgs);
   let results = (outs Gnn_NodeTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let assemblyFormat = "$input (`rows` $row_sets^ `:` type($row_sets))? "
+      "attr-dict `:` type($input) `->` type($result)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "Value":$input, "uint64_t":$offset), [{
+      build($_builder, $_state, result, input, offset, /*row_sets=*/Value(),
+            /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
 }
@@ -891,16 +903,30 @@ def Gnn_InsertColumnsOp : Gnn_Op<"insert_columns",
     the input's place and the device never holds both whole. The kernels
     write over `x` when it dies here.
 
+    With row sets (`rows`) only the rows of R_level take the block's
+    columns: every other row is x's, whole. (Unlike the other restricted
+    ops nothing is cleared: where the planner restricts it, the split
+    aggregation's rows outside its set are unread, and a cleared block
+    would cost a pass over every row.)
+
     Example:
     ```mlir
     %y = gnn.insert_columns %b into %x {offset = 8 : i64} : tensor<2708x8xf32> into tensor<2708x16xf32>
     ```
   }];
-  let arguments = (ins Gnn_NodeTensor:$block, Gnn_NodeTensor:$input,
-      ConfinedAttr<I64Attr, [IntNonNegative]>:$offset);
+  let arguments = !con((ins Gnn_NodeTensor:$block, Gnn_NodeTensor:$input,
+      ConfinedAttr<I64Attr, [IntNonNegative]>:$offset), Gnn_RowArgs);
   let results = (outs Gnn_NodeTensor:$result);
   let assemblyFormat =
-      "$block `into` $input attr-dict `:` type($block) `into` type($input)";
+      "$block `into` $input (`rows` $row_sets^ `:` type($row_sets))? "
+      "attr-dict `:` type($block) `into` type($input)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "Value":$block, "Value":$input,
+                   "uint64_t":$offset), [{
+      build($_builder, $_state, result, block, input, offset,
+            /*row_sets=*/Value(), /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

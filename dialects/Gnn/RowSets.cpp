@@ -15,7 +15,8 @@ namespace {
 template <typename Fn> bool withRowOp(Operation *op, Fn fn) {
   return llvm::TypeSwitch<Operation *, bool>(op)
       .Case<SpmmOp, MatmulOp, DropoutOp, BiasAddOp, RowMulOp, ReduceOp, AddOp,
-            SubOp, MulOp, ScaleOp, ActivationOp, ActivationGradOp>([&](auto o) {
+            SubOp, MulOp, ScaleOp, ActivationOp, ActivationGradOp, SliceOp,
+            InsertColumnsOp>([&](auto o) {
         fn(o);
         return true;
       })

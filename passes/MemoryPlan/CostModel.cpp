@@ -945,7 +945,9 @@ OpCost estimateRows(Operation *op, const Pricer &p) {
   const double fraction = *rows / static_cast<double>(nodes);
   double cleared = 0;
   Value result = op->getResult(0);
-  if (!op->hasAttr(kRestUnreadAttr) && dim(result, 0) == nodes)
+  // (A restricted insert leaves the other rows as they are.)
+  if (!op->hasAttr(kRestUnreadAttr) && !isa<InsertColumnsOp>(op) &&
+      dim(result, 0) == nodes)
     cleared = (1.0 - fraction) * bytesOf(result);
   if (whole.randomValues > 0)
     return p.random(fraction * whole.randomValues,

@@ -2324,6 +2324,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   // The smallest plan of the split step and its error, where it has none.
   struct SplitFailure {
     int64_t smallest = 0;
+    int64_t splitCount = 0; // aggregations split, step and predict
     SmallVector<std::pair<Location, std::string>> errors;
   };
   std::optional<SplitFailure> splitFailure;
@@ -2334,41 +2335,54 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   // from 0.6 to 1.1 s for the same smallest plan.
   if (!result->placed && policyName == "auto" && !split &&
       hasSplittableAggregation(func)) {
-    // The split is planned on copies of the bodies: the analyses above
-    // refer to the ops of the originals, which are set aside meanwhile.
-    SmallVector<std::pair<func::FuncOp, OwningOpRef<func::FuncOp>>> aside;
-    for (func::FuncOp f : {func, predict}) {
-      if (!f)
-        continue;
-      OwningOpRef<func::FuncOp> copy = f.clone();
-      OwningOpRef<func::FuncOp> original = f.cloneWithoutRegions();
-      original->getBody().takeBody(f.getBody());
-      f.getBody().takeBody(copy->getBody());
-      aside.emplace_back(f, std::move(original));
-      splitAggregations(f);
-    }
-    SplitFailure failed;
-    std::optional<int64_t> smallest;
-    LogicalResult planned = success();
-    {
-      ScopedDiagnosticHandler capture(func.getContext(), [&](Diagnostic &d) {
-        if (d.getSeverity() == DiagnosticSeverity::Error)
-          failed.errors.emplace_back(d.getLocation(), d.str());
+    // First only the aggregations large enough to bind a plan, each split
+    // one walking its graph once per block; then every one, in case the
+    // small ones bind after all (their smallest plan is then the error's).
+    for (bool everySize : {false, true}) {
+      // The split is planned on copies of the bodies: the analyses above
+      // refer to the ops of the originals, which are set aside meanwhile.
+      SmallVector<std::pair<func::FuncOp, OwningOpRef<func::FuncOp>>> aside;
+      int64_t splitCount = 0;
+      for (func::FuncOp f : {func, predict}) {
+        if (!f)
+          continue;
+        OwningOpRef<func::FuncOp> copy = f.clone();
+        OwningOpRef<func::FuncOp> original = f.cloneWithoutRegions();
+        original->getBody().takeBody(f.getBody());
+        f.getBody().takeBody(copy->getBody());
+        aside.emplace_back(f, std::move(original));
+        splitCount += splitAggregations(f, kAggregationBlocks, everySize);
+      }
+      SplitFailure failed;
+      std::optional<int64_t> smallest;
+      LogicalResult planned = failure();
+      // Every size splits nothing more than the large ones did when all
+      // are large (of the step and predict): the same plans again.
+      bool again = everySize && splitCount == splitFailure->splitCount;
+      if (!again) {
+        ScopedDiagnosticHandler capture(func.getContext(), [&](Diagnostic &d) {
+          if (d.getSeverity() == DiagnosticSeverity::Error)
+            failed.errors.emplace_back(d.getLocation(), d.str());
+          return success();
+        });
+        planned = planStep(func, machine, /*split=*/true, &smallest);
+      }
+      if (succeeded(planned))
         return success();
-      });
-      planned = planStep(func, machine, /*split=*/true, &smallest);
+      if (!again && !smallest) {
+        for (auto &[loc, message] : failed.errors)
+          mlir::emitError(loc) << message;
+        return failure();
+      }
+      for (auto &[f, original] : aside)
+        f.getBody().takeBody(original->getBody());
+      if (again)
+        break;
+      failed.smallest = *smallest;
+      failed.splitCount = splitCount;
+      if (!splitFailure || failed.smallest < splitFailure->smallest)
+        splitFailure = std::move(failed);
     }
-    if (succeeded(planned))
-      return success();
-    if (!smallest) {
-      for (auto &[loc, message] : failed.errors)
-        mlir::emitError(loc) << message;
-      return failure();
-    }
-    failed.smallest = *smallest;
-    splitFailure = std::move(failed);
-    for (auto &[f, original] : aside)
-      f.getBody().takeBody(original->getBody());
   }
   if (!result->placed) {
     // Placement can fail in a room where a smaller room's plan fits (first

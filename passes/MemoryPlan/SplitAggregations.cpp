@@ -15,6 +15,7 @@
 #include "passes/MemoryPlan/SplitAggregations.h"
 
 #include "dialects/Gnn/GnnOps.h"
+#include "dialects/Gnn/RowSets.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -61,16 +62,55 @@ bool mlir::gnn::hasSplittableAggregation(func::FuncOp func) {
       .wasInterrupted();
 }
 
-int64_t mlir::gnn::splitAggregations(func::FuncOp func, int64_t blocks) {
+/// The level of the rows of its input that \p spmm, restricted, reads: its
+/// skip (sources past it are left out), else the level of the input's
+/// restricted producer when no user reads that outside its set.
+static std::optional<RowRestriction> inputRows(SpmmOp spmm) {
+  std::optional<RowRestriction> rows = getRowRestriction(spmm);
+  if (!rows)
+    return std::nullopt;
+  if (std::optional<uint64_t> skip = spmm.getSkip())
+    return RowRestriction{rows->rowSets, static_cast<int64_t>(*skip)};
+  Operation *def = spmm.getInput().getDefiningOp();
+  if (!def || !def->hasAttr(kRestUnreadAttr))
+    return std::nullopt;
+  return getRowRestriction(def);
+}
+
+int64_t mlir::gnn::splitAggregations(func::FuncOp func, int64_t blocks,
+                                     bool everySize) {
   SmallVector<SpmmOp> spmms;
+  int64_t largest = 0;
   func.walk([&](SpmmOp op) {
-    if (splittable(op))
-      spmms.push_back(op);
+    if (!splittable(op))
+      return;
+    spmms.push_back(op);
+    largest = std::max(largest, op.getType().getNumElements());
   });
+  // Split, an aggregation needs its input and two blocks, (1 + 2 / blocks)
+  // times its input; whole, twice it. One whose whole need is below the
+  // largest one's split need cannot be what binds the plan, and each split
+  // walks its graph once per block: an 8-wide last layer beside 64-wide
+  // hidden ones stays whole.
+  if (!everySize)
+    llvm::erase_if(spmms, [&](SpmmOp op) {
+      return 2 * blocks * op.getType().getNumElements() <=
+             (blocks + 2) * largest;
+    });
+  OpBuilder attrs(func.getContext());
   for (SpmmOp spmm : spmms) {
     auto type = cast<RankedTensorType>(spmm.getType());
     const int64_t cols = type.getDimSize(1);
     const int64_t width = (cols + blocks - 1) / blocks;
+    // Restricted to the rows of a set, the blocks copy only the rows they
+    // read and write only the rows computed: in a restricted step most rows
+    // of a 2M-node tensor are neither, and copying them cost more than the
+    // aggregations themselves. The rows outside the set of an aggregation
+    // whose rest is unread keep its input's values: unread as well.
+    std::optional<RowRestriction> reads = inputRows(spmm);
+    std::optional<RowRestriction> rows = getRowRestriction(spmm);
+    if (!spmm->hasAttr(kRestUnreadAttr))
+      rows.reset();
     OpBuilder b(spmm);
     Location loc = spmm.getLoc();
     Value x = spmm.getInput();
@@ -78,14 +118,23 @@ int64_t mlir::gnn::splitAggregations(func::FuncOp func, int64_t blocks) {
       auto blockType = RankedTensorType::get(
           {type.getDimSize(0), std::min(width, cols - offset)},
           type.getElementType());
-      Value slice = b.create<SliceOp>(loc, blockType, x, offset);
+      auto slice = b.create<SliceOp>(loc, blockType, x, offset);
+      if (reads) {
+        setRowRestriction(slice, reads->rowSets, reads->level);
+        slice->setAttr(kRestUnreadAttr, attrs.getUnitAttr());
+      }
       IRMapping map;
       map.map(spmm.getInput(), slice);
       Operation *block = b.clone(*spmm, map);
       block->getResult(0).setType(blockType);
-      x = b.create<InsertColumnsOp>(loc, type, block->getResult(0), x,
-                                    static_cast<uint64_t>(offset));
+      auto insert = b.create<InsertColumnsOp>(loc, type, block->getResult(0), x,
+                                              static_cast<uint64_t>(offset));
+      if (rows)
+        setRowRestriction(insert, rows->rowSets, rows->level);
+      x = insert;
     }
+    if (rows)
+      x.getDefiningOp()->setAttr(kRestUnreadAttr, attrs.getUnitAttr());
     spmm.replaceAllUsesWith(x);
     spmm.erase();
   }
@@ -103,7 +152,7 @@ struct SplitAggregationsPass
       return signalPassFailure();
     }
     for (auto func : getOperation().getOps<func::FuncOp>())
-      numSplit += splitAggregations(func, blocks);
+      numSplit += splitAggregations(func, blocks, everySize);
   }
 };
 } // namespace

@@ -23,12 +23,17 @@ constexpr int64_t kAggregationBlocks = 8;
 /// Whether \p func has an aggregation splitAggregations would split.
 bool hasSplittableAggregation(func::FuncOp func);
 
-/// Splits every aggregation of \p func that can be (a `gnn.spmm` of a
+/// Splits the aggregations of \p func that can be (a `gnn.spmm` of a
 /// matrix with more than one column whose last reader it is, with at most
 /// one weight per edge) into \p blocks blocks of columns, the last one
-/// narrower when they do not divide; returns how many it split.
+/// narrower when they do not divide; returns how many it split. Unless
+/// \p everySize, only those large enough to bind a plan: twice an
+/// aggregation's result above (1 + 2 / blocks) times the largest one's.
+/// A restricted aggregation's slices copy only the rows it reads, and its
+/// inserts (when its rest is unread) write only the rows it computes.
 int64_t splitAggregations(func::FuncOp func,
-                          int64_t blocks = kAggregationBlocks);
+                          int64_t blocks = kAggregationBlocks,
+                          bool everySize = false);
 
 } // namespace mlir::gnn
 

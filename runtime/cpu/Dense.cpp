@@ -281,6 +281,31 @@ int columnSums(int kind, const float *x, int64_t rows, int64_t cols, bool par,
   return GNNRT_OK;
 }
 
+/// `to[i, :width] = from[i, :width]` (row strides \p fromStride and
+/// \p toStride floats) for the rows i = rowAt(t), t in [0, count). A loop
+/// of the width known at compile time where it is one of the common ones:
+/// a split aggregation's blocks are a few floats wide, and a memcpy call
+/// per row of 32 bytes took most of a 2M-row slice.
+template <typename RowAt>
+void copyColumns(const float *from, int64_t fromStride, float *to,
+                 int64_t toStride, int64_t width, int64_t count,
+                 const RowAt &rowAt, [[maybe_unused]] bool par) {
+  withRowWidth(width, [&](auto fixed) {
+    constexpr int64_t kFixed = fixed();
+    const int64_t w = kFixed > 0 ? kFixed : width;
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t t = 0; t < count; ++t) {
+      const int64_t i = rowAt(t);
+      const float *src = from + i * fromStride;
+      float *dst = to + i * toStride;
+      for (int64_t c = 0; c < w; ++c)
+        dst[c] = src[c];
+    }
+  });
+}
+
+int64_t sameRow(int64_t t) { return t; }
+
 } // namespace
 
 extern "C" {
@@ -668,10 +693,29 @@ int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
     return status;
   if (width == 0)
     return GNNRT_OK;
-#pragma omp parallel for schedule(static) if (worthThreads(out))
-  for (int64_t r = 0; r < rows; ++r)
-    std::memcpy(y + r * width, x + r * cols + offset,
-                static_cast<size_t>(width) * sizeof(float));
+  copyColumns(x + offset, cols, y, width, width, rows, sameRow,
+              worthThreads(out));
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_slice_rows(const float *x, int64_t rows, int64_t cols,
+                         int64_t offset, int64_t width, const int32_t *row_sets,
+                         int64_t hops, int64_t level, int zero_rest, float *y) {
+  int64_t out;
+  if (int status = kernel::sliceArgs(x, rows, cols, offset, width, y, out))
+    return status;
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
+    return status;
+  if (width == 0)
+    return GNNRT_OK;
+  const int64_t count = sets.count[level];
+  copyColumns(
+      x + offset, cols, y, width, width, count,
+      [&](int64_t t) { return int64_t(sets.order[t]); },
+      worthThreads(count * width));
+  if (zero_rest)
+    zeroOtherRows(sets.level, rows, level, width, y);
   return GNNRT_OK;
 }
 
@@ -686,10 +730,31 @@ int gnnrt_cpu_insert_columns(const float *x, const float *block, int64_t rows,
     std::memcpy(y, x, static_cast<size_t>(count) * sizeof(float));
   if (width == 0)
     return GNNRT_OK;
-#pragma omp parallel for schedule(static) if (worthThreads(rows * width))
-  for (int64_t r = 0; r < rows; ++r)
-    std::memcpy(y + r * cols + offset, block + r * width,
-                static_cast<size_t>(width) * sizeof(float));
+  copyColumns(block, width, y + offset, cols, width, rows, sameRow,
+              worthThreads(rows * width));
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_insert_columns_rows(const float *x, const float *block,
+                                  int64_t rows, int64_t cols, int64_t offset,
+                                  int64_t width, const int32_t *row_sets,
+                                  int64_t hops, int64_t level, float *y) {
+  int64_t count;
+  if (int status = kernel::insertColumnsArgs(x, block, rows, cols, offset,
+                                             width, y, count))
+    return status;
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
+    return status;
+  if (y != x && count > 0)
+    std::memcpy(y, x, static_cast<size_t>(count) * sizeof(float));
+  if (width == 0)
+    return GNNRT_OK;
+  const int64_t computed = sets.count[level];
+  copyColumns(
+      block, width, y + offset, cols, width, computed,
+      [&](int64_t t) { return int64_t(sets.order[t]); },
+      worthThreads(computed * width));
   return GNNRT_OK;
 }
 

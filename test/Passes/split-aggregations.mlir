@@ -1,20 +1,24 @@
 // RUN: gnnc-opt -gnn-split-aggregations -split-input-file %s | FileCheck %s
 // RUN: gnnc-opt -gnn-split-aggregations=blocks=3 -split-input-file %s | FileCheck %s --check-prefix=THREE
 // RUN: gnnc-opt -gnn-split-aggregations -gnn-assign-buffers -split-input-file %s | FileCheck %s --check-prefix=PLACED
+// RUN: gnnc-opt -gnn-split-aggregations=every-size=true -split-input-file %s | FileCheck %s --check-prefix=EVERY
 // RUN: not gnnc-opt -gnn-split-aggregations=blocks=0 %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // An aggregation whose input nothing else reads: eight blocks of two
 // columns, each sliced from what the previous insert left, aggregated with
 // the same graph, weights, row sets and attributes, and written back over
-// the same columns.
+// the same columns. Its rest is unread, so the inserts write the rows of
+// its set only, and the last one says its rest is unread too; the input
+// is an argument, so the slices copy every row.
 // CHECK-LABEL: func.func @split
 // CHECK: %[[S0:.*]] = gnn.slice %arg1 {offset = 0 : i64} : tensor<5x16xf32> -> tensor<5x2xf32>
 // CHECK: %[[Y0:.*]] = gnn.spmm sum %arg0, %[[S0]], %arg2 rows %arg3 {gnn.rest_unread, level = 1 : i64} : ({{.*}}, tensor<5x2xf32>, tensor<9xf32>, {{.*}}) -> tensor<5x2xf32>
-// CHECK: %[[X1:.*]] = gnn.insert_columns %[[Y0]] into %arg1 {offset = 0 : i64} : tensor<5x2xf32> into tensor<5x16xf32>
+// CHECK: %[[X1:.*]] = gnn.insert_columns %[[Y0]] into %arg1 rows %arg3 : tensor<13xi32> {level = 1 : i64, offset = 0 : i64} : tensor<5x2xf32> into tensor<5x16xf32>
 // CHECK: %[[S1:.*]] = gnn.slice %[[X1]] {offset = 2 : i64}
 // CHECK: %[[Y1:.*]] = gnn.spmm sum %arg0, %[[S1]], %arg2 rows %arg3
-// CHECK: %[[X2:.*]] = gnn.insert_columns %[[Y1]] into %[[X1]] {offset = 2 : i64}
-// CHECK-COUNT-6: gnn.insert_columns
+// CHECK: %[[X2:.*]] = gnn.insert_columns %[[Y1]] into %[[X1]] rows %arg3 : tensor<13xi32> {level = 1 : i64, offset = 2 : i64}
+// CHECK-COUNT-5: gnn.insert_columns {{.*}} {level = 1 : i64, offset
+// CHECK: gnn.insert_columns {{.*}} rows %arg3 : tensor<13xi32> {gnn.rest_unread, level = 1 : i64, offset = 14 : i64}
 // CHECK-NOT: gnn.spmm
 // CHECK: %[[R:.*]] = gnn.activation relu %{{.*}}
 // THREE-LABEL: func.func @split
@@ -52,6 +56,50 @@ func.func @kept(%g: !gnn.graph<5x9>, %x: tensor<5x16xf32>, %h: tensor<9x2xf32>,
   %c = gnn.activation relu %v : tensor<5x1xf32>
   %u = gnn.spmm mean %g, %c : (!gnn.graph<5x9>, tensor<5x1xf32>) -> tensor<5x1xf32>
   return %s, %z, %u : tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x1xf32>
+}
+
+// -----
+
+// The rows the blocks read: past its skip an aggregation reads no source,
+// so its slices copy the rows of R_skip only; without one, those of its
+// input's restricted producer, when nothing reads that outside its set.
+// Its rest read (no gnn.rest_unread), the inserts write every row.
+// CHECK-LABEL: func.func @rows
+// CHECK: %[[A:.*]] = gnn.scale %arg1 {factor = 1.500000e+00 : f64}
+// CHECK: gnn.slice %[[A]] rows %arg3 : tensor<13xi32> {gnn.rest_unread, level = 0 : i64, offset = 0 : i64}
+// CHECK: gnn.spmm sum {{.*}} {level = 1 : i64, skip = 0 : i64}
+// CHECK: gnn.insert_columns {{.*}} {offset = 0 : i64}
+// CHECK: %[[P:.*]] = gnn.scale %arg1 rows %arg3 : tensor<13xi32> {factor = 2.000000e+00 : f64, gnn.rest_unread, level = 2 : i64}
+// CHECK: gnn.slice %[[P]] rows %arg3 : tensor<13xi32> {gnn.rest_unread, level = 2 : i64, offset = 0 : i64}
+// CHECK: %[[Q:.*]] = gnn.scale %arg1 rows %arg3 : tensor<13xi32> {factor = 3.000000e+00 : f64, level = 2 : i64}
+// CHECK: gnn.slice %[[Q]] {offset = 0 : i64}
+func.func @rows(%g: !gnn.graph<5x9>, %x: tensor<5x16xf32>, %w: tensor<9xf32>,
+                %sets: tensor<13xi32>) -> (tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>) {
+  %a = gnn.scale %x {factor = 1.5 : f64} : tensor<5x16xf32>
+  %y = gnn.spmm sum %g, %a, %w rows %sets {level = 1 : i64, skip = 0 : i64} : (!gnn.graph<5x9>, tensor<5x16xf32>, tensor<9xf32>, tensor<13xi32>) -> tensor<5x16xf32>
+  %p = gnn.scale %x rows %sets : tensor<13xi32> {factor = 2.0 : f64, gnn.rest_unread, level = 2 : i64} : tensor<5x16xf32>
+  %z = gnn.spmm sum %g, %p, %w rows %sets {gnn.rest_unread, level = 1 : i64} : (!gnn.graph<5x9>, tensor<5x16xf32>, tensor<9xf32>, tensor<13xi32>) -> tensor<5x16xf32>
+  %q = gnn.scale %x rows %sets : tensor<13xi32> {factor = 3.0 : f64, level = 2 : i64} : tensor<5x16xf32>
+  %u = gnn.spmm sum %g, %q, %w rows %sets {gnn.rest_unread, level = 1 : i64} : (!gnn.graph<5x9>, tensor<5x16xf32>, tensor<9xf32>, tensor<13xi32>) -> tensor<5x16xf32>
+  return %y, %z, %u : tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>
+}
+
+// -----
+
+// Sizes: a 2-column aggregation beside a 16-column one needs less whole
+// (2 x 2 columns) than the large one split (16 + 2 x 2) and is left whole,
+// unless every size is asked for.
+// CHECK-LABEL: func.func @sizes
+// CHECK-COUNT-8: gnn.insert_columns {{.*}} into tensor<5x16xf32>
+// CHECK-NOT: gnn.insert_columns
+// CHECK: gnn.spmm sum %arg0, %{{.*}} : (!gnn.graph<5x9>, tensor<5x2xf32>) -> tensor<5x2xf32>
+// EVERY-LABEL: func.func @sizes
+// EVERY-COUNT-8: gnn.insert_columns {{.*}} into tensor<5x16xf32>
+// EVERY-COUNT-2: gnn.insert_columns {{.*}} into tensor<5x2xf32>
+func.func @sizes(%g: !gnn.graph<5x9>, %x: tensor<5x16xf32>, %v: tensor<5x2xf32>) -> (tensor<5x16xf32>, tensor<5x2xf32>) {
+  %y = gnn.spmm sum %g, %x : (!gnn.graph<5x9>, tensor<5x16xf32>) -> tensor<5x16xf32>
+  %z = gnn.spmm sum %g, %v : (!gnn.graph<5x9>, tensor<5x2xf32>) -> tensor<5x2xf32>
+  return %y, %z : tensor<5x16xf32>, tensor<5x2xf32>
 }
 
 // BAD: error: gnn-split-aggregations: blocks = 0 must be at least 1

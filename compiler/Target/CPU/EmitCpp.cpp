@@ -732,7 +732,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return unsupported();
   // Element-wise ops with row sets are fused runs (above); any other op
   // here that has them has its own row kernel below.
-  if (getRowRestriction(op) && !isa<SpmmOp, MatmulOp, DropoutOp, ReduceOp>(op))
+  if (getRowRestriction(op) &&
+      !isa<SpmmOp, MatmulOp, DropoutOp, ReduceOp, SliceOp, InsertColumnsOp>(op))
     return op->emitError() << "'" << op->getName()
                            << "' with row sets is not supported by the "
                            << targetName()
@@ -974,16 +975,37 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return success();
       })
       .Case([&](SliceOp o) {
-        call("gnnrt_cpu_slice",
-             {name(o.getInput()), d(o.getInput(), 0), d(o.getInput(), 1),
-              i64(o.getOffset()), d(o.getResult(), 1), out()});
+        SmallVector<std::string> args = {name(o.getInput()), d(o.getInput(), 0),
+                                         d(o.getInput(), 1), i64(o.getOffset()),
+                                         d(o.getResult(), 1)};
+        if (Value sets = o.getRowSets()) {
+          llvm::append_range(args, SmallVector<std::string>{
+                                       name(sets),
+                                       i64(rowSetsHops(sets, o.getResult())),
+                                       i64(*o.getLevel()), zeroRest(op)});
+          args.push_back(out());
+          call("gnnrt_cpu_slice_rows", args);
+          return success();
+        }
+        args.push_back(out());
+        call("gnnrt_cpu_slice", args);
         return success();
       })
       .Case([&](InsertColumnsOp o) {
-        call("gnnrt_cpu_insert_columns",
-             {name(o.getInput()), name(o.getBlock()), d(o.getInput(), 0),
-              d(o.getInput(), 1), i64(o.getOffset()), d(o.getBlock(), 1),
-              out()});
+        SmallVector<std::string> args = {
+            name(o.getInput()), name(o.getBlock()), d(o.getInput(), 0),
+            d(o.getInput(), 1), i64(o.getOffset()), d(o.getBlock(), 1)};
+        if (Value sets = o.getRowSets()) {
+          llvm::append_range(args, SmallVector<std::string>{
+                                       name(sets),
+                                       i64(rowSetsHops(sets, o.getResult())),
+                                       i64(*o.getLevel())});
+          args.push_back(out());
+          call("gnnrt_cpu_insert_columns_rows", args);
+          return success();
+        }
+        args.push_back(out());
+        call("gnnrt_cpu_insert_columns", args);
         return success();
       })
       .Case([&](NormalizeOp o) {

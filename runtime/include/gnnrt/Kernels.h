@@ -558,6 +558,13 @@ int gnnrt_cpu_concat(const float *const *inputs, const int64_t *widths,
 int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
                     int64_t width, float *y);
 
+/* gnn.slice with row sets: gnnrt_cpu_slice at the rows of R_level only
+   (row sets over the `rows` rows, as gnnrt_cpu_receptive_rows makes them);
+   the other rows of y are +0.0 when zero_rest, else left as they were. */
+int gnnrt_cpu_slice_rows(const float *x, int64_t rows, int64_t cols,
+                         int64_t offset, int64_t width, const int32_t *row_sets,
+                         int64_t hops, int64_t level, int zero_rest, float *y);
+
 /* gnn.insert_columns: `y[rows, cols] = x` with the columns `[offset,
    offset + width)` replaced by `block[rows, width]`. In place allowed (y
    == x: only the block's columns are written); y == block is
@@ -565,6 +572,15 @@ int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
 int gnnrt_cpu_insert_columns(const float *x, const float *block, int64_t rows,
                              int64_t cols, int64_t offset, int64_t width,
                              float *y);
+
+/* gnn.insert_columns with row sets: `y = x` with the block's columns
+   replaced at the rows of R_level only; every other row is x's, whole
+   (nothing is cleared). In place (y == x) writes those rows' block
+   columns and nothing else. */
+int gnnrt_cpu_insert_columns_rows(const float *x, const float *block,
+                                  int64_t rows, int64_t cols, int64_t offset,
+                                  int64_t width, const int32_t *row_sets,
+                                  int64_t hops, int64_t level, float *y);
 
 /* gnn.normalize of `x[rows, cols]` along dim (0: per column over rows, 1:
    per row over columns), statistics in double. In place allowed. */

@@ -482,6 +482,22 @@ func.func @rows_elementwise_too_deep(%x: tensor<4x3xf32>, %r: tensor<8xi32>) {
 
 // -----
 
+func.func @rows_slice_too_deep(%x: tensor<4x3xf32>, %r: tensor<8xi32>) {
+  // expected-error @+1 {{level 3 is beyond the row sets' 2 hops}}
+  %0 = gnn.slice %x rows %r : tensor<8xi32> {level = 3 : i64, offset = 0 : i64} : tensor<4x3xf32> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @rows_insert_without_level(%x: tensor<4x3xf32>, %b: tensor<4x2xf32>, %r: tensor<8xi32>) {
+  // expected-error @+1 {{row sets ('rows') need a 'level'}}
+  %0 = gnn.insert_columns %b into %x rows %r : tensor<8xi32> {offset = 0 : i64} : tensor<4x2xf32> into tensor<4x3xf32>
+  return
+}
+
+// -----
+
 func.func @rows_bias_wrong_size(%x: tensor<4x3xf32>, %b: tensor<3xf32>, %r: tensor<5xi32>) {
   // expected-error @+1 {{row sets of 5 integers cannot describe 4 nodes}}
   %0 = gnn.bias_add %x, %b rows %r {level = 0 : i64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<5xi32>) -> tensor<4x3xf32>

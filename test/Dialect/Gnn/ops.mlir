@@ -172,6 +172,10 @@ func.func @dense_rows(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>, %b: tensor<3xf32
   %0 = gnn.matmul %x, %v rows %r {level = 1 : i64} : (tensor<4x3xf32>, tensor<3x2xf32>, tensor<8xi32>) -> tensor<4x2xf32>
   // CHECK: gnn.bias_add %{{.*}}, %{{.*}} rows %{{.*}} {level = 1 : i64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<8xi32>) -> tensor<4x3xf32>
   %1 = gnn.bias_add %x, %b rows %r {level = 1 : i64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<8xi32>) -> tensor<4x3xf32>
+  // CHECK: %[[S:.*]] = gnn.slice %{{.*}} rows %{{.*}} : tensor<8xi32> {gnn.rest_unread, level = 2 : i64, offset = 1 : i64} : tensor<4x3xf32> -> tensor<4x2xf32>
+  %s = gnn.slice %x rows %r : tensor<8xi32> {gnn.rest_unread, level = 2 : i64, offset = 1 : i64} : tensor<4x3xf32> -> tensor<4x2xf32>
+  // CHECK: gnn.insert_columns %[[S]] into %{{.*}} rows %{{.*}} : tensor<8xi32> {level = 0 : i64, offset = 0 : i64} : tensor<4x2xf32> into tensor<4x3xf32>
+  %i = gnn.insert_columns %s into %y rows %r : tensor<8xi32> {level = 0 : i64, offset = 0 : i64} : tensor<4x2xf32> into tensor<4x3xf32>
   // CHECK: gnn.row_mul %{{.*}}, %{{.*}} rows %{{.*}} {level = 0 : i64}
   %2 = gnn.row_mul %1, %b rows %r {level = 0 : i64} : (tensor<4x3xf32>, tensor<3xf32>, tensor<8xi32>) -> tensor<4x3xf32>
   // CHECK: gnn.activation relu %{{.*}} rows %{{.*}} : tensor<8xi32> {level = 1 : i64} : tensor<4x3xf32>

@@ -491,4 +491,94 @@ TEST_F(DenseRowsTest, WithoutZeroRestTheOtherRowsAreLeftAlone) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// gnnrt_cpu_slice_rows, gnnrt_cpu_insert_columns_rows
+//===----------------------------------------------------------------------===//
+
+// A split aggregation's block: the slice copies the set's rows of its
+// columns (the others +0.0 with zero_rest, untouched without) and the
+// insert writes the block's columns at the set's rows and nothing else,
+// in place or into another buffer. Widths with and without a compile-time
+// loop, 1 and 2 threads, every level.
+TEST_F(DenseRowsTest, SliceAndInsertColumnsAtTheSetsRows) {
+  const int64_t n = 300, hops = 2, cols = 23;
+  const RowSets sets = matrixRowSets(n, hops, 53, 10);
+  const std::vector<float> x = randomValues(n * cols, 54);
+  for (int64_t width : {1, 5, 8, 16}) {
+    const int64_t offset = cols - width - 2;
+    std::vector<float> whole(n * width, NAN);
+    ASSERT_EQ(gnnrt_cpu_slice(x.data(), n, cols, offset, width, whole.data()),
+              GNNRT_OK);
+    const std::vector<float> block = randomValues(n * width, 55 + width);
+    for (int threads : {1, 2})
+      for (int64_t level = 0; level <= hops; ++level) {
+        SCOPED_TRACE("width " + std::to_string(width) + ", level " +
+                     std::to_string(level) + ", threads " +
+                     std::to_string(threads));
+        gnnrt_cpu_set_num_threads(threads);
+        std::vector<float> y(n * width, NAN);
+        ASSERT_EQ(gnnrt_cpu_slice_rows(x.data(), n, cols, offset, width,
+                                       sets.data(), hops, level, 1, y.data()),
+                  GNNRT_OK);
+        EXPECT_TRUE(rowsMatch(y, whole, sets, level, width));
+        std::vector<float> kept(n * width, 7.0f);
+        ASSERT_EQ(gnnrt_cpu_slice_rows(x.data(), n, cols, offset, width,
+                                       sets.data(), hops, level, 0,
+                                       kept.data()),
+                  GNNRT_OK);
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t c = 0; c < width; ++c)
+            ASSERT_EQ(
+                bitsOf(kept[i * width + c]),
+                bitsOf(sets.level(i) <= level ? whole[i * width + c] : 7.0f));
+
+        // The insert's expected result: x, with the block at the rows of
+        // the set.
+        std::vector<float> want = x;
+        for (int64_t i = 0; i < n; ++i)
+          if (sets.level(i) <= level)
+            std::memcpy(&want[i * cols + offset], &block[i * width],
+                        sizeof(float) * width);
+        std::vector<float> into(n * cols, NAN);
+        ASSERT_EQ(gnnrt_cpu_insert_columns_rows(x.data(), block.data(), n, cols,
+                                                offset, width, sets.data(),
+                                                hops, level, into.data()),
+                  GNNRT_OK);
+        std::vector<float> inPlace = x;
+        ASSERT_EQ(gnnrt_cpu_insert_columns_rows(
+                      inPlace.data(), block.data(), n, cols, offset, width,
+                      sets.data(), hops, level, inPlace.data()),
+                  GNNRT_OK);
+        for (int64_t k = 0; k < n * cols; ++k) {
+          ASSERT_EQ(bitsOf(into[k]), bitsOf(want[k])) << "element " << k;
+          ASSERT_EQ(bitsOf(inPlace[k]), bitsOf(want[k])) << "element " << k;
+        }
+      }
+  }
+}
+
+TEST_F(DenseRowsTest, SliceAndInsertColumnsRowsRejectBadArguments) {
+  const int64_t n = 40, hops = 1;
+  const RowSets sets = matrixRowSets(n, hops, 61);
+  std::vector<float> x(n * 6, 1.0f), y(n * 6, 0.0f), b(n * 2, 2.0f);
+  EXPECT_EQ(
+      gnnrt_cpu_slice_rows(x.data(), n, 6, 0, 2, nullptr, hops, 0, 1, y.data()),
+      GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cpu_slice_rows(x.data(), n, 6, 0, 2, sets.data(), hops,
+                                 hops + 1, 1, y.data()),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(gnnrt_cpu_slice_rows(x.data(), n, 6, 5, 2, sets.data(), hops, 0, 1,
+                                 y.data()),
+            GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(gnnrt_cpu_insert_columns_rows(x.data(), b.data(), n, 6, 0, 2,
+                                          nullptr, hops, 0, y.data()),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cpu_insert_columns_rows(x.data(), b.data(), n, 6, 0, 2,
+                                          sets.data(), -1, 0, y.data()),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(gnnrt_cpu_insert_columns_rows(x.data(), b.data(), n, 6, 5, 2,
+                                          sets.data(), hops, 0, y.data()),
+            GNNRT_ERR_BAD_SIZE);
+}
+
 } // namespace
