@@ -282,7 +282,9 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     that chose the fates, `none` under a forced policy) and
     `mem.loss_point` (the loss's timeline point, where the backward part
     starts), and, when not 0, `mem.cache_seconds` (the cache's part of
-    predicted minus keep-all seconds), which `gnnc plan` prints. With a
+    predicted minus keep-all seconds), which `gnnc plan` prints, and, where
+    the aggregations were split, `mem.split_seconds` (the blocks' part:
+    keep-all seconds are then the unsplit step's). With a
     profile that has a cache, `auto` also plans the room of half the cache
     and keeps that plan when its prediction is lower (docs/CostModel.md).
   }];

@@ -178,7 +178,7 @@ LogicalResult MemDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must name the solver that chose the fates";
     return onFunction ? success() : wrongPlace("a function");
   }
-  if (name == "mem.cache_seconds") {
+  if (name == "mem.cache_seconds" || name == "mem.split_seconds") {
     if (!isa<FloatAttr>(value))
       return op->emitError()
              << "'" << name << "' must be a float, got " << value;

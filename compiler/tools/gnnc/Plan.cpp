@@ -60,6 +60,9 @@ struct StepPlan {
   /// other does not; 0 when both or neither do (docs/CostModel.md,
   /// "Results written within the cache").
   double cacheSeconds = 0;
+  /// The split aggregations' part of it (mem.split_seconds): their blocks
+  /// with every tensor kept, beyond the unsplit step's keep-all.
+  double splitSeconds = 0;
   std::vector<TensorFate> fates;
   std::array<std::vector<int64_t>, NumTiers> curves;
   std::optional<int64_t> lossPoint;
@@ -117,6 +120,8 @@ llvm::Expected<StepPlan> readPlan(mlir::func::FuncOp func) {
   plan.keepAllSeconds = planAttr.getKeepAllSeconds().convertToDouble();
   if (auto cache = func->getAttrOfType<mlir::FloatAttr>("mem.cache_seconds"))
     plan.cacheSeconds = cache.getValueAsDouble();
+  if (auto split = func->getAttrOfType<mlir::FloatAttr>("mem.split_seconds"))
+    plan.splitSeconds = split.getValueAsDouble();
   plan.policy = planAttr.getPolicy().str();
   if (auto solver = func->getAttrOfType<mlir::StringAttr>("mem.solver"))
     plan.solver = solver.getValue().str();
@@ -272,6 +277,11 @@ void printTable(const StepPlan &plan, llvm::raw_ostream &os) {
                       "results within half the cache",
                       plan.cacheSeconds > 0 ? "+" : "", plan.cacheSeconds * 1e3,
                       plan.cacheSeconds < 0 ? "this plan" : "keep-all"));
+  if (plan.splitSeconds != 0)
+    line("blocks", llvm::formatv("{0}{1:f3} ms against keep-all: aggregations "
+                                 "run by blocks of columns",
+                                 plan.splitSeconds > 0 ? "+" : "",
+                                 plan.splitSeconds * 1e3));
   line("step time",
        llvm::formatv("{0:f3} ms predicted, {1:f3} ms keeping every tensor "
                      "({2}{3:f1}% overhead)",
@@ -326,6 +336,7 @@ llvm::json::Object toJson(const StepPlan &plan) {
       {"predicted_seconds", plan.predictedSeconds},
       {"keep_all_seconds", plan.keepAllSeconds},
       {"cache_seconds", plan.cacheSeconds},
+      {"split_seconds", plan.splitSeconds},
       {"overhead_percent", plan.overheadPercent()},
       {"timeline", std::move(timeline)}};
 }

@@ -282,6 +282,13 @@ func.func @solver_not_a_string() attributes {mem.solver = 3 : i64} {
 
 // -----
 
+// expected-error @+1 {{'mem.split_seconds' must be a float, got "0.5"}}
+func.func @split_seconds_not_a_float() attributes {mem.split_seconds = "0.5"} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'mem.loss_point' must be a non-negative integer, got -1 : i64}}
 func.func @loss_point_negative() attributes {mem.loss_point = -1 : i64} {
   return
