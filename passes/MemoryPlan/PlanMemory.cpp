@@ -1876,23 +1876,21 @@ struct PlanMemoryPass : mlir::gnn::impl::GnnPlanMemoryBase<PlanMemoryPass> {
     return false;
   }
 
-  /// Plans \p func. With \p split its aggregations have been split
-  /// (SplitAggregations.h) and \p smallest, where no plan fits, gets the
-  /// smallest plan the error states.
+  /// Plans \p func. With \p unsplitKeepAllSeconds its aggregations have
+  /// been split (SplitAggregations.h), and the unsplit step's time with
+  /// every tensor kept is the one its overhead is stated against (its own
+  /// keep-all already pays for the blocks); \p smallest, where no plan
+  /// fits, then gets the smallest plan the error states.
   LogicalResult planStep(func::FuncOp func, const MachineProfile &prof,
-                         bool split = false,
+                         std::optional<double> unsplitKeepAllSeconds = {},
                          std::optional<int64_t> *smallest = nullptr);
-
-  /// The unsplit step's time with every tensor kept, before its split is
-  /// planned: the split plan's overhead is stated against it, since its
-  /// own keep-all already pays for the blocks.
-  std::optional<double> wholeKeepAllSeconds;
 };
 
 LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
                                        const MachineProfile &machine,
-                                       bool split,
+                                       std::optional<double> unsplitKeepAll,
                                        std::optional<int64_t> *splitSmallest) {
+  const bool split = unsplitKeepAll.has_value();
   // Without the cache option (the CUDA target: its arena is device memory,
   // not the host's cache) the profile's cache terms are dropped.
   MachineProfile prof = machine;
@@ -2329,26 +2327,36 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   // The smallest plan of the split step and its error, where it has none.
   struct SplitFailure {
     int64_t smallest = 0;
-    int64_t splitCount = 0; // aggregations split, step and predict
     SmallVector<std::pair<Location, std::string>> errors;
   };
   std::optional<SplitFailure> splitFailure;
   func::FuncOp predict = siblingOf(getOperation(), func, "predict");
+  // The aggregations of the step and predict split with every size or not.
+  auto splitCount = [&](bool everySize) {
+    size_t count = 0;
+    for (func::FuncOp f : {func, predict})
+      if (f)
+        count += aggregationsToSplit(f, kAggregationBlocks, everySize).size();
+    return count;
+  };
   // Only a step with such an aggregation is tried (predict is split with
   // it): GAT's step has none (its first layer's weights are per head) while
   // its predict has one, and planning the split again took its error path
   // from 0.6 to 1.1 s for the same smallest plan.
   if (!result->placed && policyName == "auto" && !split &&
-      hasSplittableAggregation(func)) {
+      !aggregationsToSplit(func, kAggregationBlocks, /*everySize=*/true)
+           .empty()) {
     // First only the aggregations large enough to bind a plan, each split
-    // one walking its graph once per block; then every one, in case the
-    // small ones bind after all (their smallest plan is then the error's).
-    wholeKeepAllSeconds = planner.keepAllSeconds;
-    for (bool everySize : {false, true}) {
+    // one walking its graph once per block; then, where that splits fewer,
+    // every one, in case the small ones bind after all (their smallest plan
+    // is then the error's).
+    SmallVector<bool, 2> sizes = {false};
+    if (splitCount(true) > splitCount(false))
+      sizes.push_back(true);
+    for (bool everySize : sizes) {
       // The split is planned on copies of the bodies: the analyses above
       // refer to the ops of the originals, which are set aside meanwhile.
       SmallVector<std::pair<func::FuncOp, OwningOpRef<func::FuncOp>>> aside;
-      int64_t splitCount = 0;
       for (func::FuncOp f : {func, predict}) {
         if (!f)
           continue;
@@ -2357,35 +2365,29 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         original->getBody().takeBody(f.getBody());
         f.getBody().takeBody(copy->getBody());
         aside.emplace_back(f, std::move(original));
-        splitCount += splitAggregations(f, kAggregationBlocks, everySize);
+        splitAggregations(f, kAggregationBlocks, everySize);
       }
       SplitFailure failed;
       std::optional<int64_t> smallest;
-      LogicalResult planned = failure();
-      // Every size splits nothing more than the large ones did when all
-      // are large (of the step and predict): the same plans again.
-      bool again = everySize && splitCount == splitFailure->splitCount;
-      if (!again) {
+      LogicalResult planned = success();
+      {
         ScopedDiagnosticHandler capture(func.getContext(), [&](Diagnostic &d) {
           if (d.getSeverity() == DiagnosticSeverity::Error)
             failed.errors.emplace_back(d.getLocation(), d.str());
           return success();
         });
-        planned = planStep(func, machine, /*split=*/true, &smallest);
+        planned = planStep(func, machine, planner.keepAllSeconds, &smallest);
       }
       if (succeeded(planned))
         return success();
-      if (!again && !smallest) {
+      if (!smallest) {
         for (auto &[loc, message] : failed.errors)
           mlir::emitError(loc) << message;
         return failure();
       }
       for (auto &[f, original] : aside)
         f.getBody().takeBody(original->getBody());
-      if (again)
-        break;
       failed.smallest = *smallest;
-      failed.splitCount = splitCount;
       if (!splitFailure || failed.smallest < splitFailure->smallest)
         splitFailure = std::move(failed);
     }
@@ -2551,9 +2553,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
                     .peak[0]);
   double keepAllSavings = cachedWriteSavings(resultBytes, keepAllPeak, prof);
   double keepAllSeconds =
-      (split && wholeKeepAllSeconds ? *wholeKeepAllSeconds
-                                    : planner.keepAllSeconds) -
-      keepAllSavings;
+      unsplitKeepAll.value_or(planner.keepAllSeconds) - keepAllSavings;
 
   plan::Solution &solution = result->solution;
   OwningOpRef<func::FuncOp> &planned = result->planned;
@@ -2580,10 +2580,9 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     func->setAttr("mem.cache_seconds", b.getF64FloatAttr(cache));
   // The blocks' part of the difference: the split step's own time with
   // every tensor kept, beyond the unsplit one's.
-  if (split && wholeKeepAllSeconds)
-    func->setAttr(
-        "mem.split_seconds",
-        b.getF64FloatAttr(planner.keepAllSeconds - *wholeKeepAllSeconds));
+  if (split)
+    func->setAttr("mem.split_seconds",
+                  b.getF64FloatAttr(planner.keepAllSeconds - *unsplitKeepAll));
   func->setAttr("mem.num_handles", b.getI64IntegerAttr(handles));
   func->setAttr("mem.solver", b.getStringAttr(result->solver));
   // Where the forward part ends on the curves' timeline (the loss op's

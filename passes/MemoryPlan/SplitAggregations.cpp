@@ -54,14 +54,6 @@ static bool splittable(SpmmOp spmm) {
   return true;
 }
 
-bool mlir::gnn::hasSplittableAggregation(func::FuncOp func) {
-  return func
-      .walk([](SpmmOp op) {
-        return splittable(op) ? WalkResult::interrupt() : WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 /// The level of the rows of its input that \p spmm, restricted, reads: its
 /// skip (sources past it are left out), else the level of the input's
 /// restricted producer when no user reads that outside its set.
@@ -77,8 +69,9 @@ static std::optional<RowRestriction> inputRows(SpmmOp spmm) {
   return getRowRestriction(def);
 }
 
-int64_t mlir::gnn::splitAggregations(func::FuncOp func, int64_t blocks,
-                                     bool everySize) {
+SmallVector<SpmmOp> mlir::gnn::aggregationsToSplit(func::FuncOp func,
+                                                   int64_t blocks,
+                                                   bool everySize) {
   SmallVector<SpmmOp> spmms;
   int64_t largest = 0;
   func.walk([&](SpmmOp op) {
@@ -97,6 +90,12 @@ int64_t mlir::gnn::splitAggregations(func::FuncOp func, int64_t blocks,
       return 2 * blocks * op.getType().getNumElements() <=
              (blocks + 2) * largest;
     });
+  return spmms;
+}
+
+int64_t mlir::gnn::splitAggregations(func::FuncOp func, int64_t blocks,
+                                     bool everySize) {
+  SmallVector<SpmmOp> spmms = aggregationsToSplit(func, blocks, everySize);
   OpBuilder attrs(func.getContext());
   for (SpmmOp spmm : spmms) {
     auto type = cast<RankedTensorType>(spmm.getType());

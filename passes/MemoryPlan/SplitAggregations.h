@@ -12,6 +12,8 @@
 #ifndef GNNC_PASSES_MEMORYPLAN_SPLITAGGREGATIONS_H
 #define GNNC_PASSES_MEMORYPLAN_SPLITAGGREGATIONS_H
 
+#include "dialects/Gnn/GnnOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace mlir::gnn {
@@ -20,17 +22,20 @@ namespace mlir::gnn {
 /// columns each, so that its two blocks add a quarter of its input.
 constexpr int64_t kAggregationBlocks = 8;
 
-/// Whether \p func has an aggregation splitAggregations would split.
-bool hasSplittableAggregation(func::FuncOp func);
+/// The aggregations of \p func splitAggregations splits: those that can be
+/// (a `gnn.spmm` of a matrix with more than one column whose last reader
+/// it is, with at most one weight per edge) and, unless \p everySize, are
+/// large enough to bind a plan (twice the result above (1 + 2 / blocks)
+/// times the largest one's).
+SmallVector<SpmmOp> aggregationsToSplit(func::FuncOp func,
+                                        int64_t blocks = kAggregationBlocks,
+                                        bool everySize = false);
 
-/// Splits the aggregations of \p func that can be (a `gnn.spmm` of a
-/// matrix with more than one column whose last reader it is, with at most
-/// one weight per edge) into \p blocks blocks of columns, the last one
-/// narrower when they do not divide; returns how many it split. Unless
-/// \p everySize, only those large enough to bind a plan: twice an
-/// aggregation's result above (1 + 2 / blocks) times the largest one's.
-/// A restricted aggregation's slices copy only the rows it reads, and its
-/// inserts (when its rest is unread) write only the rows it computes.
+/// Splits aggregationsToSplit(func, blocks, everySize) into \p blocks
+/// blocks of columns, the last one narrower when they do not divide;
+/// returns how many it split. A restricted aggregation's slices copy only
+/// the rows it reads, and its inserts (when its rest is unread) write only
+/// the rows it computes.
 int64_t splitAggregations(func::FuncOp func,
                           int64_t blocks = kAggregationBlocks,
                           bool everySize = false);

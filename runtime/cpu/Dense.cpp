@@ -304,7 +304,55 @@ void copyColumns(const float *from, int64_t fromStride, float *to,
   });
 }
 
-int64_t sameRow(int64_t t) { return t; }
+/// gnn.slice, at the rows of R_level of \p rowSets or, without them, at
+/// every row: gnnrt_cpu_slice and gnnrt_cpu_slice_rows.
+int sliceColumns(const float *x, int64_t rows, int64_t cols, int64_t offset,
+                 int64_t width, const int32_t *rowSets, int64_t hops,
+                 int64_t level, bool zeroRest, float *y) {
+  int64_t out;
+  if (int status = kernel::sliceArgs(x, rows, cols, offset, width, y, out))
+    return status;
+  RowSets sets{};
+  if (rowSets)
+    if (int status = rowSetArgs(rowSets, rows, hops, level, sets))
+      return status;
+  if (width == 0)
+    return GNNRT_OK;
+  const int64_t count = rowSets ? sets.count[level] : rows;
+  copyColumns(
+      x + offset, cols, y, width, width, count,
+      [&](int64_t t) { return rowSets ? int64_t(sets.order[t]) : t; },
+      worthThreads(count * width));
+  if (rowSets && zeroRest)
+    zeroOtherRows(sets.level, rows, level, width, y);
+  return GNNRT_OK;
+}
+
+/// gnn.insert_columns, at the rows of R_level of \p rowSets or, without
+/// them, at every row: gnnrt_cpu_insert_columns and _rows.
+int insertColumns(const float *x, const float *block, int64_t rows,
+                  int64_t cols, int64_t offset, int64_t width,
+                  const int32_t *rowSets, int64_t hops, int64_t level,
+                  float *y) {
+  int64_t count;
+  if (int status = kernel::insertColumnsArgs(x, block, rows, cols, offset,
+                                             width, y, count))
+    return status;
+  RowSets sets{};
+  if (rowSets)
+    if (int status = rowSetArgs(rowSets, rows, hops, level, sets))
+      return status;
+  if (y != x && count > 0)
+    std::memcpy(y, x, static_cast<size_t>(count) * sizeof(float));
+  if (width == 0)
+    return GNNRT_OK;
+  const int64_t written = rowSets ? sets.count[level] : rows;
+  copyColumns(
+      block, width, y + offset, cols, width, written,
+      [&](int64_t t) { return rowSets ? int64_t(sets.order[t]) : t; },
+      worthThreads(written * width));
+  return GNNRT_OK;
+}
 
 } // namespace
 
@@ -688,74 +736,30 @@ int gnnrt_cpu_concat(const float *const *inputs, const int64_t *widths,
 
 int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,
                     int64_t width, float *y) {
-  int64_t out;
-  if (int status = kernel::sliceArgs(x, rows, cols, offset, width, y, out))
-    return status;
-  if (width == 0)
-    return GNNRT_OK;
-  copyColumns(x + offset, cols, y, width, width, rows, sameRow,
-              worthThreads(out));
-  return GNNRT_OK;
+  return sliceColumns(x, rows, cols, offset, width, nullptr, 0, 0, false, y);
 }
 
 int gnnrt_cpu_slice_rows(const float *x, int64_t rows, int64_t cols,
                          int64_t offset, int64_t width, const int32_t *row_sets,
                          int64_t hops, int64_t level, int zero_rest, float *y) {
-  int64_t out;
-  if (int status = kernel::sliceArgs(x, rows, cols, offset, width, y, out))
-    return status;
-  RowSets sets;
-  if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
-    return status;
-  if (width == 0)
-    return GNNRT_OK;
-  const int64_t count = sets.count[level];
-  copyColumns(
-      x + offset, cols, y, width, width, count,
-      [&](int64_t t) { return int64_t(sets.order[t]); },
-      worthThreads(count * width));
-  if (zero_rest)
-    zeroOtherRows(sets.level, rows, level, width, y);
-  return GNNRT_OK;
+  GNNRT_CHECK(row_sets, GNNRT_ERR_NULL_POINTER);
+  return sliceColumns(x, rows, cols, offset, width, row_sets, hops, level,
+                      zero_rest != 0, y);
 }
 
 int gnnrt_cpu_insert_columns(const float *x, const float *block, int64_t rows,
                              int64_t cols, int64_t offset, int64_t width,
                              float *y) {
-  int64_t count;
-  if (int status = kernel::insertColumnsArgs(x, block, rows, cols, offset,
-                                             width, y, count))
-    return status;
-  if (y != x && count > 0)
-    std::memcpy(y, x, static_cast<size_t>(count) * sizeof(float));
-  if (width == 0)
-    return GNNRT_OK;
-  copyColumns(block, width, y + offset, cols, width, rows, sameRow,
-              worthThreads(rows * width));
-  return GNNRT_OK;
+  return insertColumns(x, block, rows, cols, offset, width, nullptr, 0, 0, y);
 }
 
 int gnnrt_cpu_insert_columns_rows(const float *x, const float *block,
                                   int64_t rows, int64_t cols, int64_t offset,
                                   int64_t width, const int32_t *row_sets,
                                   int64_t hops, int64_t level, float *y) {
-  int64_t count;
-  if (int status = kernel::insertColumnsArgs(x, block, rows, cols, offset,
-                                             width, y, count))
-    return status;
-  RowSets sets;
-  if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
-    return status;
-  if (y != x && count > 0)
-    std::memcpy(y, x, static_cast<size_t>(count) * sizeof(float));
-  if (width == 0)
-    return GNNRT_OK;
-  const int64_t computed = sets.count[level];
-  copyColumns(
-      block, width, y + offset, cols, width, computed,
-      [&](int64_t t) { return int64_t(sets.order[t]); },
-      worthThreads(computed * width));
-  return GNNRT_OK;
+  GNNRT_CHECK(row_sets, GNNRT_ERR_NULL_POINTER);
+  return insertColumns(x, block, rows, cols, offset, width, row_sets, hops,
+                       level, y);
 }
 
 int gnnrt_cpu_normalize(const float *x, int64_t rows, int64_t cols, int dim,

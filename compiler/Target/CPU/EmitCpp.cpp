@@ -741,6 +741,24 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (failed(defineAll(op)))
     return failure();
   auto out = [&](unsigned i = 0) { return names[op->getResult(i)]; };
+  // A column copy (gnn.slice, gnn.insert_columns): \p callee, or its _rows
+  // kernel with the op's row sets (and zero_rest where it takes one).
+  auto columnsCall = [&](StringRef callee, SmallVector<std::string> args,
+                         bool zeroRestArg) {
+    std::optional<RowRestriction> rows = getRowRestriction(op);
+    if (rows) {
+      llvm::append_range(args,
+                         SmallVector<std::string>{
+                             name(rows->rowSets),
+                             i64(rowSetsHops(rows->rowSets, op->getResult(0))),
+                             i64(rows->level)});
+      if (zeroRestArg)
+        args.push_back(zeroRest(op));
+    }
+    args.push_back(out());
+    call(rows ? (callee + "_rows").str() : callee.str(), args);
+    return success();
+  };
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       // Aggregation over the graph.
@@ -975,38 +993,18 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return success();
       })
       .Case([&](SliceOp o) {
-        SmallVector<std::string> args = {name(o.getInput()), d(o.getInput(), 0),
-                                         d(o.getInput(), 1), i64(o.getOffset()),
-                                         d(o.getResult(), 1)};
-        if (Value sets = o.getRowSets()) {
-          llvm::append_range(args, SmallVector<std::string>{
-                                       name(sets),
-                                       i64(rowSetsHops(sets, o.getResult())),
-                                       i64(*o.getLevel()), zeroRest(op)});
-          args.push_back(out());
-          call("gnnrt_cpu_slice_rows", args);
-          return success();
-        }
-        args.push_back(out());
-        call("gnnrt_cpu_slice", args);
-        return success();
+        return columnsCall("gnnrt_cpu_slice",
+                           {name(o.getInput()), d(o.getInput(), 0),
+                            d(o.getInput(), 1), i64(o.getOffset()),
+                            d(o.getResult(), 1)},
+                           /*zeroRestArg=*/true);
       })
       .Case([&](InsertColumnsOp o) {
-        SmallVector<std::string> args = {
-            name(o.getInput()), name(o.getBlock()), d(o.getInput(), 0),
-            d(o.getInput(), 1), i64(o.getOffset()), d(o.getBlock(), 1)};
-        if (Value sets = o.getRowSets()) {
-          llvm::append_range(args, SmallVector<std::string>{
-                                       name(sets),
-                                       i64(rowSetsHops(sets, o.getResult())),
-                                       i64(*o.getLevel())});
-          args.push_back(out());
-          call("gnnrt_cpu_insert_columns_rows", args);
-          return success();
-        }
-        args.push_back(out());
-        call("gnnrt_cpu_insert_columns", args);
-        return success();
+        return columnsCall("gnnrt_cpu_insert_columns",
+                           {name(o.getInput()), name(o.getBlock()),
+                            d(o.getInput(), 0), d(o.getInput(), 1),
+                            i64(o.getOffset()), d(o.getBlock(), 1)},
+                           /*zeroRestArg=*/false);
       })
       .Case([&](NormalizeOp o) {
         call("gnnrt_cpu_normalize",
