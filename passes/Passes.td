@@ -330,7 +330,10 @@ def GnnSplitAggregations : Pass<"gnn-split-aggregations", "::mlir::ModuleOp"> {
     (gnn-restrict-rows) gives its slices the rows it reads and, when its
     rest is unread, its inserts the rows it computes. `gnn-plan-memory`
     applies it itself to the step and predict when no plan fits the budget
-    otherwise; the pass exposes it for tests.
+    otherwise; the pass exposes it for tests. With `multiply-first` it
+    first rewrites `(A x) W` to `A (x W)` where `W` widens enough that the
+    split `A (x W)` needs less than the whole `(A x) W`, as
+    `gnn-plan-memory` does to predict (SplitAggregations.h).
   }];
   let options = [
     Option<"blocks", "blocks", "int64_t", "8",
@@ -338,9 +341,14 @@ def GnnSplitAggregations : Pass<"gnn-split-aggregations", "::mlir::ModuleOp"> {
            "they do not divide the columns)">,
     Option<"everySize", "every-size", "bool", "false",
            "Split every aggregation that can be, however small">,
+    Option<"multiplyFirstOption", "multiply-first", "bool", "false",
+           "First rewrite (A x) W to A (x W) where W widens enough that the "
+           "split A (x W) needs less (what gnn-plan-memory does to predict)">,
   ];
   let statistics = [
     Statistic<"numSplit", "split", "aggregations split into column blocks">,
+    Statistic<"numMultipliedFirst", "multiplied-first",
+              "widening products of an aggregation multiplied first">,
   ];
 }
 

@@ -147,6 +147,9 @@ def Gnn_GcnConvOp : Gnn_Op<"gcn_conv", [Gnn_Layer]> {
   let description = [{
     `D^-1/2 (A+I) D^-1/2 (H W) + b`. `self_loops` adds `I`, `normalize`
     applies the symmetric normalisation (otherwise messages are summed).
+    The sum commutes with `W`, so gnn-decompose aggregates the narrower
+    side: `H W` when `W` narrows or keeps the width, `H` when it widens
+    (`aggregatesFirst()`).
 
     Example:
     ```mlir
@@ -162,6 +165,16 @@ def Gnn_GcnConvOp : Gnn_Op<"gcn_conv", [Gnn_Layer]> {
   let results = (outs Gnn_NodeTensor:$result);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the weight widens the input, both widths known: then the
+    /// layer aggregates the input and multiplies after.
+    bool aggregatesFirst() {
+      int64_t in = getInput().getType().getDimSize(1);
+      int64_t out = getWeight().getType().getDimSize(1);
+      return !::mlir::ShapedType::isDynamic(in) &&
+             !::mlir::ShapedType::isDynamic(out) && in < out;
+    }
+  }];
 }
 
 def Gnn_SageConvOp : Gnn_Op<"sage_conv", [Gnn_Layer, AttrSizedOperandSegments]> {

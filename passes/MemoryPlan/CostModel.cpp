@@ -727,8 +727,8 @@ std::optional<OpCost> estimateLayer(Operation *op, const Pricer &p) {
         if (o.getSelfLoops())
           g.edges += g.nodes;
         OpCost cost = p.gemm(rows(x), cols(y), cols(x));
-        cost +=
-            p.spmm(g, cols(y), o.getNormalize() ? 1 : 0, gnn::Aggregation::sum);
+        cost += p.spmm(g, o.aggregatesFirst() ? cols(x) : cols(y),
+                       o.getNormalize() ? 1 : 0, gnn::Aggregation::sum);
         return withBias(cost, o.getBias(), y);
       })
       .Case([&](SageConvOp o) {

@@ -2365,6 +2365,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         original->getBody().takeBody(f.getBody());
         f.getBody().takeBody(copy->getBody());
         aside.emplace_back(f, std::move(original));
+        if (f == predict)
+          multiplyFirst(f, kAggregationBlocks);
         splitAggregations(f, kAggregationBlocks, everySize);
       }
       SplitFailure failed;

@@ -140,6 +140,47 @@ int64_t mlir::gnn::splitAggregations(func::FuncOp func, int64_t blocks,
   return static_cast<int64_t>(spmms.size());
 }
 
+int64_t mlir::gnn::multiplyFirst(func::FuncOp func, int64_t blocks) {
+  SmallVector<MatmulOp> products;
+  func.walk([&](MatmulOp matmul) {
+    auto spmm = matmul.getLhs().getDefiningOp<SpmmOp>();
+    if (!spmm || matmul.getRhs() == matmul.getLhs() || matmul.getTransposeA() ||
+        matmul.getTransposeB() || matmul.getRowSets() ||
+        getRowRestriction(spmm) || !spmm->hasOneUse() ||
+        isCsr(spmm.getInput().getType()))
+      return;
+    // Sums and means with one weight per edge commute with W; a maximum
+    // does not, nor weights per head (each weighs its own columns: GAT).
+    if (spmm.getAggr() == Aggregation::max)
+      return;
+    if (Value w = spmm.getWeights()) {
+      auto weights = cast<RankedTensorType>(w.getType());
+      if (weights.getRank() == 2 && weights.getDimSize(1) != 1)
+        return;
+    }
+    auto in = dyn_cast<RankedTensorType>(spmm.getType());
+    auto out = dyn_cast<RankedTensorType>(matmul.getType());
+    if (!in || !out || !in.hasStaticShape() || !out.hasStaticShape())
+      return;
+    // Split, A (x W) needs (1 + 2 / blocks) out; (A x) W, in + out.
+    if (2 * out.getDimSize(1) < blocks * in.getDimSize(1))
+      products.push_back(matmul);
+  });
+  for (MatmulOp matmul : products) {
+    auto spmm = matmul.getLhs().getDefiningOp<SpmmOp>();
+    OpBuilder b(matmul);
+    Location loc = matmul.getLoc();
+    Value z = b.create<MatmulOp>(loc, matmul.getType(), spmm.getInput(),
+                                 matmul.getRhs());
+    Value y = b.create<SpmmOp>(loc, matmul.getType(), spmm.getAggr(),
+                               spmm.getGraph(), z, spmm.getWeights());
+    matmul.replaceAllUsesWith(y);
+    matmul.erase();
+    spmm.erase();
+  }
+  return static_cast<int64_t>(products.size());
+}
+
 namespace {
 struct SplitAggregationsPass
     : mlir::gnn::impl::GnnSplitAggregationsBase<SplitAggregationsPass> {
@@ -150,8 +191,11 @@ struct SplitAggregationsPass
           << static_cast<int64_t>(blocks) << " must be at least 1";
       return signalPassFailure();
     }
-    for (auto func : getOperation().getOps<func::FuncOp>())
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (multiplyFirstOption)
+        numMultipliedFirst += multiplyFirst(func, blocks);
       numSplit += splitAggregations(func, blocks, everySize);
+    }
   }
 };
 } // namespace

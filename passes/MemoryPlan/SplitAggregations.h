@@ -40,6 +40,18 @@ int64_t splitAggregations(func::FuncOp func,
                           int64_t blocks = kAggregationBlocks,
                           bool everySize = false);
 
+/// Where \p func (an inference function: predict) multiplies an
+/// aggregation by a widening weight, `(A x) W`, rewrites it to `A (x W)`
+/// when that split needs less: whole, `A x` needs x and its result beside
+/// the product's, `in + out` columns of device memory; `x W` can read x a
+/// tile at a time from its home, and `A (x W)` split needs `1 + 2 / blocks`
+/// times `out`. gnn-decompose aggregates first when the weight widens, for
+/// the step's sake (no backward aggregation); predict takes the order back
+/// where it splits. Returns how many it rewrote. The rounding changes with
+/// the order, so only predict is rewritten, whose logits only the metrics
+/// read.
+int64_t multiplyFirst(func::FuncOp func, int64_t blocks = kAggregationBlocks);
+
 } // namespace mlir::gnn
 
 #endif // GNNC_PASSES_MEMORYPLAN_SPLITAGGREGATIONS_H

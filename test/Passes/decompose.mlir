@@ -3,15 +3,17 @@
 
 // Two default gcn_convs over one graph: the graph with self loops and its
 // symmetric weights are built once, at the function's entry, and shared;
-// each layer is matmul, weighted sum spmm, bias_add.
+// each layer is matmul, weighted sum spmm, bias_add, the sum on the
+// narrower side: the first layer widens 4 -> 8 and aggregates its input,
+// the second narrows 8 -> 2 and aggregates its product.
 // CHECK-LABEL: func.func @gcn_shared(
 // CHECK-SAME: %[[G:.*]]: !gnn.graph<6x12>, %[[X:.*]]: tensor<6x4xf32>, %[[W0:.*]]: tensor<4x8xf32>, %[[B0:.*]]: tensor<8xf32>, %[[W1:.*]]: tensor<8x2xf32>, %[[B1:.*]]: tensor<2xf32>)
 // CHECK-NEXT: %[[GS:.*]] = gnn.add_self_loops %[[G]] : <6x12> -> <6x18>
 // CHECK-NEXT: %[[N:.*]] = gnn.edge_norm symmetric %[[GS]] : <6x18> -> tensor<18xf32>
 // CHECK-NEXT: %[[R:.*]] = gnn.activation relu %[[X]]
-// CHECK-NEXT: %[[Z0:.*]] = gnn.matmul %[[R]], %[[W0]] : (tensor<6x4xf32>, tensor<4x8xf32>) -> tensor<6x8xf32>
-// CHECK-NEXT: %[[A0:.*]] = gnn.spmm sum %[[GS]], %[[Z0]], %[[N]] : (!gnn.graph<6x18>, tensor<6x8xf32>, tensor<18xf32>) -> tensor<6x8xf32>
-// CHECK-NEXT: %[[Y0:.*]] = gnn.bias_add %[[A0]], %[[B0]] : (tensor<6x8xf32>, tensor<8xf32>) -> tensor<6x8xf32>
+// CHECK-NEXT: %[[A0:.*]] = gnn.spmm sum %[[GS]], %[[R]], %[[N]] : (!gnn.graph<6x18>, tensor<6x4xf32>, tensor<18xf32>) -> tensor<6x4xf32>
+// CHECK-NEXT: %[[Z0:.*]] = gnn.matmul %[[A0]], %[[W0]] : (tensor<6x4xf32>, tensor<4x8xf32>) -> tensor<6x8xf32>
+// CHECK-NEXT: %[[Y0:.*]] = gnn.bias_add %[[Z0]], %[[B0]] : (tensor<6x8xf32>, tensor<8xf32>) -> tensor<6x8xf32>
 // CHECK-NEXT: %[[Z1:.*]] = gnn.matmul %[[Y0]], %[[W1]] : (tensor<6x8xf32>, tensor<8x2xf32>) -> tensor<6x2xf32>
 // CHECK-NEXT: %[[A1:.*]] = gnn.spmm sum %[[GS]], %[[Z1]], %[[N]] : (!gnn.graph<6x18>, tensor<6x2xf32>, tensor<18xf32>) -> tensor<6x2xf32>
 // CHECK-NEXT: %[[Y1:.*]] = gnn.bias_add %[[A1]], %[[B1]] : (tensor<6x2xf32>, tensor<2xf32>) -> tensor<6x2xf32>
@@ -22,8 +24,8 @@
 // LOC: gnn.add_self_loops {{.*}} loc("m.gnn":3:7)
 // LOC-NEXT: gnn.edge_norm {{.*}} loc("m.gnn":3:7)
 // LOC-NEXT: gnn.activation {{.*}} loc("m.gnn":2:7)
-// LOC-NEXT: gnn.matmul {{.*}} loc("m.gnn":3:7)
 // LOC-NEXT: gnn.spmm {{.*}} loc("m.gnn":3:7)
+// LOC-NEXT: gnn.matmul {{.*}} loc("m.gnn":3:7)
 // LOC-NEXT: gnn.bias_add {{.*}} loc("m.gnn":3:7)
 // LOC-NEXT: gnn.matmul {{.*}} loc("m.gnn":4:10)
 // LOC-NEXT: gnn.spmm {{.*}} loc("m.gnn":4:10)

@@ -3,6 +3,7 @@
 // RUN: gnnc-opt -gnn-split-aggregations -gnn-assign-buffers -split-input-file %s | FileCheck %s --check-prefix=PLACED
 // RUN: gnnc-opt -gnn-split-aggregations=every-size=true -split-input-file %s | FileCheck %s --check-prefix=EVERY
 // RUN: not gnnc-opt -gnn-split-aggregations=blocks=0 %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: gnnc-opt -gnn-split-aggregations=multiply-first=true -split-input-file %s | FileCheck %s --check-prefix=MULT
 
 // An aggregation whose input nothing else reads: eight blocks of two
 // columns, each sliced from what the previous insert left, aggregated with
@@ -103,3 +104,50 @@ func.func @sizes(%g: !gnn.graph<5x9>, %x: tensor<5x16xf32>, %v: tensor<5x2xf32>)
 }
 
 // BAD: error: gnn-split-aggregations: blocks = 0 must be at least 1
+
+// -----
+
+// multiply-first: (A x) W with W widening 8 -> 16 becomes A (x W), whose
+// aggregation is then split (its input, x W, nothing else reads): split it
+// needs 16 * (1 + 2 / 8) = 20 columns, where the whole (A x) W needed
+// 8 + 16. Kept: a maximum (it does not commute with W), a widening 2 -> 16
+// (A x and its product, 18 columns, need less than the split 20), an
+// aggregation read twice, and one with a weight per head (each weighs its
+// own columns). Without the option nothing is reordered.
+// MULT-LABEL: func.func @multiply_first
+// MULT-SAME: (%[[G:.*]]: !gnn.graph<5x9>, %[[X:.*]]: tensor<5x8xf32>, %[[W:.*]]: tensor<9xf32>, %[[P:.*]]: tensor<8x16xf32>,
+// MULT: %[[Z:.*]] = gnn.matmul %[[X]], %[[P]] : (tensor<5x8xf32>, tensor<8x16xf32>) -> tensor<5x16xf32>
+// MULT: %[[S:.*]] = gnn.slice %[[Z]] {offset = 0 : i64} : tensor<5x16xf32> -> tensor<5x2xf32>
+// MULT: gnn.spmm sum %[[G]], %[[S]], %[[W]] : ({{.*}}, tensor<5x2xf32>, tensor<9xf32>) -> tensor<5x2xf32>
+// MULT: gnn.spmm max %[[G]], %[[X]]
+// MULT-NEXT: gnn.matmul
+// MULT: gnn.spmm sum %[[G]], %arg4
+// MULT-NEXT: gnn.matmul
+// MULT: gnn.spmm mean %[[G]], %[[X]]
+// MULT-NEXT: gnn.matmul
+// MULT-NEXT: gnn.matmul
+// MULT-NEXT: gnn.add
+// MULT: gnn.spmm sum %[[G]], %[[X]], %arg6
+// MULT-NEXT: gnn.matmul
+// MULT: return
+// CHECK-LABEL: func.func @multiply_first
+// CHECK: %[[A:.*]] = gnn.spmm sum %arg0, %arg1, %arg2 : ({{.*}}) -> tensor<5x8xf32>
+// CHECK-NEXT: gnn.matmul %[[A]], %arg3
+func.func @multiply_first(%g: !gnn.graph<5x9>, %x: tensor<5x8xf32>, %w: tensor<9xf32>,
+                          %p: tensor<8x16xf32>, %v: tensor<5x2xf32>, %q: tensor<2x16xf32>,
+                          %hw: tensor<9x2xf32>)
+    -> (tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>) {
+  %a = gnn.spmm sum %g, %x, %w : (!gnn.graph<5x9>, tensor<5x8xf32>, tensor<9xf32>) -> tensor<5x8xf32>
+  %y = gnn.matmul %a, %p : (tensor<5x8xf32>, tensor<8x16xf32>) -> tensor<5x16xf32>
+  %m = gnn.spmm max %g, %x : (!gnn.graph<5x9>, tensor<5x8xf32>) -> tensor<5x8xf32>
+  %ym = gnn.matmul %m, %p : (tensor<5x8xf32>, tensor<8x16xf32>) -> tensor<5x16xf32>
+  %b = gnn.spmm sum %g, %v : (!gnn.graph<5x9>, tensor<5x2xf32>) -> tensor<5x2xf32>
+  %yb = gnn.matmul %b, %q : (tensor<5x2xf32>, tensor<2x16xf32>) -> tensor<5x16xf32>
+  %c = gnn.spmm mean %g, %x : (!gnn.graph<5x9>, tensor<5x8xf32>) -> tensor<5x8xf32>
+  %yc = gnn.matmul %c, %p : (tensor<5x8xf32>, tensor<8x16xf32>) -> tensor<5x16xf32>
+  %cc = gnn.matmul %c, %p : (tensor<5x8xf32>, tensor<8x16xf32>) -> tensor<5x16xf32>
+  %sc = gnn.add %yc, %cc : tensor<5x16xf32>
+  %h = gnn.spmm sum %g, %x, %hw : (!gnn.graph<5x9>, tensor<5x8xf32>, tensor<9x2xf32>) -> tensor<5x8xf32>
+  %yh = gnn.matmul %h, %p : (tensor<5x8xf32>, tensor<8x16xf32>) -> tensor<5x16xf32>
+  return %y, %ym, %yb, %sc, %yh : tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>
+}

@@ -79,16 +79,22 @@ std::vector<Value> layerArguments(const LayerCase &c, const Graph &g,
 
 std::vector<LayerCase> layerCases() {
   std::vector<LayerCase> cases;
-  auto gcn = [&](const std::string &name, const std::string &attrs, bool bias) {
-    LayerCase c{name, "gnn.gcn_conv %g, %x, %p0", {{kIn, 3}}, 3};
+  // A narrowing weight (5 -> 3) is multiplied before the sum; a widening
+  // one (5 -> 8) after it.
+  auto gcn = [&](const std::string &name, const std::string &attrs, bool bias,
+                 int64_t out = 3) {
+    LayerCase c{name, "gnn.gcn_conv %g, %x, %p0", {{kIn, out}}, out};
     if (bias) {
       c.op += ", %p1";
-      c.params.push_back({3});
+      c.params.push_back({out});
     }
     c.op += " " + attrs;
     cases.push_back(c);
   };
   gcn("gcn_default", "", true);
+  gcn("gcn_widening", "", true, 8);
+  gcn("gcn_widening_plain_sum", "{self_loops = false, normalize = false}",
+      false, 8);
   gcn("gcn_no_bias", "", false);
   gcn("gcn_no_self_loops", "{self_loops = false}", true);
   gcn("gcn_no_normalize", "{normalize = false}", true);
