@@ -331,9 +331,10 @@ def GnnSplitAggregations : Pass<"gnn-split-aggregations", "::mlir::ModuleOp"> {
     rest is unread, its inserts the rows it computes. `gnn-plan-memory`
     applies it itself to the step and predict when no plan fits the budget
     otherwise; the pass exposes it for tests. With `multiply-first` it
-    first rewrites `(A x) W` to `A (x W)` where `W` widens enough that the
-    split `A (x W)` needs less than the whole `(A x) W`, as
-    `gnn-plan-memory` does to predict (SplitAggregations.h).
+    first rewrites `(A x) W` to `A (x W)` where the split `A (x W)` needs
+    less than the whole `(A x) W` (`2 out < blocks in`: every narrowing
+    `W`, a widening one below `blocks / 2` times), as `gnn-plan-memory`
+    does to predict (SplitAggregations.h).
   }];
   let options = [
     Option<"blocks", "blocks", "int64_t", "8",
@@ -342,8 +343,9 @@ def GnnSplitAggregations : Pass<"gnn-split-aggregations", "::mlir::ModuleOp"> {
     Option<"everySize", "every-size", "bool", "false",
            "Split every aggregation that can be, however small">,
     Option<"multiplyFirstOption", "multiply-first", "bool", "false",
-           "First rewrite (A x) W to A (x W) where W widens enough that the "
-           "split A (x W) needs less (what gnn-plan-memory does to predict)">,
+           "First rewrite (A x) W to A (x W) where W narrows, or widens little "
+           "enough that the split A (x W) needs less (what gnn-plan-memory does "
+           "to predict)">,
   ];
   let statistics = [
     Statistic<"numSplit", "split", "aggregations split into column blocks">,

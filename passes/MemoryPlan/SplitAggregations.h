@@ -41,15 +41,17 @@ int64_t splitAggregations(func::FuncOp func,
                           bool everySize = false);
 
 /// Where \p func (an inference function: predict) multiplies an
-/// aggregation by a widening weight, `(A x) W`, rewrites it to `A (x W)`
-/// when that split needs less: whole, `A x` needs x and its result beside
-/// the product's, `in + out` columns of device memory; `x W` can read x a
-/// tile at a time from its home, and `A (x W)` split needs `1 + 2 / blocks`
-/// times `out`. gnn-decompose aggregates first when the weight widens, for
-/// the step's sake (no backward aggregation); predict takes the order back
-/// where it splits. Returns how many it rewrote. The rounding changes with
-/// the order, so only predict is rewritten, whose logits only the metrics
-/// read.
+/// aggregation by a weight, `(A x) W`, rewrites it to `A (x W)` when that
+/// split needs less: whole, `(A x) W` needs A x beside its product, `in +
+/// out` columns of device memory; `x W` can read x a tile at a time from
+/// its home, and `A (x W)` split needs `1 + 2 / blocks` times `out`. So
+/// a narrowing weight always, a widening one while `2 out < blocks in`.
+/// gnn-decompose aggregates first when a GCN weight widens, for the
+/// step's sake (no backward aggregation), and SAGE always does; predict
+/// takes the other order where the planner splits. Only sums and means
+/// with one weight per edge commute with W. Returns how many it rewrote.
+/// The rounding changes with the order, so only predict is rewritten,
+/// whose logits only the metrics read.
 int64_t multiplyFirst(func::FuncOp func, int64_t blocks = kAggregationBlocks);
 
 } // namespace mlir::gnn

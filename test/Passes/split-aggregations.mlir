@@ -151,3 +151,23 @@ func.func @multiply_first(%g: !gnn.graph<5x9>, %x: tensor<5x8xf32>, %w: tensor<9
   %yh = gnn.matmul %h, %p : (tensor<5x8xf32>, tensor<8x16xf32>) -> tensor<5x16xf32>
   return %y, %ym, %yb, %sc, %yh : tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>, tensor<5x16xf32>
 }
+
+// -----
+
+// A narrowing product of an aggregation (a SAGE layer's mean, 8 -> 2) is
+// multiplied first as well: A (x W), split or not, needs less than
+// (A x) W, and its aggregation is narrower. Split, its two columns run as
+// two blocks.
+// MULT-LABEL: func.func @multiply_first_narrowing
+// MULT: %[[Z:.*]] = gnn.matmul %arg1, %arg2 : (tensor<5x8xf32>, tensor<8x2xf32>) -> tensor<5x2xf32>
+// MULT: gnn.slice %[[Z]] {offset = 0 : i64} : tensor<5x2xf32> -> tensor<5x1xf32>
+// MULT: gnn.spmm mean %arg0, %{{.*}} : (!gnn.graph<5x9>, tensor<5x1xf32>) -> tensor<5x1xf32>
+// Without the option the aggregation of x is split as it is.
+// CHECK-LABEL: func.func @multiply_first_narrowing
+// CHECK: gnn.slice %arg1 {offset = 0 : i64} : tensor<5x8xf32> -> tensor<5x1xf32>
+// CHECK: gnn.matmul %{{.*}}, %arg2 : (tensor<5x8xf32>, tensor<8x2xf32>) -> tensor<5x2xf32>
+func.func @multiply_first_narrowing(%g: !gnn.graph<5x9>, %x: tensor<5x8xf32>, %p: tensor<8x2xf32>) -> tensor<5x2xf32> {
+  %a = gnn.spmm mean %g, %x : (!gnn.graph<5x9>, tensor<5x8xf32>) -> tensor<5x8xf32>
+  %y = gnn.matmul %a, %p : (tensor<5x8xf32>, tensor<8x2xf32>) -> tensor<5x2xf32>
+  return %y : tensor<5x2xf32>
+}
