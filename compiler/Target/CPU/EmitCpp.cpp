@@ -157,6 +157,13 @@ public:
 private:
   // Names of values as C expressions.
   std::string &name(Value v) { return names[v]; }
+  /// The row-set arguments of a restricted kernel: the sets \p sets, their
+  /// hops (from their length and the node count of \p rows, a matrix with
+  /// a row per node) and R_level's \p level.
+  SmallVector<std::string> setArgs(Value sets, Value rows, int64_t level) {
+    return {name(sets), std::to_string(rowSetsHops(sets, rows)),
+            std::to_string(level)};
+  }
   /// Declares result \p index of \p op at its assigned place.
   LogicalResult define(Operation *op, unsigned index);
   LogicalResult defineAll(Operation *op) {
@@ -188,9 +195,10 @@ private:
     call(callee, args);
     call("gnnrt_home_note_loaded", {"tiers", moved});
   }
-  /// \p callee(args..., result), or when \p graph is read from host memory
-  /// a tile at a time (a mem.load_graph_home with tile_bytes), its `_tiles`
-  /// form, which takes the tile before the result.
+  /// \p callee(args..., result), or when \p graph (or a product's left
+  /// operand) is read from host memory a tile at a time (a
+  /// mem.load_graph_home, mem.load_home or mem.prefetch with tile_bytes),
+  /// its `_tiles` form, which takes the tile before the result.
   void callMaybeTiled(StringRef callee, Value graph,
                       SmallVector<std::string> args, std::string result) {
     auto tile = tileOf.find(graph);
@@ -575,14 +583,12 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       os << "  const void *" << block << " = nullptr;\n";
       if (Value sets = prefetch.getRowSets()) {
         // The value's storage is the tile: its rows' bytes are the type's.
-        SmallVector<std::string> args = {"tiers",
-                                         name(prefetch.getHandle()),
-                                         std::to_string(type.getDimSize(0)),
-                                         std::to_string(type.getDimSize(1) * 4),
-                                         name(sets),
-                                         std::to_string(rowSetsHops(sets, y)),
-                                         std::to_string(*prefetch.getLevel()),
-                                         "&" + block};
+        SmallVector<std::string> args = {
+            "tiers", name(prefetch.getHandle()),
+            std::to_string(type.getDimSize(0)),
+            std::to_string(type.getDimSize(1) * 4)};
+        llvm::append_range(args, setArgs(sets, y, *prefetch.getLevel()));
+        args.push_back("&" + block);
         call("gnnrt_offload_host_rows_block", args);
         listedRows.insert(y);
       } else {
@@ -682,11 +688,10 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                                      i64(rows),
                                      i64(rows == 0 ? 0 : numElements(x) / rows),
                                      f64(grad.getSlopeAttr().getValue())};
-    if (Value sets = grad.getRowSets())
-      llvm::append_range(
-          args, SmallVector<std::string>{name(sets), i64(rowSetsHops(sets, x)),
-                                         i64(*grad.getLevel()), zeroRest(op)});
-    else
+    if (Value sets = grad.getRowSets()) {
+      llvm::append_range(args, setArgs(sets, x, *grad.getLevel()));
+      args.push_back(zeroRest(op));
+    } else
       llvm::append_range(args,
                          SmallVector<std::string>{"nullptr", "0", "0", "0"});
     args.push_back(names[grad.getResult()]);
@@ -706,11 +711,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     SmallVector<std::string> args = {
         name(in), std::to_string(rows),
         std::to_string(rows == 0 ? 0 : numElements(floats) / rows)};
-    if (sets) {
-      args.push_back(name(sets));
-      args.push_back(std::to_string(rowSetsHops(sets, floats)));
-      args.push_back(std::to_string(*level));
-    }
+    if (sets)
+      llvm::append_range(args, setArgs(sets, floats, *level));
     args.push_back(names[result]);
     call((Twine(store ? "gnnrt_cpu_store_sign" : "gnnrt_cpu_load_sign") +
           (sets ? "_rows" : ""))
@@ -748,10 +750,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     std::optional<RowRestriction> rows = getRowRestriction(op);
     if (rows) {
       llvm::append_range(args,
-                         SmallVector<std::string>{
-                             name(rows->rowSets),
-                             i64(rowSetsHops(rows->rowSets, op->getResult(0))),
-                             i64(rows->level)});
+                         setArgs(rows->rowSets, op->getResult(0), rows->level));
       if (zeroRestArg)
         args.push_back(zeroRest(op));
     }
@@ -873,10 +872,11 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
           // A dense left operand read from host memory a tile of rows at a
           // time; the bytes copied count as bytes from the host tier.
           SmallVector<std::string> sets = {"nullptr", "0", "0", "0", "0"};
-          if (Value rs = o.getRowSets())
-            sets = {name(rs), i64(rowSetsHops(rs, o.getLhs())),
-                    i64(*o.getLevel()),
-                    listedRows.contains(o.getLhs()) ? "1" : "0", zeroRest(op)};
+          if (Value rs = o.getRowSets()) {
+            sets = setArgs(rs, o.getLhs(), *o.getLevel());
+            sets.append(
+                {listedRows.contains(o.getLhs()) ? "1" : "0", zeroRest(op)});
+          }
           SmallVector<std::string> args = {
               "(const float *)" + name(o.getLhs()),
               name(o.getRhs()),
@@ -886,19 +886,18 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
               o.getTransposeA() ? "1" : "0",
               o.getTransposeB() ? "1" : "0"};
           llvm::append_range(args, sets);
-          llvm::append_range(args, SmallVector<std::string>{tile->second.first,
-                                                            tile->second.second,
-                                                            out()});
-          callTiled("gnnrt_cpu_matmul_tiles", std::move(args));
+          callMaybeTiled("gnnrt_cpu_matmul", o.getLhs(), std::move(args),
+                         out());
           return success();
         }
         if (auto tile = tileOf.find(o.getLhs()); tile != tileOf.end()) {
           // The CSR matrix read from host memory a tile at a time; the
           // bytes copied count as bytes from the host tier.
           SmallVector<std::string> sets = {"nullptr", "0", "0", "0"};
-          if (Value rs = o.getRowSets())
-            sets = {name(rs), i64(rowSetsHops(rs, o.getLhs())),
-                    i64(*o.getLevel()), zeroRest(op)};
+          if (Value rs = o.getRowSets()) {
+            sets = setArgs(rs, o.getLhs(), *o.getLevel());
+            sets.push_back(zeroRest(op));
+          }
           SmallVector<std::string> args = {name(o.getLhs()),
                                            d(o.getLhs(), 0),
                                            d(o.getLhs(), 1),
@@ -907,10 +906,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                                            name(o.getRhs()),
                                            d(result, 1)};
           llvm::append_range(args, sets);
-          llvm::append_range(args, SmallVector<std::string>{tile->second.first,
-                                                            tile->second.second,
-                                                            out()});
-          callTiled("gnnrt_cpu_csr_matmul_tiles", std::move(args));
+          callMaybeTiled("gnnrt_cpu_csr_matmul", o.getLhs(), std::move(args),
+                         out());
           return success();
         }
         if (Value sets = o.getRowSets(); sets && csr) {
