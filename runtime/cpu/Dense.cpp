@@ -363,13 +363,15 @@ int gnnrt_cpu_matmul(const float *a, const float *b, int64_t m, int64_t n,
   int64_t mn;
   if (int status = matmulArgs(a, b, m, n, k, c, mn))
     return status;
+  // An empty product writes nothing, so nothing can alias (its pointers may
+  // all be null).
+  if (mn == 0)
+    return GNNRT_OK;
   // In place over a (c == a) when each row of c is computed from the same
   // row of a alone, into as many floats; never over b, which every row
   // reads.
   GNNRT_CHECK(c != b && (c != a || (!transpose_a && k == n)),
               GNNRT_ERR_BAD_ARGUMENT);
-  if (mn == 0)
-    return GNNRT_OK;
   if (k == 0) {
     // BLAS rejects a leading dimension of 0; the empty sum is 0.
     std::memset(c, 0, static_cast<size_t>(mn) * sizeof(float));

@@ -35,10 +35,11 @@ extern "C" int gnnrt_cuda_matmul(const float *a, const float *b, int64_t m,
     return GNNRT_ERR_BAD_SIZE;
   if (!(present(a, mk) && present(b, kn) && present(c, mn)))
     return GNNRT_ERR_NULL_POINTER;
-  if (c == b || (c == a && (transpose_a || k != n)))
-    return GNNRT_ERR_BAD_ARGUMENT;
+  // An empty product writes nothing, so nothing can alias.
   if (mn == 0)
     return GNNRT_OK;
+  if (c == b || (c == a && (transpose_a || k != n)))
+    return GNNRT_ERR_BAD_ARGUMENT;
 
   int status;
   gnnrt_cuda *ctx = gnnrt::cuda::current(status);

@@ -24,6 +24,8 @@
 /// A loaded unit of generated kernels (gnnrt_cuda_kernels).
 struct gnnrt_cuda_module {
   cudaLibrary_t library = nullptr;
+  /// Loaded from the unit's image (not compiled from its source).
+  bool fromImage = false;
   std::unordered_map<std::string, cudaKernel_t> kernels;
 };
 

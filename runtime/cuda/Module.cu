@@ -47,10 +47,11 @@ const char *unitName(const gnnrt_cuda_kernels *unit) {
   return unit->name ? unit->name : "<unnamed unit>";
 }
 
-/// Loads \p library's code into the current context now. With lazy
+/// Tries to load \p library's code into the current context now. With lazy
 /// loading (CUDA's default since 12.2) cudaLibraryLoadData only reads the
 /// image, and an image without code for this device would fail at the first
-/// launch; here its source can still replace it.
+/// launch; here its source can still replace it. (On an H100 with CUDA 13
+/// an sm_80 CUBIN passed this and failed at cudaLibraryGetKernel: lookUp.)
 int loadNow(cudaLibrary_t library) {
   unsigned count = 0;
   GNNRT_CUDA_CHECK(cudaLibraryGetKernelCount(&count, library));
@@ -65,36 +66,10 @@ int loadNow(cudaLibrary_t library) {
   return GNNRT_OK;
 }
 
-/// Loads \p unit into \p module: its image first, its source when there is
-/// no image or the image has no code for this device (a fatbin built for
-/// other architectures).
-int load(gnnrt_cuda *ctx, const gnnrt_cuda_kernels *unit,
-         gnnrt_cuda_module &module) {
-  std::string imageFailure;
-  if (unit->image) {
-    int status =
-        check(cudaLibraryLoadData(&module.library, unit->image, nullptr,
-                                  nullptr, 0, nullptr, nullptr, 0),
-              "cudaLibraryLoadData");
-    if (status == GNNRT_OK) {
-      status = loadNow(module.library);
-      if (status == GNNRT_OK)
-        return GNNRT_OK;
-      std::string message = gnnrt_cuda_last_error();
-      (void)cudaLibraryUnload(module.library);
-      module.library = nullptr;
-      fail(status, message);
-    }
-    imageFailure = gnnrt_cuda_last_error();
-    if (!unit->source)
-      return fail(GNNRT_ERR_CUDA, std::string("cannot load the image of ") +
-                                      unitName(unit) + ": " + imageFailure);
-  }
-  if (!unit->source)
-    return fail(GNNRT_ERR_BAD_ARGUMENT,
-                std::string("gnnrt_cuda_launch: ") + unitName(unit) +
-                    " has neither an image nor a source");
-
+/// Compiles \p unit's source with NVRTC for this device and loads it into
+/// \p module; \p imageFailure, if any, says why its image did not serve.
+int loadSource(gnnrt_cuda *ctx, const gnnrt_cuda_kernels *unit,
+               gnnrt_cuda_module &module, const std::string &imageFailure) {
   void *cubin = nullptr;
   int64_t cubinBytes = 0;
   int status = gnnrt_cuda_compile(unit->source, unitName(unit), ctx->info.sm,
@@ -114,6 +89,67 @@ int load(gnnrt_cuda *ctx, const gnnrt_cuda_kernels *unit,
                (std::string("cudaLibraryLoadData(") + unitName(unit) +
                 ", compiled by NVRTC)")
                    .c_str());
+}
+
+/// Loads \p unit into \p module: its image first, its source when there is
+/// no image or the image has no code for this device (a fatbin built for
+/// other architectures).
+int load(gnnrt_cuda *ctx, const gnnrt_cuda_kernels *unit,
+         gnnrt_cuda_module &module) {
+  std::string imageFailure;
+  if (unit->image) {
+    int status =
+        check(cudaLibraryLoadData(&module.library, unit->image, nullptr,
+                                  nullptr, 0, nullptr, nullptr, 0),
+              "cudaLibraryLoadData");
+    if (status == GNNRT_OK) {
+      status = loadNow(module.library);
+      if (status == GNNRT_OK) {
+        module.fromImage = true;
+        return GNNRT_OK;
+      }
+      std::string message = gnnrt_cuda_last_error();
+      (void)cudaLibraryUnload(module.library);
+      module.library = nullptr;
+      fail(status, message);
+    }
+    imageFailure = gnnrt_cuda_last_error();
+    if (!unit->source)
+      return fail(GNNRT_ERR_CUDA, std::string("cannot load the image of ") +
+                                      unitName(unit) + ": " + imageFailure);
+  }
+  if (!unit->source)
+    return fail(GNNRT_ERR_BAD_ARGUMENT,
+                std::string("gnnrt_cuda_launch: ") + unitName(unit) +
+                    " has neither an image nor a source");
+  return loadSource(ctx, unit, module, imageFailure);
+}
+
+/// Looks \p kernel up in \p module. Even after loadNow, an image without
+/// code for this device can fail only here, with
+/// cudaErrorNoKernelImageForDevice (an sm_80 CUBIN on an H100, 2026-11-22):
+/// then the unit's source replaces it, as when the load itself fails.
+/// \p status is set when the replacement fails.
+cudaError_t lookUp(gnnrt_cuda *ctx, const gnnrt_cuda_kernels *unit,
+                   gnnrt_cuda_module &module, const char *kernel,
+                   cudaKernel_t &handle, int &status) {
+  status = GNNRT_OK;
+  cudaError_t code = cudaLibraryGetKernel(&handle, module.library, kernel);
+  if (code != cudaErrorNoKernelImageForDevice || !module.fromImage)
+    return code;
+  check(code, "cudaLibraryGetKernel");
+  std::string imageFailure = gnnrt_cuda_last_error();
+  (void)cudaLibraryUnload(module.library);
+  module = gnnrt_cuda_module();
+  if (!unit->source) {
+    status = fail(GNNRT_ERR_CUDA, std::string("cannot load the image of ") +
+                                      unitName(unit) + ": " + imageFailure);
+    return code;
+  }
+  status = loadSource(ctx, unit, module, imageFailure);
+  if (status != GNNRT_OK)
+    return code;
+  return cudaLibraryGetKernel(&handle, module.library, kernel);
 }
 
 } // namespace
@@ -194,11 +230,14 @@ int gnnrt_cuda_launch(gnnrt_cuda *ctx, const gnnrt_cuda_kernels *unit,
   auto cached = module.kernels.find(kernel);
   if (cached == module.kernels.end()) {
     cudaKernel_t handle = nullptr;
-    cudaError_t code = cudaLibraryGetKernel(&handle, module.library, kernel);
+    int status;
+    cudaError_t code = lookUp(ctx, unit, module, kernel, handle, status);
+    if (status != GNNRT_OK)
+      return status;
     if (code != cudaSuccess) {
       std::string call = std::string("cudaLibraryGetKernel(") + unitName(unit) +
                          ", " + kernel + ")";
-      int status = check(code, call.c_str());
+      status = check(code, call.c_str());
       if (code == cudaErrorSymbolNotFound)
         return fail(GNNRT_ERR_BAD_ARGUMENT,
                     std::string("gnnrt_cuda_launch: unit ") + unitName(unit) +
