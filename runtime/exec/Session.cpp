@@ -720,18 +720,23 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     }
   }
   deviceArena = std::make_unique<Arena>();
+  budgetBytes = budget;
   if (cuda) {
-    // The budget is one device allocation, made once: the plan's peak is
-    // checked against real memory, and nothing else in the session
-    // allocates on the GPU.
-    if (cudaLibrary->malloc(cuda, static_cast<int64_t>(budget),
+    // One device allocation, made once, of exactly what the session takes
+    // (`needed`, which first fit reaches and nothing after bind extends):
+    // the plan runs in real memory of its predicted size, and the rest of
+    // the budget stays free for the CUDA libraries and other processes, so
+    // the GPU memory measured in use is the plan's, not the budget's. A plan
+    // that overran its own footprint would fail at its allocation with the
+    // arena's message instead of growing past it.
+    if (cudaLibrary->malloc(cuda, static_cast<int64_t>(needed),
                             &deviceRegion) != GNNRT_OK) {
       deviceRegion = nullptr;
       error = where + "cannot allocate the device arena of " +
-              formatBytes(budget) + " on the GPU: " + cudaError();
+              formatBytes(needed) + " on the GPU: " + cudaError();
       return false;
     }
-    if (!Arena::createOver(deviceRegion, budget, *deviceArena, error)) {
+    if (!Arena::createOver(deviceRegion, needed, *deviceArena, error)) {
       error = where + error;
       return false;
     }
@@ -1290,7 +1295,7 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
       !metricsOf(Split::Val, report.val, error) ||
       !metricsOf(Split::Test, report.test, error))
     return false;
-  report.budgetBytes = deviceArena->budget();
+  report.budgetBytes = budgetBytes;
   const gnnrt_plan_desc &plan = desc.plan;
   report.planPolicy = plan.policy ? plan.policy : "";
   report.plannedPeakBytes = static_cast<uint64_t>(plan.peak_device);

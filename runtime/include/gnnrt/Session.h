@@ -250,6 +250,9 @@ private:
   /// The CUDA context and the arena's device region (null on the CPU).
   gnnrt_cuda *cuda = nullptr;
   void *deviceRegion = nullptr;
+  /// The device budget the plan was checked against (on CUDA the arena is
+  /// smaller: the plan's exact footprint).
+  uint64_t budgetBytes = 0;
   std::string device = "cpu";
   /// GPU bytes in use when the context was opened, and the largest
   /// increase measured since.
