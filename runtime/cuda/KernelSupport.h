@@ -36,12 +36,49 @@ int launch(gnnrt_cuda *ctx, const char *name, int64_t threads,
   return check(cudaGetLastError(), name);
 }
 
+/// A launch of exactly \p blocks blocks of \p threads threads (at most
+/// kMaxBlocks blocks: such kernels loop over their items).
+template <typename... Params, typename... Args>
+int launchBlocks(gnnrt_cuda *ctx, const char *name, int64_t blocks,
+                 unsigned threads, void (*kernel)(Params...), Args... args) {
+  kernel<<<static_cast<unsigned>(blocks), threads, 0, ctx->compute>>>(args...);
+  return check(cudaGetLastError(), name);
+}
+
+/// gridFor's cap on the blocks of a launch.
+constexpr int64_t kMaxBlocks = 65535 * 16;
+
 __device__ inline int64_t firstItem() {
   return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
 }
 
 __device__ inline int64_t itemStride() {
   return static_cast<int64_t>(gridDim.x) * blockDim.x;
+}
+
+/// Warp-per-item loops: launched with 32 threads per item, every lane of a
+/// warp takes the same items (the block size and the stride are multiples
+/// of 32), so the shuffles below see the whole warp.
+__device__ inline int64_t firstWarpItem() { return firstItem() / 32; }
+__device__ inline int64_t warpItemStride() { return itemStride() / 32; }
+__device__ inline int laneId() { return static_cast<int>(threadIdx.x % 32); }
+
+/// The sum of \p v over the warp, in every lane. The butterfly's order is
+/// fixed, so the result is the same run to run (not the CPU's serial order).
+__device__ inline float warpSum(float v) {
+  for (int offset = 16; offset > 0; offset /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+/// The maximum of \p v over the warp with the CPU's comparison (a NaN never
+/// replaces the running maximum), in every lane.
+__device__ inline float warpMax(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const float o = __shfl_xor_sync(0xffffffffu, v, offset);
+    v = v < o ? o : v;
+  }
+  return v;
 }
 
 /// The row that owns slot \p s: `indptr[row] <= s < indptr[row + 1]`. A

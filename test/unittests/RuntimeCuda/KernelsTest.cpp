@@ -823,46 +823,63 @@ TEST_F(CudaKernels, EdgeAddEqualsTheCpu) {
 // whole percents.
 constexpr double kSoftmaxRtol = 1e-5;
 
+// The edge softmax and its gradient take a warp per (row, head); the test
+// graph's rows have a few edges each, so the rows of this one (6 nodes,
+// 400 edges: about 67 per row) give lanes several slots each.
+HostGraph denseRows() { return randomGraph(6, 400, 0, 77); }
+
 TEST_F(CudaKernels, EdgeSoftmaxMatchesTheCpu) {
-  const gnnrt_graph host = graph.view();
-  const gnnrt_graph device = upload(graph);
-  const int64_t heads = 3;
-  // Scores up to 8 in magnitude, so the shift by the maximum matters.
-  const std::vector<float> x = randomFloats(graph.edges * heads, 51, -8, 8);
-  std::vector<float> want(x.size());
-  ASSERT_EQ(gnnrt_cpu_edge_softmax(&host, x.data(), heads, want.data()),
-            GNNRT_OK);
-  float *dx = upload(x);
-  float *y = alloc<float>(x.size());
-  ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax(&device, dx, heads, y));
-  const std::vector<float> got = download(y, x.size());
-  EXPECT_TRUE(closeTo(got, want, kSoftmaxRtol));
-  // In place gives the out-of-place bits.
-  ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax(&device, dx, heads, dx));
-  EXPECT_TRUE(sameBits(download(dx, x.size()), got));
+  for (const HostGraph &g : {graph, denseRows()}) {
+    SCOPED_TRACE(::testing::Message() << g.edges << " edges");
+    const gnnrt_graph host = g.view();
+    const gnnrt_graph device = upload(g);
+    const int64_t heads = 3;
+    // Scores up to 8 in magnitude, so the shift by the maximum matters.
+    const std::vector<float> x = randomFloats(g.edges * heads, 51, -8, 8);
+    std::vector<float> want(x.size());
+    ASSERT_EQ(gnnrt_cpu_edge_softmax(&host, x.data(), heads, want.data()),
+              GNNRT_OK);
+    float *dx = upload(x);
+    float *y = alloc<float>(x.size());
+    ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax(&device, dx, heads, y));
+    const std::vector<float> got = download(y, x.size());
+    EXPECT_TRUE(closeTo(got, want, kSoftmaxRtol));
+    // Again, and in place: the out-of-place bits.
+    ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax(&device, dx, heads, y));
+    EXPECT_TRUE(sameBits(download(y, x.size()), got));
+    ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax(&device, dx, heads, dx));
+    EXPECT_TRUE(sameBits(download(dx, x.size()), got));
+  }
 }
 
-TEST_F(CudaKernels, EdgeSoftmaxGradEqualsTheCpu) {
-  const gnnrt_graph host = graph.view();
-  const gnnrt_graph device = upload(graph);
-  const int64_t heads = 2;
-  const std::vector<float> y = randomFloats(graph.edges * heads, 61, 0, 1);
-  const std::vector<float> dy = randomFloats(graph.edges * heads, 62);
-  std::vector<float> want(y.size());
-  ASSERT_EQ(gnnrt_cpu_edge_softmax_grad(&host, y.data(), dy.data(), heads,
-                                        want.data()),
-            GNNRT_OK);
-  float *dY = upload(y), *dDy = upload(dy);
-  float *dx = alloc<float>(y.size());
-  ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax_grad(&device, dY, dDy, heads, dx));
-  EXPECT_TRUE(sameBits(download(dx, y.size()), want));
-  ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax_grad(&device, dY, dDy, heads, dDy));
-  EXPECT_TRUE(sameBits(download(dDy, y.size()), want));
-  // Over the softmax output too (the planner may give the result either
-  // operand's slot).
-  float *dY2 = upload(y), *dDy2 = upload(dy);
-  ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax_grad(&device, dY2, dDy2, heads, dY2));
-  EXPECT_TRUE(sameBits(download(dY2, y.size()), want));
+TEST_F(CudaKernels, EdgeSoftmaxGradMatchesTheCpu) {
+  for (const HostGraph &g : {graph, denseRows()}) {
+    SCOPED_TRACE(::testing::Message() << g.edges << " edges");
+    const gnnrt_graph host = g.view();
+    const gnnrt_graph device = upload(g);
+    const int64_t heads = 2;
+    const std::vector<float> y = randomFloats(g.edges * heads, 61, 0, 1);
+    const std::vector<float> dy = randomFloats(g.edges * heads, 62);
+    std::vector<float> want(y.size());
+    ASSERT_EQ(gnnrt_cpu_edge_softmax_grad(&host, y.data(), dy.data(), heads,
+                                          want.data()),
+              GNNRT_OK);
+    float *dY = upload(y), *dDy = upload(dy);
+    float *dx = alloc<float>(y.size());
+    ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax_grad(&device, dY, dDy, heads, dx));
+    // The row's dot product is summed in the warp's order (kSumOrderRtol's
+    // reasoning: terms of magnitude <= 1).
+    const std::vector<float> got = download(dx, y.size());
+    EXPECT_TRUE(closeTo(got, want, kSumOrderRtol));
+    ASSERT_CUDA_OK(gnnrt_cuda_edge_softmax_grad(&device, dY, dDy, heads, dDy));
+    EXPECT_TRUE(sameBits(download(dDy, y.size()), got));
+    // Over the softmax output too (the planner may give the result either
+    // operand's slot).
+    float *dY2 = upload(y), *dDy2 = upload(dy);
+    ASSERT_CUDA_OK(
+        gnnrt_cuda_edge_softmax_grad(&device, dY2, dDy2, heads, dY2));
+    EXPECT_TRUE(sameBits(download(dY2, y.size()), got));
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -919,11 +936,13 @@ TEST_F(CudaKernels, CsrDropoutEqualsTheCpu) {
   }
 }
 
-TEST_F(CudaKernels, CsrMatmulEqualsTheCpu) {
-  HostCsrMatrix m = randomCsrMatrix(29, 19, 0.25, 81);
+TEST_F(CudaKernels, CsrMatmulMatchesTheCpu) {
+  // 300 rows at density 0.25: about 75 slots per column, so A^T b's warps
+  // take several each; n = 40 spans two tiles of 32 columns.
+  HostCsrMatrix m = randomCsrMatrix(300, 19, 0.25, 81);
   void *a = upload(m.bytes);
   for (int transpose : {0, 1})
-    for (int64_t n : {1, 5, 16}) {
+    for (int64_t n : {1, 5, 16, 40}) {
       SCOPED_TRACE(::testing::Message()
                    << "transpose " << transpose << " n " << n);
       const int64_t inner = transpose ? m.rows : m.cols;
@@ -934,9 +953,25 @@ TEST_F(CudaKernels, CsrMatmulEqualsTheCpu) {
                                      transpose, b.data(), n, want.data()),
                 GNNRT_OK);
       float *c = alloc<float>(want.size());
-      ASSERT_CUDA_OK(gnnrt_cuda_csr_matmul(a, m.rows, m.cols, m.nnz, transpose,
-                                           upload(b), n, c));
-      EXPECT_TRUE(sameBits(download(c, want.size()), want));
+      float *db = upload(b);
+      ASSERT_CUDA_OK(
+          gnnrt_cuda_csr_matmul(a, m.rows, m.cols, m.nnz, transpose, db, n, c));
+      const std::vector<float> got = download(c, want.size());
+      if (!transpose) {
+        // A b adds in the CPU's CSR order.
+        EXPECT_TRUE(sameBits(got, want));
+        continue;
+      }
+      // A^T b adds a column's slots over 8 warps, then the warps in order:
+      // about 75 terms of magnitude <= 1 (b in [-1, 1], values <= 1) against
+      // results of several units, so reordering moves an element by at most
+      // ~75 * 75 * 2^-24 ~ 3.4e-4 absolute in the worst case and typically
+      // ~1e-6; 1e-4 of the largest admits that, while a wrong slot or row is
+      // off by 1e-2 or more. The order is fixed: the same bits again.
+      EXPECT_TRUE(closeTo(got, want, 1e-4));
+      ASSERT_CUDA_OK(
+          gnnrt_cuda_csr_matmul(a, m.rows, m.cols, m.nnz, transpose, db, n, c));
+      EXPECT_TRUE(sameBits(download(c, want.size()), got));
     }
 }
 
