@@ -1,37 +1,75 @@
 #!/usr/bin/env bash
 # On the GPU machine: every example built by build.sh on CUDA and on the
-# CPU, compute-sanitizer on the smallest, and the PyG peer, in one run.
+# CPU, the runtime's device tests, the JIT, compute-sanitizer on the Cora
+# programs, and the PyG peer, in one run. Each step has a time limit so a
+# hang costs minutes, not the lease.
 # Usage: bench/gpu/run.sh OUTDIR [DATA_DIR]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dest=${1:?usage: run.sh OUTDIR [DATA_DIR]}
-data=${2:-${GNNC_DATA_PATH:-$root/../shared/data}}
 bin=$root/bench/gpu/out
+if [ ! -d "$bin" ] && [ -f "$root/bench/gpu/bundle.tar.xz" ]; then
+  tar -C "$root/bench/gpu" -xJf "$root/bench/gpu/bundle.tar.xz"
+fi
+data=${2:-${GNNC_DATA_PATH:-$bin/data}}
 mkdir -p "$dest"
 export LD_LIBRARY_PATH=$bin/lib:${LD_LIBRARY_PATH:-}
+# The JIT links generated code against OpenBLAS where this build found it.
+blasdir=/usr/lib/x86_64-linux-gnu/openblas-openmp
+if [ ! -e "$blasdir/libopenblas.so" ] && [ -w / ]; then
+  mkdir -p "$blasdir" && cp "$bin/lib/libopenblas.so.0" "$blasdir/" &&
+    ln -sf libopenblas.so.0 "$blasdir/libopenblas.so"
+fi
+log() { echo "$*" | tee -a "$dest/log.txt"; }
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv \
   > "$dest/device.txt" 2>&1
+cat "$dest/device.txt"
 for exe in "$bin"/*.cuda; do
   b=$(basename "$exe" .cuda)
-  echo "== $b" | tee -a "$dest/log.txt"
-  # The dataset the program names, found under DATA_DIR here.
   src=$(ls "$root"/examples/$b.gnn "$root"/bench/gpu/programs/$b.gnn 2>/dev/null | head -1)
   ds=$(grep -o 'dataset("[a-z_]*"' "$src" | head -1 | cut -d'"' -f2)
   args=(--quiet)
   [ -n "$ds" ] && args+=(--data "$data/$ds")
-  "$exe" "${args[@]}" > "$dest/$b.cuda.txt" 2>&1
-  echo "cuda rc=$?" >> "$dest/log.txt"
-  "$bin/$b.cpu" "${args[@]}" --threads 16 > "$dest/$b.cpu.txt" 2>&1
-  echo "cpu rc=$?" >> "$dest/log.txt"
+  timeout 150 "$exe" "${args[@]}" > "$dest/$b.cuda.txt" 2>&1
+  log "$b cuda rc=$?"
+  if [ "${CPU_ORACLE:-1}" = 1 ]; then
+    timeout 150 "$bin/$b.cpu" "${args[@]}" --threads 16 > "$dest/$b.cpu.txt" 2>&1
+    log "$b cpu rc=$?"
+  fi
 done
+timeout 120 "$bin/gnnc-spmm-bandwidth" > "$dest/spmm-bandwidth.txt" 2>&1
+log "spmm bandwidth rc=$?"
+timeout 180 "$bin/GnncRuntimeCudaTests" > "$dest/runtime-tests.txt" 2>&1
+log "GnncRuntimeCudaTests rc=$?"
+export GNNC_CACHE_DIR=/tmp/gnnc-cache
+# gnnc run's --data is a folder to search for the dataset the program names.
+timeout 240 "$bin/prefix/bin/gnnc" run --target=cuda --quiet \
+  --data "$data" "$root/examples/cora_gcn.gnn" > "$dest/jit.txt" 2>&1
+log "jit cora_gcn rc=$?"
 if command -v compute-sanitizer > /dev/null; then
-  compute-sanitizer --tool memcheck --error-exitcode 9 \
-    "$bin/cora_gcn.cuda" --data "$data/cora" --epochs 3 --quiet \
-    > "$dest/memcheck.txt" 2>&1
-  echo "memcheck rc=$?" >> "$dest/log.txt"
+  for b in cora_gcn cora_gat cora_sage cora_deep_gcn; do
+    timeout 180 compute-sanitizer --tool memcheck --error-exitcode 9 \
+      "$bin/$b.cuda" --data "$data/cora" --epochs 2 --quiet \
+      > "$dest/memcheck-$b.txt" 2>&1
+    log "memcheck $b rc=$?"
+  done
 fi
-python3 "$root/bench/gpu/pyg_peer.py" --data "$data" --json "$dest/pyg.json" \
-  > "$dest/pyg.txt" 2>&1
-echo "pyg rc=$?" >> "$dest/log.txt"
+# Where an epoch's time goes: every kernel's duration over 3 epochs
+# (NCU=1; Nsight Compute replays each kernel, so this is not a timing run).
+if [ "${NCU:-0}" = 1 ] && command -v ncu > /dev/null; then
+  for b in ${NCU_PROGRAMS:-facebook_gcn facebook_gat}; do
+    src=$(ls "$root"/examples/$b.gnn "$root"/bench/gpu/programs/$b.gnn 2>/dev/null | head -1)
+    ds=$(grep -o 'dataset("[a-z_]*"' "$src" | head -1 | cut -d'"' -f2)
+    timeout 240 ncu --metrics gpu__time_duration.sum --csv \
+      "$bin/$b.cuda" ${ds:+--data "$data/$ds"} --epochs 3 --quiet \
+      > "$dest/ncu-$b.csv" 2> "$dest/ncu-$b.err"
+    log "ncu $b rc=$?"
+  done
+fi
+if [ "${PYG:-1}" = 1 ]; then
+  timeout 300 python3 "$root/bench/gpu/pyg_peer.py" --data "$data" \
+    --json "$dest/pyg.json" > "$dest/pyg.txt" 2>&1
+  log "pyg rc=$?"
+fi
 python3 "$root/bench/gpu/summarize.py" "$dest" > "$dest/summary.md"
 cat "$dest/summary.md"

@@ -15,13 +15,23 @@ def field(text, pattern):
     return m.group(1) if m else "?"
 
 
+def mebibytes(text):
+    """'6.00 MiB' or '1.87 GiB' (the report's units) in MiB; None if not."""
+    m = re.match(r"([0-9.]+) (B|KiB|MiB|GiB)$", text)
+    if not m:
+        return None
+    scale = {"B": 2**-20, "KiB": 2**-10, "MiB": 1, "GiB": 2**10}[m.group(2)]
+    return float(m.group(1)) * scale
+
+
 def main():
     d = sys.argv[1]
     device = open(os.path.join(d, "device.txt")).read().strip().splitlines()
     print(f"# gnnc CUDA target on {device[-1] if device else '?'}\n")
     print("| program | CUDA loss | CPU loss | CUDA ms/epoch | CPU ms/epoch "
-          "| CUDA arena peak / budget |\n|---|---|---|---|---|---|")
-    ms = {}
+          "| CUDA arena peak / budget | GPU memory in use |\n"
+          "|---|---|---|---|---|---|---|")
+    ms, used = {}, {}
     for path in sorted(glob.glob(os.path.join(d, "*.cuda.txt"))):
         b = os.path.basename(path)[:-len(".cuda.txt")]
         cuda = open(path).read()
@@ -29,16 +39,18 @@ def main():
         cpu = open(cpu_path).read() if os.path.exists(cpu_path) else ""
         t = field(cuda, r"time/epoch\s+([0-9.]+) ms")
         ms[b] = t
+        used[b] = field(cuda, r"\((\S+ \S+) of GPU memory in use")
         loss = r"final loss\s+([0-9.]+)"
         cells = [b, field(cuda, loss), field(cpu, loss), t,
                  field(cpu, r"time/epoch\s+([0-9.]+) ms"),
-                 field(cuda, r"device arena\s+peak (.*?) budget")]
+                 field(cuda, r"device arena\s+peak (.*?) budget"),
+                 field(cuda, r"\((\S+ \S+) of GPU memory in use")]
         print("| " + " | ".join(cells) + " |")
         if "error" in cuda.lower():
             print(f"\n{b} (CUDA) said:\n```\n{cuda[-2000:]}\n```\n")
-    memcheck = os.path.join(d, "memcheck.txt")
-    if os.path.exists(memcheck):
-        print("\ncompute-sanitizer memcheck (cora_gcn, 3 epochs): " +
+    for memcheck in sorted(glob.glob(os.path.join(d, "memcheck-*.txt"))):
+        name = os.path.basename(memcheck)[len("memcheck-"):-len(".txt")]
+        print(f"\ncompute-sanitizer memcheck ({name}, 2 epochs): " +
               field(open(memcheck).read(), r"(ERROR SUMMARY: .*)"))
     pyg = os.path.join(d, "pyg.json")
     if os.path.exists(pyg):
@@ -49,13 +61,19 @@ def main():
                  ("gcn", "synthetic2m"): "synthetic2m_gcn",
                  ("gat", "synthetic2m"): "synthetic2m_gat"}
         print("\n| model | graph | PyG ms/epoch | gnnc ms/epoch | speed-up "
-              "| PyG peak MiB |\n|---|---|---|---|---|---|")
+              "| PyG peak MiB | gnnc GPU MiB | memory ratio |\n"
+              "|---|---|---|---|---|---|---|---|")
         for r in rows:
-            ours = ms.get(names.get((r["model"], r["graph"]), ""), "?")
+            name = names.get((r["model"], r["graph"]), "")
+            ours = ms.get(name, "?")
             ratio = (f"{r['ms'] / float(ours):.2f}x"
                      if ours not in ("?", "") else "?")
+            mib = mebibytes(used.get(name, "?"))
+            peak = r["peak"] / 2**20
+            mem = f"{mib / peak:.2f}x" if mib is not None else "?"
             print(f"| {r['model']} | {r['graph']} | {r['ms']:.2f} | {ours} "
-                  f"| {ratio} | {r['peak'] / 2**20:.1f} |")
+                  f"| {ratio} | {peak:.1f} | "
+                  f"{'?' if mib is None else f'{mib:.1f}'} | {mem} |")
 
 
 if __name__ == "__main__":
