@@ -1,6 +1,7 @@
-//===- BenchUtil.h - What the CPU micro-benchmarks share --------*- C++ -*-===//
+//===- BenchUtil.h - What the micro-benchmarks share ------------*- C++ -*-===//
 //
-// A hash of output bits (so two builds of a kernel can be compared for
+// Shared by bench/cpu and bench/gpu (whose calls wait for the device): a
+// hash of output bits (so two builds of a kernel can be compared for
 // identical results) and the timing loop: calls for about a second, at
 // least 5 and at most 2000, reported as median and minimum.
 //

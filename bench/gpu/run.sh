@@ -21,13 +21,18 @@ if [ ! -e "$blasdir/libopenblas.so" ] && [ -w / ]; then
     ln -sf libopenblas.so.0 "$blasdir/libopenblas.so"
 fi
 log() { echo "$*" | tee -a "$dest/log.txt"; }
+# The dataset program $1 names (empty for a synthetic graph).
+dataset() {
+  local src
+  src=$(ls "$root"/examples/$1.gnn "$root"/bench/gpu/programs/$1.gnn 2>/dev/null | head -1)
+  grep -o 'dataset("[a-z_]*"' "$src" | head -1 | cut -d'"' -f2
+}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv \
   > "$dest/device.txt" 2>&1
 cat "$dest/device.txt"
 for exe in "$bin"/*.cuda; do
   b=$(basename "$exe" .cuda)
-  src=$(ls "$root"/examples/$b.gnn "$root"/bench/gpu/programs/$b.gnn 2>/dev/null | head -1)
-  ds=$(grep -o 'dataset("[a-z_]*"' "$src" | head -1 | cut -d'"' -f2)
+  ds=$(dataset "$b")
   args=(--quiet)
   [ -n "$ds" ] && args+=(--data "$data/$ds")
   timeout 150 "$exe" "${args[@]}" > "$dest/$b.cuda.txt" 2>&1
@@ -58,8 +63,7 @@ fi
 # (NCU=1; Nsight Compute replays each kernel, so this is not a timing run).
 if [ "${NCU:-0}" = 1 ] && command -v ncu > /dev/null; then
   for b in ${NCU_PROGRAMS:-facebook_gcn facebook_gat}; do
-    src=$(ls "$root"/examples/$b.gnn "$root"/bench/gpu/programs/$b.gnn 2>/dev/null | head -1)
-    ds=$(grep -o 'dataset("[a-z_]*"' "$src" | head -1 | cut -d'"' -f2)
+    ds=$(dataset "$b")
     timeout 240 ncu --metrics gpu__time_duration.sum --csv \
       "$bin/$b.cuda" ${ds:+--data "$data/$ds"} --epochs 3 --quiet \
       > "$dest/ncu-$b.csv" 2> "$dest/ncu-$b.err"

@@ -14,11 +14,12 @@
 // Usage: gnnc-spmm-bandwidth [NODES [AVG_DEGREE]]   (default 2000000 10)
 //
 //===----------------------------------------------------------------------===//
+#include "../cpu/BenchUtil.h"
+
 #include "gnnrt/Cuda.h"
 #include "gnnrt/Kernels.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -43,27 +44,14 @@ void *upload(const void *host, int64_t bytes) {
   return p;
 }
 
-double seconds() {
-  return std::chrono::duration<double>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-/// Median seconds of one call of \p body over \p reps timed calls after
-/// three untimed ones, each call synchronized.
-template <typename F> double median(F body, int reps = 11) {
-  for (int i = 0; i < 3; ++i)
-    body();
-  check(gnnrt_cuda_synchronize(ctx), "synchronize");
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    double start = seconds();
-    body();
-    check(gnnrt_cuda_synchronize(ctx), "synchronize");
-    t.push_back(seconds() - start);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+/// Median seconds of \p body, each call waited for (BenchUtil's loop: about
+/// a second of calls, at least 5).
+template <typename F> double median(F body) {
+  return gnnc::bench::timeCalls([&](uint64_t) {
+           body();
+           check(gnnrt_cuda_synchronize(ctx), "synchronize");
+         }).medianMs /
+         1e3;
 }
 
 } // namespace

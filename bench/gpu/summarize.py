@@ -15,6 +15,10 @@ def field(text, pattern):
     return m.group(1) if m else "?"
 
 
+# The report's "(6.00 MiB of GPU memory in use, measured)".
+IN_USE = r"\((\S+ \S+) of GPU memory in use"
+
+
 def mebibytes(text):
     """'6.00 MiB' or '1.87 GiB' (the report's units) in MiB; None if not."""
     m = re.match(r"([0-9.]+) (B|KiB|MiB|GiB)$", text)
@@ -39,12 +43,12 @@ def main():
         cpu = open(cpu_path).read() if os.path.exists(cpu_path) else ""
         t = field(cuda, r"time/epoch\s+([0-9.]+) ms")
         ms[b] = t
-        used[b] = field(cuda, r"\((\S+ \S+) of GPU memory in use")
+        used[b] = field(cuda, IN_USE)
         loss = r"final loss\s+([0-9.]+)"
         cells = [b, field(cuda, loss), field(cpu, loss), t,
                  field(cpu, r"time/epoch\s+([0-9.]+) ms"),
                  field(cuda, r"device arena\s+peak (.*?) budget"),
-                 field(cuda, r"\((\S+ \S+) of GPU memory in use")]
+                 field(cuda, IN_USE)]
         print("| " + " | ".join(cells) + " |")
         if "error" in cuda.lower():
             print(f"\n{b} (CUDA) said:\n```\n{cuda[-2000:]}\n```\n")

@@ -70,12 +70,15 @@ int scratch(gnnrt_cuda *ctx, size_t bytes, void **out);
 /// be used from a thread that never called gnnrt_cuda_set_current.
 int bind(gnnrt_cuda *ctx);
 
+/// The most blocks a launch asks for: kernels loop over their items.
+constexpr int64_t kMaxBlocks = 65535 * 16;
+
 /// Blocks of 256 threads covering \p threads, capped for grid-stride loops.
 inline unsigned gridFor(int64_t threads) {
   int64_t blocks = (threads + 255) / 256;
   if (blocks < 1)
     blocks = 1;
-  return static_cast<unsigned>(blocks > 65535 * 16 ? 65535 * 16 : blocks);
+  return static_cast<unsigned>(blocks > kMaxBlocks ? kMaxBlocks : blocks);
 }
 
 } // namespace gnnrt::cuda

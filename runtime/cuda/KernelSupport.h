@@ -45,9 +45,6 @@ int launchBlocks(gnnrt_cuda *ctx, const char *name, int64_t blocks,
   return check(cudaGetLastError(), name);
 }
 
-/// gridFor's cap on the blocks of a launch.
-constexpr int64_t kMaxBlocks = 65535 * 16;
-
 __device__ inline int64_t firstItem() {
   return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
 }

@@ -8,8 +8,8 @@
 // gradient (a warp per row, expf), the transposed CSR feature product (a
 // block per column) and the order of the max gradient's sums, see below).
 // Those add in a fixed order of their own: the same bits run to run. The
-// library builds with
-// --fmad=false, so a product and a sum are rounded separately as on the CPU.
+// library builds with --fmad=false, so a product and a sum are rounded
+// separately as on the CPU.
 //
 // Where cuSPARSE is used: sum and mean aggregation with no weights or one
 // weight per edge go to cusparseSpMM on the CSR by destination (row-major
