@@ -34,9 +34,6 @@
 #include <string>
 #include <unordered_map>
 
-static_assert(mlir::gnn::kMaxRowSetHops == GNNRT_ROW_SETS_MAX_HOPS,
-              "the compiler's row sets and the runtime's must agree");
-
 namespace gnnc::ref {
 
 Tensor Tensor::zeros(std::vector<int64_t> shape) {

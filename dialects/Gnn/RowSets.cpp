@@ -3,6 +3,8 @@
 
 #include "dialects/Gnn/GnnOps.h"
 
+#include "gnnrt/Kernels.h"
+
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -24,6 +26,17 @@ template <typename Fn> bool withRowOp(Operation *op, Fn fn) {
 }
 
 } // namespace
+
+static_assert(kMaxRowSetHops == GNNRT_ROW_SETS_MAX_HOPS,
+              "the compiler's row sets and the runtime's must agree");
+
+int64_t mlir::gnn::rowSetsLength(int64_t nodes, int64_t hops) {
+  return gnnrt_row_sets_length(nodes, hops);
+}
+
+int64_t mlir::gnn::rowSetsHops(int64_t length, int64_t nodes) {
+  return length - rowSetsLength(nodes, 0);
+}
 
 bool mlir::gnn::takesRowSets(Operation *op) {
   return withRowOp(op, [](auto) {});

@@ -29,21 +29,18 @@ inline constexpr llvm::StringLiteral kRestUnreadAttr = "gnn.rest_unread";
 inline constexpr llvm::StringLiteral kRowsReadAttr = "gnn.rows_read";
 
 /// The most hops row sets describe: a level takes a byte (the runtime's
-/// GNNRT_ROW_SETS_MAX_HOPS, which the reference interpreter checks equal).
+/// GNNRT_ROW_SETS_MAX_HOPS, which RowSets.cpp asserts equal).
 inline constexpr int64_t kMaxRowSetHops = 126;
 
 /// The i32 length of gnn.receptive_rows' result over \p nodes nodes: the
 /// hops + 1 counts, the order's `nodes` entries, and the levels a byte each
-/// rounded up to whole integers.
-inline int64_t rowSetsLength(int64_t nodes, int64_t hops) {
-  return hops + 1 + nodes + (nodes + 3) / 4;
-}
+/// rounded up to whole integers (the runtime's gnnrt_row_sets_length, which
+/// lays the buffer out).
+int64_t rowSetsLength(int64_t nodes, int64_t hops);
 
 /// The hops of row sets of \p length integers over \p nodes rows; negative
 /// when no row sets have that length.
-inline int64_t rowSetsHops(int64_t length, int64_t nodes) {
-  return length - rowSetsLength(nodes, 0);
-}
+int64_t rowSetsHops(int64_t length, int64_t nodes);
 
 /// The row sets an op computes over and the level of its set.
 struct RowRestriction {

@@ -543,12 +543,16 @@ double mlir::gnn::convertSeconds(int64_t elements,
          6.0 * static_cast<double>(elements) / profile.memBytesPerSecond;
 }
 
+double mlir::gnn::signBytes(double floatBytes) {
+  return floatBytes * (1.0 + 1.0 / 32);
+}
+
 double mlir::gnn::signSeconds(double floatBytes,
                               const MachineProfile &profile) {
   if (floatBytes <= 0)
     return 0;
   return profile.secondsPerOp +
-         floatBytes * (1.0 + 1.0 / 32) / profile.memBytesPerSecond;
+         signBytes(floatBytes) / profile.memBytesPerSecond;
 }
 
 namespace {
@@ -1268,7 +1272,7 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
         const double floatBytes =
             copiedBytes(floats, o.getRowSets(), o.getLevel());
         OpCost cost;
-        cost.bytes = floatBytes * (1.0 + 1.0 / 32);
+        cost.bytes = signBytes(floatBytes);
         cost.flops = floatBytes / 4;
         cost.rate = CostRate::Memory;
         cost.seconds = signSeconds(floatBytes, profile);

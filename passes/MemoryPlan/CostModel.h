@@ -287,9 +287,14 @@ OpCost tiledProductReads(Operation *matmul, int64_t tileBytes,
 /// secondsPerOp + 6 * elements / memBytesPerSecond. 0 for elements <= 0.
 double convertSeconds(int64_t elements, const MachineProfile &profile);
 
-/// Seconds of mem.store_sign or mem.load_sign over \p floatBytes of f32
+/// Bytes mem.store_sign or mem.load_sign moves over \p floatBytes of f32
 /// elements (the rows they pack or unpack): the floats read or written, a
 /// 32nd of that in bits the other way.
+double signBytes(double floatBytes);
+
+/// Seconds of mem.store_sign or mem.load_sign over \p floatBytes of f32
+/// elements: secondsPerOp + signBytes / memBytesPerSecond. 0 for
+/// floatBytes <= 0.
 double signSeconds(double floatBytes, const MachineProfile &profile);
 
 } // namespace mlir::gnn

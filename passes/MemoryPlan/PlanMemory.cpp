@@ -2331,14 +2331,6 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   };
   std::optional<SplitFailure> splitFailure;
   func::FuncOp predict = siblingOf(getOperation(), func, "predict");
-  // The aggregations of the step and predict split with every size or not.
-  auto splitCount = [&](bool everySize) {
-    size_t count = 0;
-    for (func::FuncOp f : {func, predict})
-      if (f)
-        count += aggregationsToSplit(f, kAggregationBlocks, everySize).size();
-    return count;
-  };
   // Only a step with such an aggregation is tried (predict is split with
   // it): GAT's step has none (its first layer's weights are per head) while
   // its predict has one, and planning the split again took its error path
@@ -2350,6 +2342,24 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     // one walking its graph once per block; then, where that splits fewer,
     // every one, in case the small ones bind after all (their smallest plan
     // is then the error's).
+    // The aggregations of the step and predict split with every size or not;
+    // predict's counted as the split below rewrites it, multiplied first (on
+    // a copy), which moves its first layer's aggregation to the product's
+    // width.
+    OwningOpRef<func::FuncOp> predictMultipliedFirst;
+    if (predict) {
+      predictMultipliedFirst = predict.clone();
+      multiplyFirst(*predictMultipliedFirst, kAggregationBlocks);
+    }
+    auto splitCount = [&](bool everySize) {
+      size_t count =
+          aggregationsToSplit(func, kAggregationBlocks, everySize).size();
+      if (predictMultipliedFirst)
+        count += aggregationsToSplit(*predictMultipliedFirst,
+                                     kAggregationBlocks, everySize)
+                     .size();
+      return count;
+    };
     SmallVector<bool, 2> sizes = {false};
     if (splitCount(true) > splitCount(false))
       sizes.push_back(true);

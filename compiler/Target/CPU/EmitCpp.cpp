@@ -164,6 +164,14 @@ private:
     return {name(sets), std::to_string(rowSetsHops(sets, rows)),
             std::to_string(level)};
   }
+  /// A restricted aggregation's `skip`: its input's rows outside R_skip are
+  /// zeros whose edges it need not read; hops + 1 (every row read) when it
+  /// has none.
+  static std::string skipArg(SpmmOp op) {
+    if (std::optional<uint64_t> skip = op.getSkip())
+      return std::to_string(*skip);
+    return std::to_string(rowSetsHops(op.getRowSets(), op.getResult()) + 1);
+  }
   /// Declares result \p index of \p op at its assigned place.
   LogicalResult define(Operation *op, unsigned index);
   LogicalResult defineAll(Operation *op) {
@@ -783,10 +791,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                                                                       : "1";
           SmallVector<std::string> sets = {"nullptr", "0", "0", "0", "0"};
           if (Value rs = o.getRowSets()) {
-            int64_t hops = rowSetsHops(rs, o.getResult());
-            sets = {name(rs), i64(hops), i64(*o.getLevel()),
-                    i64(o.getSkip() ? int64_t(*o.getSkip()) : hops + 1),
-                    zeroRest(op)};
+            sets = setArgs(rs, o.getResult(), *o.getLevel());
+            sets.append({skipArg(o), zeroRest(op)});
           }
           SmallVector<std::string> args = {
               name(o.getGraph()), ival(o.getAggr()),       name(o.getInput()),
@@ -801,14 +807,12 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
           return success();
         }
         if (Value sets = o.getRowSets()) {
-          // skip past the last set: none (gnnrt_cpu_spmm_rows).
-          int64_t hops = rowSetsHops(sets, o.getResult());
-          call("gnnrt_cpu_spmm_rows",
-               {name(o.getGraph()), ival(o.getAggr()), name(o.getInput()),
-                d(o.getInput(), 1), w ? name(w) : "nullptr", name(sets),
-                i64(hops), i64(*o.getLevel()),
-                i64(o.getSkip() ? int64_t(*o.getSkip()) : hops + 1),
-                zeroRest(op), out()});
+          SmallVector<std::string> args = {
+              name(o.getGraph()), ival(o.getAggr()), name(o.getInput()),
+              d(o.getInput(), 1), w ? name(w) : "nullptr"};
+          llvm::append_range(args, setArgs(sets, o.getResult(), *o.getLevel()));
+          args.append({skipArg(o), zeroRest(op), out()});
+          call("gnnrt_cpu_spmm_rows", args);
           return success();
         }
         std::string heads =
@@ -911,12 +915,16 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
           return success();
         }
         if (Value sets = o.getRowSets(); sets && csr) {
-          call("gnnrt_cpu_csr_matmul_rows",
-               {name(o.getLhs()), d(o.getLhs(), 0), d(o.getLhs(), 1),
-                i64(csr.getNnz()), o.getTransposeA() ? "1" : "0",
-                name(o.getRhs()), d(result, 1), name(sets),
-                i64(rowSetsHops(sets, o.getLhs())), i64(*o.getLevel()),
-                zeroRest(op), out()});
+          SmallVector<std::string> args = {name(o.getLhs()),
+                                           d(o.getLhs(), 0),
+                                           d(o.getLhs(), 1),
+                                           i64(csr.getNnz()),
+                                           o.getTransposeA() ? "1" : "0",
+                                           name(o.getRhs()),
+                                           d(result, 1)};
+          llvm::append_range(args, setArgs(sets, o.getLhs(), *o.getLevel()));
+          args.append({zeroRest(op), out()});
+          call("gnnrt_cpu_csr_matmul_rows", args);
           return success();
         }
         if (csr) {
@@ -928,11 +936,16 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         }
         std::string k = d(o.getLhs(), o.getTransposeA() ? 0 : 1);
         if (Value sets = o.getRowSets()) {
-          call("gnnrt_cpu_matmul_rows",
-               {name(o.getLhs()), name(o.getRhs()), d(result, 0), d(result, 1),
-                k, o.getTransposeA() ? "1" : "0", o.getTransposeB() ? "1" : "0",
-                name(sets), i64(rowSetsHops(sets, o.getLhs())),
-                i64(*o.getLevel()), zeroRest(op), out()});
+          SmallVector<std::string> args = {name(o.getLhs()),
+                                           name(o.getRhs()),
+                                           d(result, 0),
+                                           d(result, 1),
+                                           k,
+                                           o.getTransposeA() ? "1" : "0",
+                                           o.getTransposeB() ? "1" : "0"};
+          llvm::append_range(args, setArgs(sets, o.getLhs(), *o.getLevel()));
+          args.append({zeroRest(op), out()});
+          call("gnnrt_cpu_matmul_rows", args);
           return success();
         }
         call("gnnrt_cpu_matmul",
@@ -955,11 +968,12 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       })
       .Case([&](ReduceOp o) {
         if (Value sets = o.getRowSets()) {
-          call("gnnrt_cpu_reduce_rows",
-               {ival(o.getKind()), name(o.getInput()), d(o.getInput(), 0),
-                d(o.getInput(), 1), name(sets),
-                i64(rowSetsHops(sets, o.getInput())), i64(*o.getLevel()),
-                out()});
+          SmallVector<std::string> args = {
+              ival(o.getKind()), name(o.getInput()), d(o.getInput(), 0),
+              d(o.getInput(), 1)};
+          llvm::append_range(args, setArgs(sets, o.getInput(), *o.getLevel()));
+          args.push_back(out());
+          call("gnnrt_cpu_reduce_rows", args);
           return success();
         }
         call("gnnrt_cpu_reduce",
@@ -1047,13 +1061,18 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
           auto csr = getCsrEncoding(o.getInput().getType());
           if (!csr)
             return LogicalResult(unsupported());
-          call("gnnrt_cpu_csr_dropout_rows",
-               {name(o.getInput()), d(o.getInput(), 0), d(o.getInput(), 1),
-                i64(csr.getNnz()), keySeed[o.getKey()], keyStep[o.getKey()],
-                "UINT64_C(" + i64(o.getStream()) + ")",
-                f64(o.getPAttr().getValue()), name(sets),
-                i64(rowSetsHops(sets, o.getInput())), i64(*o.getLevel()),
-                out()});
+          SmallVector<std::string> args = {name(o.getInput()),
+                                           d(o.getInput(), 0),
+                                           d(o.getInput(), 1),
+                                           i64(csr.getNnz()),
+                                           keySeed[o.getKey()],
+                                           keyStep[o.getKey()],
+                                           "UINT64_C(" + i64(o.getStream()) +
+                                               ")",
+                                           f64(o.getPAttr().getValue())};
+          llvm::append_range(args, setArgs(sets, o.getInput(), *o.getLevel()));
+          args.push_back(out());
+          call("gnnrt_cpu_csr_dropout_rows", args);
           return success();
         }
         if (auto csr = getCsrEncoding(o.getInput().getType())) {
@@ -1283,10 +1302,9 @@ LogicalResult FunctionEmitter::emitFusedCpu(ArrayRef<Operation *> group) {
     bool unread = llvm::all_of(outputs, [](Value v) {
       return v.getDefiningOp()->hasAttr(kRestUnreadAttr);
     });
-    args.append({name(rows->rowSets),
-                 std::to_string(
-                     rowSetsHops(rows->rowSets, group.front()->getResult(0))),
-                 std::to_string(rows->level), unread ? "0" : "1"});
+    llvm::append_range(
+        args, setArgs(rows->rowSets, group.front()->getResult(0), rows->level));
+    args.push_back(unread ? "0" : "1");
     call("gnnrt_cpu_fused_rows", args);
   } else {
     call("gnnrt_cpu_fused", args);
