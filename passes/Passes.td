@@ -298,7 +298,8 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     Option<"solver", "solver", "std::string", /*default=*/"\"auto\"",
            "auto (greedy, then a bounded exact search from its plan), exact, greedy, ilp">,
     Option<"profile", "profile", "std::string", /*default=*/"\"\"",
-           "Machine profile JSON (default: the built-in cpu profile)">,
+           "Machine profile: a JSON file, or a shipped profile's name, "
+           "cpu-default or cuda-default (default: cpu-default)">,
     Option<"cache", "cache", "bool", /*default=*/"true",
            "Price the profile's cache (the CPU target, whose arena is host "
            "memory; off for the CUDA target)">,

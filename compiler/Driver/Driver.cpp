@@ -276,16 +276,17 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
   if (options.denseFeatures)
     pipelineOptions.sparseFeatures = 0.0;
   // The machine profile the planner prices fates with: --profile, else
-  // $GNNC_PROFILE, else `gnnc calibrate`'s output, else the built-in one.
+  // $GNNC_PROFILE, else `gnnc calibrate`'s output, else the target's
+  // built-in one.
   std::string profileSource;
-  llvm::Expected<mlir::gnn::MachineProfile> profile =
-      mlir::gnn::resolveProfile(options.profile, "cpu", &profileSource);
+  llvm::Expected<mlir::gnn::MachineProfile> profile = mlir::gnn::resolveProfile(
+      options.profile, cpuTarget ? "cpu" : "cuda", &profileSource);
   if (!profile) {
     reportToolError(diagOS, llvm::toString(profile.takeError()));
     return nullptr;
   }
-  if (llvm::sys::fs::exists(profileSource))
-    pipelineOptions.profile = profileSource;
+  pipelineOptions.profile =
+      llvm::sys::fs::exists(profileSource) ? profileSource : profile->name;
   pipelineOptions.policy = options.policy;
   pipelineOptions.solver = options.solver;
   if (failed(mlir::gnn::buildGnncPipeline(pm, pipelineOptions)) ||

@@ -102,11 +102,19 @@ struct MachineProfile {
 /// field "version").
 constexpr int64_t kProfileVersion = 1;
 
-/// The profile shipped with gnnc (passes/MemoryPlan/profiles/
-/// cpu-default.json, embedded at build time).
+/// The profile shipped with gnnc for \p target, "cpu" or "cuda"
+/// (passes/MemoryPlan/profiles/<target>-default.json, embedded at build
+/// time); null for another target.
+const MachineProfile *getShippedProfile(llvm::StringRef target);
+/// The shipped CPU profile (getShippedProfile("cpu")).
 const MachineProfile &getDefaultProfile();
-/// Its JSON text, as shipped.
-llvm::StringRef getDefaultProfileJson();
+/// The shipped profile of \p target as JSON text; empty for another
+/// target.
+llvm::StringRef getDefaultProfileJson(llvm::StringRef target = "cpu");
+/// The target whose shipped profile is named \p name ("cpu-default",
+/// "cuda-default"), or empty: gnn-plan-memory's `profile` option takes
+/// these names besides paths.
+llvm::StringRef shippedProfileTarget(llvm::StringRef name);
 
 /// Parses and validates a profile. Errors name \p nameForErrors and the
 /// field: "p.json: field 'disk_read_bytes_per_second': must be a positive
@@ -135,11 +143,11 @@ std::string getCalibratedProfilePath(llvm::StringRef target = "cpu");
 /// The profile the gnnc driver plans with, for \p target: \p explicitPath
 /// when not empty, else $GNNC_PROFILE when set and not empty, else the
 /// calibrate output (getCalibratedProfilePath) when that file exists, else
-/// the default profile (for "cpu"; other targets have none and fail). A
+/// the target's shipped profile (getShippedProfile; another target fails). A
 /// file that is named but cannot be read or parsed is an error, never a
 /// silent fall-back, and so is a profile for another target. \p source, if
 /// given, receives where the profile came from (the path, or
-/// "cpu-default (built in)").
+/// "<target>-default (built in)").
 llvm::Expected<MachineProfile> resolveProfile(llvm::StringRef explicitPath,
                                               llvm::StringRef target = "cpu",
                                               std::string *source = nullptr);

@@ -1859,6 +1859,9 @@ struct PlanMemoryPass : mlir::gnn::impl::GnnPlanMemoryBase<PlanMemoryPass> {
   FailureOr<MachineProfile> loadProfile() {
     if (profile.empty())
       return getDefaultProfile();
+    // A shipped profile by name (the driver's default for --target=cuda).
+    if (llvm::StringRef target = shippedProfileTarget(profile); !target.empty())
+      return *getShippedProfile(target);
     llvm::Expected<MachineProfile> p = readProfile(profile);
     if (!p) {
       getOperation().emitError("gnn-plan-memory: ")

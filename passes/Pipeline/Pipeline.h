@@ -49,7 +49,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init("auto")};
   Option<std::string> profile{
       *this, "profile",
-      llvm::cl::desc("plan, cpp: machine profile JSON (default: built in)"),
+      llvm::cl::desc("plan, cpp: machine profile JSON, or cpu-default or "
+                     "cuda-default (default: cpu-default)"),
       llvm::cl::init("")};
   Option<bool> cache{
       *this, "cache",

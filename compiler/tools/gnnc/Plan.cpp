@@ -663,7 +663,8 @@ void writeSvg(llvm::ArrayRef<StepPlan> plans, llvm::raw_ostream &os) {
 
 int gnnc::planProgram(Compilation &compilation, const PlanOptions &options,
                       llvm::raw_ostream &os) {
-  mlir::OwningOpRef<mlir::ModuleOp> module = compilation.lowerTo(Stage::Plan);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      compilation.lowerTo(Stage::Plan, /*cpuTarget=*/!options.cudaTarget);
   if (!module)
     return 1;
   std::vector<StepPlan> plans;

@@ -24,6 +24,9 @@ struct PlanOptions {
   bool json = false;
   /// --svg: also write the memory-over-time picture to this file.
   std::string svgFile;
+  /// --target=cuda: plan as the CUDA target does (its pipeline and its
+  /// machine profile).
+  bool cudaTarget = false;
 };
 
 /// Runs `gnnc plan` on \p compilation, whose front end has run; prints to

@@ -202,7 +202,7 @@ static cl::opt<std::string>
            cl::desc("Where training runs: cpu, or cuda (an NVIDIA GPU of "
                     "sm_80 or newer; docs/Cuda.md)"),
            cl::value_desc("TARGET"), cl::init("cpu"), cl::sub(compileCmd),
-           cl::sub(runCmd), cl::cat(gnncCategory));
+           cl::sub(runCmd), cl::sub(planCmd), cl::cat(gnncCategory));
 static cl::list<std::string> cudaArchs(
     "arch",
     cl::desc("--target=cuda: GPU architectures to build kernels for "
@@ -413,7 +413,10 @@ int main(int argc, char **argv) {
       return usageError("gnnc compile needs -o FILE");
     return compileProgram(options, output, verboseBuild, archs);
   }
+  if (target != "cpu" && target != "cuda")
+    return usageError("unknown --target '" + target + "' (cpu, cuda)");
   PlanOptions plan;
+  plan.cudaTarget = target == "cuda";
   plan.json = planJson;
   plan.svgFile = planSvg;
   return planProgram(compilation, plan, llvm::outs());

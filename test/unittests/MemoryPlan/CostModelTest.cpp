@@ -583,6 +583,31 @@ TEST(Profile, DefaultLoads) {
   EXPECT_EQ(*again, p);
 }
 
+TEST(Profile, ShippedCudaProfileLoads) {
+  const MachineProfile *p = getShippedProfile("cuda");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->name, "cuda-default");
+  EXPECT_EQ(p->target, "cuda");
+  // The GPU's memory has no cache in the model (its arena is device
+  // memory, not a CPU's), and it streams faster than the CPU's.
+  EXPECT_EQ(p->cacheBytes, 0);
+  EXPECT_GT(p->memBytesPerSecond, getDefaultProfile().memBytesPerSecond);
+  EXPECT_GT(p->sparseBytesPerSecond, getDefaultProfile().sparseBytesPerSecond);
+  // The host link is slower than the device's memory by far: offloading
+  // is priced as the expensive fate it is on a GPU.
+  EXPECT_LT(p->hostLinkBytesPerSecond * 10, p->memBytesPerSecond);
+  llvm::Expected<MachineProfile> again =
+      parseProfile(getDefaultProfileJson("cuda"), "cuda-default.json");
+  ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
+  EXPECT_EQ(*again, *p);
+  // gnn-plan-memory's `profile` option names the shipped profiles.
+  EXPECT_EQ(shippedProfileTarget("cuda-default"), "cuda");
+  EXPECT_EQ(shippedProfileTarget("cpu-default"), "cpu");
+  EXPECT_EQ(shippedProfileTarget("cuda-default.json"), "");
+  EXPECT_EQ(getShippedProfile("rocm"), nullptr);
+  EXPECT_EQ(getDefaultProfileJson("rocm"), "");
+}
+
 TEST(Profile, WriteThenParseIsTheIdentity) {
   MachineProfile p = testProfile();
   p.gemmFlopsPerSecond = 1.0 / 3.0 * 1e11; // not a short decimal
@@ -786,16 +811,21 @@ TEST(Profile, ResolutionOrder) {
   EXPECT_NE(llvm::toString(p.takeError()).find(calibrated + ": invalid JSON"),
             std::string::npos);
 
-  // A profile for another target is refused; no default for cuda.
+  // A profile for another target is refused; cuda's default is its own
+  // shipped profile, and a target with none fails.
   p = resolveProfile(dir.file("env.json"), "cuda", &source);
   ASSERT_FALSE(static_cast<bool>(p));
   EXPECT_EQ(llvm::toString(p.takeError()),
             dir.file("env.json") +
                 ": the profile is for target 'cpu', not 'cuda'");
   p = resolveProfile("", "cuda", &source);
+  ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+  EXPECT_EQ(*p, *getShippedProfile("cuda"));
+  EXPECT_EQ(source, "cuda-default (built in)");
+  p = resolveProfile("", "rocm", &source);
   ASSERT_FALSE(static_cast<bool>(p));
   EXPECT_EQ(llvm::toString(p.takeError()),
-            "no machine profile for target 'cuda': run 'gnnc calibrate' or "
+            "no machine profile for target 'rocm': run 'gnnc calibrate' or "
             "name one with $GNNC_PROFILE");
 
   // Without XDG_CONFIG_HOME: ~/.config.
