@@ -21,6 +21,7 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -285,8 +286,16 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
     reportToolError(diagOS, llvm::toString(profile.takeError()));
     return nullptr;
   }
-  pipelineOptions.profile =
-      llvm::sys::fs::exists(profileSource) ? profileSource : profile->name;
+  // gnn-plan-memory reads the file again, by an absolute path (a relative
+  // one could spell a shipped profile's name), or takes the built-in
+  // profile by its name.
+  if (llvm::sys::fs::exists(profileSource)) {
+    llvm::SmallString<256> path(profileSource);
+    llvm::sys::fs::make_absolute(path);
+    pipelineOptions.profile = std::string(path);
+  } else {
+    pipelineOptions.profile = profile->name;
+  }
   pipelineOptions.policy = options.policy;
   pipelineOptions.solver = options.solver;
   if (failed(mlir::gnn::buildGnncPipeline(pm, pipelineOptions)) ||

@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <optional>
 
 using namespace mlir;
@@ -316,13 +317,17 @@ MachineProfile parseShipped(llvm::StringRef target) {
 }
 } // namespace
 
+/// The targets with a shipped profile (profiles/<target>-default.json, as
+/// CMakeLists.txt embeds them).
+constexpr llvm::StringLiteral kShippedTargets[] = {"cpu", "cuda"};
+
 const MachineProfile *mlir::gnn::getShippedProfile(llvm::StringRef target) {
-  static const MachineProfile cpu = parseShipped("cpu");
-  static const MachineProfile cuda = parseShipped("cuda");
-  if (target == "cpu")
-    return &cpu;
-  if (target == "cuda")
-    return &cuda;
+  static const MachineProfile profiles[] = {parseShipped(kShippedTargets[0]),
+                                            parseShipped(kShippedTargets[1])};
+  static_assert(std::size(profiles) == std::size(kShippedTargets));
+  for (auto [i, shipped] : llvm::enumerate(kShippedTargets))
+    if (target == shipped)
+      return &profiles[i];
   return nullptr;
 }
 
@@ -331,7 +336,7 @@ const MachineProfile &mlir::gnn::getDefaultProfile() {
 }
 
 llvm::StringRef mlir::gnn::shippedProfileTarget(llvm::StringRef name) {
-  for (llvm::StringRef target : {"cpu", "cuda"})
+  for (llvm::StringRef target : kShippedTargets)
     if (name == getShippedProfile(target)->name)
       return target;
   return "";

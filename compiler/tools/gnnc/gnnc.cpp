@@ -199,8 +199,9 @@ static cl::opt<std::string> checkProfile(
     cl::value_desc("FILE"), cl::sub(calibrateCmd), cl::cat(gnncCategory));
 static cl::opt<std::string>
     target("target",
-           cl::desc("Where training runs: cpu, or cuda (an NVIDIA GPU of "
-                    "sm_80 or newer; docs/Cuda.md)"),
+           cl::desc("Where training runs (run, compile) or what to plan "
+                    "for (plan): cpu, or cuda (an NVIDIA GPU of sm_80 or "
+                    "newer; docs/Cuda.md)"),
            cl::value_desc("TARGET"), cl::init("cpu"), cl::sub(compileCmd),
            cl::sub(runCmd), cl::sub(planCmd), cl::cat(gnncCategory));
 static cl::list<std::string> cudaArchs(
