@@ -872,6 +872,17 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       .Case([&](MatmulOp o) {
         Value result = o.getResult();
         auto csr = getCsrEncoding(o.getLhs().getType());
+        // The leading arguments of every gnnrt_cpu_csr_matmul* call: the CSR
+        // left operand, its transpose flag, and the dense right one.
+        auto csrProductArgs = [&]() -> SmallVector<std::string> {
+          return {name(o.getLhs()),
+                  d(o.getLhs(), 0),
+                  d(o.getLhs(), 1),
+                  i64(csr.getNnz()),
+                  o.getTransposeA() ? "1" : "0",
+                  name(o.getRhs()),
+                  d(result, 1)};
+        };
         if (auto tile = tileOf.find(o.getLhs()); tile != tileOf.end() && !csr) {
           // A dense left operand read from host memory a tile of rows at a
           // time; the bytes copied count as bytes from the host tier.
@@ -902,36 +913,23 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
             sets = setArgs(rs, o.getLhs(), *o.getLevel());
             sets.push_back(zeroRest(op));
           }
-          SmallVector<std::string> args = {name(o.getLhs()),
-                                           d(o.getLhs(), 0),
-                                           d(o.getLhs(), 1),
-                                           i64(csr.getNnz()),
-                                           o.getTransposeA() ? "1" : "0",
-                                           name(o.getRhs()),
-                                           d(result, 1)};
+          SmallVector<std::string> args = csrProductArgs();
           llvm::append_range(args, sets);
           callMaybeTiled("gnnrt_cpu_csr_matmul", o.getLhs(), std::move(args),
                          out());
           return success();
         }
         if (Value sets = o.getRowSets(); sets && csr) {
-          SmallVector<std::string> args = {name(o.getLhs()),
-                                           d(o.getLhs(), 0),
-                                           d(o.getLhs(), 1),
-                                           i64(csr.getNnz()),
-                                           o.getTransposeA() ? "1" : "0",
-                                           name(o.getRhs()),
-                                           d(result, 1)};
+          SmallVector<std::string> args = csrProductArgs();
           llvm::append_range(args, setArgs(sets, o.getLhs(), *o.getLevel()));
           args.append({zeroRest(op), out()});
           call("gnnrt_cpu_csr_matmul_rows", args);
           return success();
         }
         if (csr) {
-          call("gnnrt_cpu_csr_matmul",
-               {name(o.getLhs()), d(o.getLhs(), 0), d(o.getLhs(), 1),
-                i64(csr.getNnz()), o.getTransposeA() ? "1" : "0",
-                name(o.getRhs()), d(result, 1), out()});
+          SmallVector<std::string> args = csrProductArgs();
+          args.push_back(out());
+          call("gnnrt_cpu_csr_matmul", args);
           return success();
         }
         std::string k = d(o.getLhs(), o.getTransposeA() ? 0 : 1);
