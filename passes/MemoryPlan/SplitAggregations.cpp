@@ -30,6 +30,17 @@ namespace mlir::gnn {
 using namespace mlir;
 using namespace mlir::gnn;
 
+/// Whether every column of \p spmm is weighted alike: no weights, or one
+/// per edge. Weights per head each weigh their own columns (GAT), so such
+/// a sum neither splits into blocks of columns nor commutes with W.
+static bool oneWeightPerEdge(SpmmOp spmm) {
+  Value w = spmm.getWeights();
+  if (!w)
+    return true;
+  auto weights = cast<RankedTensorType>(w.getType());
+  return weights.getRank() != 2 || weights.getDimSize(1) == 1;
+}
+
 /// Whether \p spmm can run a block of columns at a time, each written over
 /// its input: its input is a static matrix of its result's type that
 /// nothing reads after it (a layer's bias gradient reads its output
@@ -46,12 +57,7 @@ static bool splittable(SpmmOp spmm) {
     if (user != spmm &&
         (user->getBlock() != spmm->getBlock() || !user->isBeforeInBlock(spmm)))
       return false;
-  if (Value w = spmm.getWeights()) {
-    auto weights = cast<RankedTensorType>(w.getType());
-    if (weights.getRank() == 2 && weights.getDimSize(1) != 1)
-      return false;
-  }
-  return true;
+  return oneWeightPerEdge(spmm);
 }
 
 /// The level of the rows of its input that \p spmm, restricted, reads: its
@@ -150,14 +156,9 @@ int64_t mlir::gnn::multiplyFirst(func::FuncOp func, int64_t blocks) {
         isCsr(spmm.getInput().getType()))
       return;
     // Sums and means with one weight per edge commute with W; a maximum
-    // does not, nor weights per head (each weighs its own columns: GAT).
-    if (spmm.getAggr() == Aggregation::max)
+    // does not, nor weights per head.
+    if (spmm.getAggr() == Aggregation::max || !oneWeightPerEdge(spmm))
       return;
-    if (Value w = spmm.getWeights()) {
-      auto weights = cast<RankedTensorType>(w.getType());
-      if (weights.getRank() == 2 && weights.getDimSize(1) != 1)
-        return;
-    }
     auto in = dyn_cast<RankedTensorType>(spmm.getType());
     auto out = dyn_cast<RankedTensorType>(matmul.getType());
     if (!in || !out || !in.hasStaticShape() || !out.hasStaticShape())
