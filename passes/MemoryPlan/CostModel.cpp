@@ -67,6 +67,7 @@ bool MachineProfile::operator==(const MachineProfile &o) const {
          diskTransferOverlap == o.diskTransferOverlap &&
          secondsPerOp == o.secondsPerOp && cacheBytes == o.cacheBytes &&
          coldWriteBytesPerSecond == o.coldWriteBytesPerSecond &&
+         coldReadBytesPerSecond == o.coldReadBytesPerSecond &&
          cachedHostLinkBytesPerSecond == o.cachedHostLinkBytesPerSecond &&
          threads == o.threads && comment == o.comment;
 }
@@ -109,6 +110,8 @@ const NumberField kNumberFields[] = {
     {"cache_bytes", &MachineProfile::cacheBytes, Range::NonNegative,
      /*optional=*/true},
     {"cold_write_bytes_per_second", &MachineProfile::coldWriteBytesPerSecond,
+     Range::NonNegative, /*optional=*/true},
+    {"cold_read_bytes_per_second", &MachineProfile::coldReadBytesPerSecond,
      Range::NonNegative, /*optional=*/true},
     {"cached_host_link_bytes_per_second",
      &MachineProfile::cachedHostLinkBytesPerSecond, Range::NonNegative,
@@ -361,6 +364,7 @@ mlir::gnn::profileFromCalibration(const gnnrt::CalibrationResult &result,
   profile.secondsPerOp = result.secondsPerOp;
   profile.cacheBytes = result.cacheBytes;
   profile.coldWriteBytesPerSecond = result.coldWriteBytesPerSecond;
+  profile.coldReadBytesPerSecond = result.coldReadBytesPerSecond;
   profile.cachedHostLinkBytesPerSecond = result.cachedHostLinkBytesPerSecond;
   profile.threads = result.threads;
   profile.comment = comment.str();
@@ -490,13 +494,37 @@ int64_t mlir::gnn::cachedArenaBytes(const MachineProfile &profile) {
   return static_cast<int64_t>(profile.cacheBytes / 2);
 }
 
-double mlir::gnn::cachedWriteSavings(double resultBytes, int64_t devicePeak,
-                                     const MachineProfile &profile) {
-  int64_t cached = cachedArenaBytes(profile);
-  if (cached <= 0 || profile.coldWriteBytesPerSecond <= 0 ||
-      devicePeak > cached)
+double mlir::gnn::cachedFraction(int64_t devicePeak,
+                                 const MachineProfile &profile) {
+  int64_t whole = cachedArenaBytes(profile);
+  double cache = profile.cacheBytes;
+  if (whole <= 0 || devicePeak >= cache)
     return 0;
-  return resultBytes / profile.coldWriteBytesPerSecond;
+  if (devicePeak <= whole)
+    return 1;
+  return (cache - static_cast<double>(devicePeak)) / (cache - whole);
+}
+
+double mlir::gnn::cachedSavings(double resultBytes, double readBytes,
+                                int64_t devicePeak,
+                                const MachineProfile &profile) {
+  double seconds = 0;
+  if (profile.coldWriteBytesPerSecond > 0)
+    seconds += resultBytes / profile.coldWriteBytesPerSecond;
+  if (profile.coldReadBytesPerSecond > 0)
+    seconds += readBytes / profile.coldReadBytesPerSecond;
+  return seconds * cachedFraction(devicePeak, profile);
+}
+
+double mlir::gnn::cachedCopySeconds(double seconds, int64_t devicePeak,
+                                    const MachineProfile &profile) {
+  double fraction = cachedFraction(devicePeak, profile);
+  if (fraction == 0 ||
+      profile.cachedHostLinkBytesPerSecond <= profile.hostLinkBytesPerSecond)
+    return seconds;
+  double cached = seconds * profile.hostLinkBytesPerSecond /
+                  profile.cachedHostLinkBytesPerSecond;
+  return fraction * cached + (1 - fraction) * seconds;
 }
 
 double mlir::gnn::transferSeconds(int64_t bytes, TransferTier tier,

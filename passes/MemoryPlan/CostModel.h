@@ -78,11 +78,15 @@ struct MachineProfile {
   double cacheBytes = 0;
   /// The extra cost of writing results into memory the cache does not hold
   /// (each line is read before it is written), as result bytes per second
-  /// of that extra; 0: none. Saved on every result of the step when the
-  /// session's device peak is at most half of cacheBytes
-  /// (cachedWriteSavings).
+  /// of that extra; 0: none. Saved on every result of the step as far as
+  /// the session's device peak stays in the cache (cachedSavings).
   /// Optional in the JSON.
   double coldWriteBytesPerSecond = 0;
+  /// The extra cost of reading operands from memory the cache does not
+  /// hold, as operand bytes per second of that extra; 0: none. Saved on
+  /// every arena operand the step reads, as coldWriteBytesPerSecond.
+  /// Optional in the JSON.
+  double coldReadBytesPerSecond = 0;
   /// Host copies while the session's device peak stays in the cache (see
   /// cachedArenaBytes), bytes/s: only the host side of a copy then crosses
   /// the memory bus. 0: as hostLinkBytesPerSecond. Optional in the JSON.
@@ -152,21 +156,36 @@ llvm::Expected<MachineProfile> resolveProfile(llvm::StringRef explicitPath,
                                               llvm::StringRef target = "cpu",
                                               std::string *source = nullptr);
 
-/// The largest session device peak that counts as staying in the cache:
-/// half of it (the other half holds what the kernels read besides the
-/// arena: the graph, inputs read from host memory in tiles); 0 without a
-/// cache.
+/// The largest session device peak that counts as staying wholly in the
+/// cache: half of it (the other half holds what the kernels read besides
+/// the arena: the graph, inputs read from host memory in tiles); 0 without
+/// a cache.
 int64_t cachedArenaBytes(const MachineProfile &profile);
 
-/// What a step saves on writing \p resultBytes of results when the
-/// session's device peak is \p devicePeak: the rates are measured on
-/// memory beyond the caches, so the ops' prices include writing into lines
-/// the cache must first read; within cachedArenaBytes the lines are cached
-/// and the step saves resultBytes / coldWriteBytesPerSecond, else nothing.
-/// On the CPU target the arena is ordinary memory (docs/CostModel.md,
-/// "Results written within the cache").
-double cachedWriteSavings(double resultBytes, int64_t devicePeak,
-                          const MachineProfile &profile);
+/// How much of a step whose session device peak is \p devicePeak counts as
+/// running in the cache: 1 up to cachedArenaBytes, 0 from cacheBytes on,
+/// and linear between (a working set between half the cache and all of it
+/// keeps part of its lines); 0 without a cache.
+double cachedFraction(int64_t devicePeak, const MachineProfile &profile);
+
+/// What a step saves on writing \p resultBytes of results and reading
+/// \p readBytes of arena operands when the session's device peak is
+/// \p devicePeak: the rates are measured on memory beyond the caches, so
+/// the ops' prices include fetching every line from memory; the part of
+/// the step in the cache (cachedFraction) saves resultBytes /
+/// coldWriteBytesPerSecond + readBytes / coldReadBytesPerSecond. On the
+/// CPU target the arena is ordinary memory (docs/CostModel.md, "Steps
+/// within the cache").
+double cachedSavings(double resultBytes, double readBytes, int64_t devicePeak,
+                     const MachineProfile &profile);
+
+/// The seconds of host copies the solver priced at hostLinkBytesPerSecond,
+/// \p seconds, for a step whose session device peak is \p devicePeak: the
+/// part of the step in the cache (cachedFraction) copies at
+/// cachedHostLinkBytesPerSecond, only the host side of each copy crossing
+/// the memory bus.
+double cachedCopySeconds(double seconds, int64_t devicePeak,
+                         const MachineProfile &profile);
 
 /// Which rate bounds a cost (for reports; `seconds` already applies it).
 enum class CostRate {

@@ -2206,7 +2206,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
           {"offload_all", offloadAll()}}) {
       Attempt a;
       a.solution = plan::evaluate(problem, choice);
-      a.solver = std::string(name) + " (fall-back)";
+      a.solver = name;
       if (!a.solution.feasible || failed(place(a)))
         continue;
       simple->push_back(std::move(a));
@@ -2289,6 +2289,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return a;
     Attempt copy = best->clone();
     copy.placed = true;
+    copy.solver += " (fall-back)";
     return copy;
   };
   std::string on =
@@ -2508,46 +2509,57 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     result = std::move(*smallest);
   }
   // The cache (profiles that know one: the CPU target's). The arena is
-  // ordinary memory there, and a step whose session peak stays within half
-  // the last-level cache writes its results into lines the cache holds,
-  // where a larger one pays a memory read for every line it writes (as the
-  // profile's rates, measured beyond the caches, price every op). The
-  // solver prices ops, not where they write, so auto also plans the room
-  // that fits the cache and keeps that plan when its copies cost less than
-  // the writes it saves (docs/CostModel.md, "Results written within the
-  // cache"). Each prediction reported below includes its savings.
-  double resultBytes = 0;
-  for (const ValueLiveness &v : live->getValues())
+  // ordinary memory there, and the profile's rates, measured beyond the
+  // caches, price every op as if each line it reads or writes came from
+  // memory. A step whose session peak stays in the last-level cache keeps
+  // those lines cached (wholly within half of it, in part up to all of
+  // it: cachedFraction). The solver prices ops, not where they live, so
+  // auto also plans the room that fits half the cache and compares the
+  // simple policies that fit, each with its savings, and keeps the
+  // cheapest prediction (docs/CostModel.md, "Steps within the cache").
+  // Each prediction reported below includes its savings.
+  double resultBytes = 0, readBytes = 0;
+  for (const ValueLiveness &v : live->getValues()) {
+    if (v.bytes <= 0 || v.storage == Storage::None)
+      continue;
     if ((v.storage == Storage::Arena || v.storage == Storage::Result) &&
-        v.def != StepLiveness::kEntry && !v.inPlaceOf && v.bytes > 0)
+        v.def != StepLiveness::kEntry && !v.inPlaceOf)
       resultBytes += static_cast<double>(v.bytes);
-  // A plan within the cache also copies at the cached rate (one side of
-  // each copy in cache): its host options' seconds, priced at the host
-  // link by the solver, scale by the ratio of the two rates.
-  auto copyScale = [&](const Attempt &a) {
-    return peakOf(a) <= cachedArenaBytes(prof) &&
-                   prof.cachedHostLinkBytesPerSecond >
-                       prof.hostLinkBytesPerSecond
-               ? prof.hostLinkBytesPerSecond / prof.cachedHostLinkBytesPerSecond
-               : 1.0;
-  };
-  // What option \p o of a candidate adds to the step under \p a.
+    // Every op that names the value reads it once (a view's readers read
+    // it again through the view; the simplification counts the view).
+    llvm::SmallPtrSet<Operation *, 8> readers;
+    for (Operation *user : v.value.getUsers())
+      if (!isa<func::ReturnOp>(user))
+        readers.insert(user);
+    readBytes += static_cast<double>(v.bytes) * readers.size();
+  }
+  // What option \p o of a candidate adds to the step under \p a: a plan in
+  // the cache copies at the cached rate (one side of each copy in cache).
   auto addedSeconds = [&](const Attempt &a, const plan::Option &o) {
-    return o.fate == Fate::Host ? o.seconds * copyScale(a) : o.seconds;
+    return o.fate == Fate::Host ? cachedCopySeconds(o.seconds, peakOf(a), prof)
+                                : o.seconds;
+  };
+  auto savings = [&](int64_t peak) {
+    return cachedSavings(resultBytes, readBytes, peak, prof);
   };
   auto predicted = [&](const Attempt &a) {
-    double seconds = planner.keepAllSeconds -
-                     cachedWriteSavings(resultBytes, peakOf(a), prof);
+    double seconds = planner.keepAllSeconds - savings(peakOf(a));
     for (auto [c, cand] : llvm::enumerate(problem.candidates))
       seconds += addedSeconds(a, cand.options[a.solution.choice[c]]);
     return seconds;
   };
   if (policyName == "auto" && cachedArenaBytes(prof) > 0 &&
-      prof.coldWriteBytesPerSecond > 0 &&
-      peakOf(*result) > cachedArenaBytes(prof)) {
-    int64_t cacheRoom =
-        cachedArenaBytes(prof) / kArenaAlignment * kArenaAlignment - fixed;
-    if (cacheRoom > 0 && cacheRoom < room) {
+      cachedFraction(peakOf(*result), prof) < 1) {
+    // The rooms that fit half the cache, nine sixteenths of it, and so on
+    // up to fifteen: the savings fall linearly over that range, so the
+    // cheapest plan may sit anywhere on it.
+    for (int sixteenths = 8; sixteenths < 16; ++sixteenths) {
+      int64_t cacheRoom =
+          static_cast<int64_t>(prof.cacheBytes * sixteenths / 16) /
+              kArenaAlignment * kArenaAlignment -
+          fixed;
+      if (cacheRoom <= 0 || cacheRoom >= room)
+        continue;
       FailureOr<Attempt> cached = tryRoom(cacheRoom);
       if (failed(cached))
         return failure();
@@ -2555,6 +2567,18 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
           predicted(*cached) < predicted(*result))
         result = std::move(*cached);
     }
+    // The simple policies' plans have peaks of their own, which may sit
+    // in the cache where the solver's plan for the room does not.
+    FailureOr<std::vector<Attempt> *> fallbacks = simplePlans();
+    if (failed(fallbacks))
+      return failure();
+    for (Attempt &f : **fallbacks)
+      if (f.needs() <= room && prepareFits(f) &&
+          predicted(f) < predicted(*result)) {
+        result = f.clone();
+        result->placed = true;
+        result->solver += " (in cache)";
+      }
   }
   // Keep-all's peak, for its own prediction: its plan's when that is the
   // policy, else the curve's peak with nothing moved (placement holes
@@ -2566,7 +2590,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         fixed + plan::evaluate(problem,
                                std::vector<int>(problem.candidates.size(), 0))
                     .peak[0]);
-  double keepAllSavings = cachedWriteSavings(resultBytes, keepAllPeak, prof);
+  double keepAllSavings = savings(keepAllPeak);
   double keepAllSeconds =
       unsplitKeepAll.value_or(planner.keepAllSeconds) - keepAllSavings;
 
@@ -2589,9 +2613,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
                          predicted(*result), keepAllSeconds, policyName));
   // The cache's part of the difference to keep-all, which no tensor's row
   // holds: `gnnc plan` shows it, and the rows plus it add up.
-  if (double cache =
-          keepAllSavings - cachedWriteSavings(resultBytes, peakDevice, prof);
-      cache != 0)
+  if (double cache = keepAllSavings - savings(peakDevice); cache != 0)
     func->setAttr("mem.cache_seconds", b.getF64FloatAttr(cache));
   // The blocks' part of the difference: the split step's own time with
   // every tensor kept, beyond the unsplit one's.

@@ -206,6 +206,7 @@ private:
   bool spmm();
   bool hostCopy();
   bool coldWrite();
+  bool coldRead();
   bool kernelCall();
   bool disk();
   bool diskOverlap();
@@ -472,6 +473,53 @@ bool Calibrator::coldWrite() {
   Timing none;
   record("cache", "last-level data cache (sysfs, else sysconf)", 0, none,
          result.cacheBytes, "B");
+  return true;
+}
+
+bool Calibrator::coldRead() {
+  // The converse of coldWrite: the same add writing into one slice that
+  // stays in cache, its two inputs read from the slices of two regions of
+  // an eighth of the cache each (a quarter in all: an arena that fits the
+  // cache) and from the slices of two regions the cache cannot hold. The
+  // difference is what reading operands from memory beyond the cache
+  // costs. Both sweeps read the same number of slices; the cold one reads
+  // a slice again only after the whole region.
+  const int64_t n = sizes.coldWriteSliceBytes / 4;
+  const int64_t slices =
+      std::max<int64_t>(1, sizes.coldWriteRegionBytes / (n * 4));
+  const int64_t hotSlices = std::clamp<int64_t>(
+      static_cast<int64_t>(result.cacheBytes / 8) / (n * 4), 1, slices);
+  std::string workload =
+      "gnnrt_cpu_add 3 x " + std::to_string(n) + " f32, inputs from 2 x " +
+      mebibytes(hotSlices * n * 4) + " vs 2 x " + mebibytes(slices * n * 4);
+  progress("cold read (" + workload + ")");
+  Buffer<float> out, a, b;
+  if (!out.allocate(n) || !a.allocate(n * slices) || !b.allocate(n * slices)) {
+    error = "out of memory for the cold read test";
+    return false;
+  }
+  fill(a.get(), n * slices, 12);
+  fill(b.get(), n * slices, 13);
+  auto sweep = [&](bool cold) {
+    return [&, cold](std::string &err) {
+      for (int64_t s = 0; s < slices; ++s) {
+        int64_t at = (cold ? s : s % hotSlices) * n;
+        if (!kernelOk(gnnrt_cpu_add(a.get() + at, b.get() + at, n, out.get()),
+                      "gnnrt_cpu_add", err))
+          return false;
+      }
+      return true;
+    };
+  };
+  Timing hotTiming, coldTiming;
+  if (!measure(sizes, sweep(false), hotTiming, error, /*batched=*/false) ||
+      !measure(sizes, sweep(true), coldTiming, error, /*batched=*/false))
+    return false;
+  const double bytes = static_cast<double>(2 * slices * n * 4);
+  const double extra = coldTiming.seconds - hotTiming.seconds;
+  result.coldReadBytesPerSecond = extra > 0 ? bytes / extra : 0;
+  record("cold read", workload, bytes, coldTiming,
+         result.coldReadBytesPerSecond, "B/s");
   return true;
 }
 
@@ -742,7 +790,7 @@ bool Calibrator::run() {
     gnnrt_cpu_set_num_threads(options.threads);
   result.threads = gnnrt_cpu_get_num_threads();
   bool ok = gemm() && stream() && dropout() && spmm() && hostCopy() &&
-            coldWrite() && kernelCall() && disk();
+            coldWrite() && coldRead() && kernelCall() && disk();
   ::unlink(path.c_str());
   if (options.threads > 0)
     gnnrt_cpu_set_num_threads(0);

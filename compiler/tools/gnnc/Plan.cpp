@@ -273,10 +273,10 @@ void printTable(const StepPlan &plan, llvm::raw_ostream &os) {
          bytesText(plan.peak[t]) + " " + limitText(plan, Tier(t)));
   if (plan.cacheSeconds != 0)
     line("cache", llvm::formatv(
-                      "{0}{1:f3} ms against keep-all: {2} writes its "
-                      "results within half the cache",
+                      "{0}{1:f3} ms against keep-all: the cache holds more "
+                      "of {2} step",
                       plan.cacheSeconds > 0 ? "+" : "", plan.cacheSeconds * 1e3,
-                      plan.cacheSeconds < 0 ? "this plan" : "keep-all"));
+                      plan.cacheSeconds < 0 ? "this plan's" : "keep-all's"));
   if (plan.splitSeconds != 0)
     line("blocks", llvm::formatv("{0}{1:f3} ms against keep-all: aggregations "
                                  "run by blocks of columns",

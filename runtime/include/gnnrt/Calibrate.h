@@ -180,6 +180,10 @@ struct CalibrationResult {
   /// result bytes per second of that extra; 0 when the cold writes were
   /// not slower.
   double coldWriteBytesPerSecond = 0;
+  /// What reading operands from memory outside the cache costs beyond
+  /// reading them from cached lines, as operand bytes per second of that
+  /// extra; 0 when the cold reads were not slower.
+  double coldReadBytesPerSecond = 0;
   /// Host copies between an arena that stays in cache and memory, bytes/s
   /// (one side of each copy crosses the memory bus, not both).
   double cachedHostLinkBytesPerSecond = 0;

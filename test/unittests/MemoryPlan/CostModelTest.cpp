@@ -448,24 +448,54 @@ TEST(CostModel, TransferAndConvertFormulas) {
   EXPECT_EQ(kernelSeconds(3e9, 1e9, CostRate::None, p), 0);
 }
 
-// Results written within the cache: the rates price writes into memory
-// beyond it, so a session peak of at most half the cache saves the result
-// bytes at the cold-write rate; above it, or for a profile that has no
-// cache or no cold-write rate, nothing.
-TEST(CostModel, ResultWritesSaveOnlyWithinHalfTheCache) {
+// A step within the cache: the rates price lines fetched from memory, so a
+// session peak of at most half the cache saves its result bytes at the
+// cold-write rate and its read bytes at the cold-read rate; between half
+// and all of the cache a linear part of that; from the cache's size on, or
+// for a profile that has no cache or no cold rates, nothing.
+TEST(CostModel, StepsWithinTheCacheSaveTheirColdLines) {
   MachineProfile p = testProfile();
   p.cacheBytes = 32 << 20;
   p.coldWriteBytesPerSecond = 4e10;
+  p.coldReadBytesPerSecond = 8e10;
   EXPECT_EQ(cachedArenaBytes(p), 16 << 20);
-  EXPECT_DOUBLE_EQ(cachedWriteSavings(1e8, 16 << 20, p), 1e8 / 4e10);
-  EXPECT_EQ(cachedWriteSavings(1e8, (16 << 20) + 1, p), 0);
+  EXPECT_EQ(cachedFraction(16 << 20, p), 1);
+  EXPECT_DOUBLE_EQ(cachedFraction(24 << 20, p), 0.5);
+  EXPECT_DOUBLE_EQ(cachedFraction(28 << 20, p), 0.25);
+  EXPECT_EQ(cachedFraction(32 << 20, p), 0);
+  EXPECT_EQ(cachedFraction(int64_t(1) << 40, p), 0);
+  const double whole = 1e8 / 4e10 + 2e8 / 8e10;
+  EXPECT_DOUBLE_EQ(cachedSavings(1e8, 2e8, 16 << 20, p), whole);
+  EXPECT_DOUBLE_EQ(cachedSavings(1e8, 2e8, 24 << 20, p), whole / 2);
+  EXPECT_EQ(cachedSavings(1e8, 2e8, 32 << 20, p), 0);
   MachineProfile noCache = p;
   noCache.cacheBytes = 0;
   EXPECT_EQ(cachedArenaBytes(noCache), 0);
-  EXPECT_EQ(cachedWriteSavings(1e8, 1024, noCache), 0);
-  MachineProfile noRate = p;
-  noRate.coldWriteBytesPerSecond = 0;
-  EXPECT_EQ(cachedWriteSavings(1e8, 1024, noRate), 0);
+  EXPECT_EQ(cachedFraction(1024, noCache), 0);
+  EXPECT_EQ(cachedSavings(1e8, 2e8, 1024, noCache), 0);
+  MachineProfile noRates = p;
+  noRates.coldWriteBytesPerSecond = 0;
+  noRates.coldReadBytesPerSecond = 0;
+  EXPECT_EQ(cachedSavings(1e8, 2e8, 1024, noRates), 0);
+  MachineProfile readsOnly = noRates;
+  readsOnly.coldReadBytesPerSecond = 8e10;
+  EXPECT_DOUBLE_EQ(cachedSavings(1e8, 2e8, 1024, readsOnly), 2e8 / 8e10);
+}
+
+// Host copies of a step within the cache: the solver priced them at the
+// host link; the cached part of the step copies at the cached rate.
+TEST(CostModel, CopiesWithinTheCacheRunAtTheCachedRate) {
+  MachineProfile p = testProfile();
+  p.cacheBytes = 32 << 20;
+  p.hostLinkBytesPerSecond = 1e10;
+  p.cachedHostLinkBytesPerSecond = 2e10;
+  EXPECT_DOUBLE_EQ(cachedCopySeconds(1.0, 16 << 20, p), 0.5);
+  EXPECT_DOUBLE_EQ(cachedCopySeconds(1.0, 24 << 20, p), 0.75);
+  EXPECT_DOUBLE_EQ(cachedCopySeconds(1.0, 32 << 20, p), 1.0);
+  // No faster cached rate: the solver's seconds stand.
+  MachineProfile slower = p;
+  slower.cachedHostLinkBytesPerSecond = 5e9;
+  EXPECT_DOUBLE_EQ(cachedCopySeconds(1.0, 16 << 20, slower), 1.0);
 }
 
 /// Every op of every function of every shipped example, at the stage the
@@ -666,7 +696,7 @@ TEST(Profile, ValidationErrorsNameFileAndField) {
             "host_link_bytes_per_second, disk_write_bytes_per_second, "
             "disk_read_bytes_per_second, host_transfer_overlap, "
             "disk_transfer_overlap, seconds_per_op, cache_bytes, "
-            "cold_write_bytes_per_second, "
+            "cold_write_bytes_per_second, cold_read_bytes_per_second, "
             "cached_host_link_bytes_per_second)");
 }
 
@@ -722,7 +752,7 @@ TEST(Profile, RandomRateIsOptional) {
 // The cache fields came later: a profile without them has no cache term
 // (0), and present they must be finite and >= 0.
 TEST(Profile, CacheFieldsAreOptional) {
-  // They are the last three fields writeProfile writes.
+  // They are the last four fields writeProfile writes.
   std::string text = profileText(testProfile());
   size_t from = text.find(",\n  \"cache_bytes\"");
   ASSERT_NE(from, std::string::npos) << text;
@@ -732,6 +762,7 @@ TEST(Profile, CacheFieldsAreOptional) {
   ASSERT_TRUE(static_cast<bool>(old)) << llvm::toString(old.takeError());
   EXPECT_EQ(old->cacheBytes, 0);
   EXPECT_EQ(old->coldWriteBytesPerSecond, 0);
+  EXPECT_EQ(old->coldReadBytesPerSecond, 0);
   EXPECT_EQ(old->cachedHostLinkBytesPerSecond, 0);
   EXPECT_EQ(parseError(withField("cache_bytes", "-1")),
             "p.json: field 'cache_bytes': must be a finite number >= 0, got "
@@ -739,6 +770,9 @@ TEST(Profile, CacheFieldsAreOptional) {
   EXPECT_EQ(parseError(withField("cold_write_bytes_per_second", "\"x\"")),
             "p.json: field 'cold_write_bytes_per_second': must be a finite "
             "number >= 0, got \"x\"");
+  EXPECT_EQ(parseError(withField("cold_read_bytes_per_second", "-2")),
+            "p.json: field 'cold_read_bytes_per_second': must be a finite "
+            "number >= 0, got -2");
   const MachineProfile &def = getDefaultProfile();
   EXPECT_GT(def.cacheBytes, 0);
   EXPECT_GT(def.cachedHostLinkBytesPerSecond, def.hostLinkBytesPerSecond);
@@ -879,9 +913,10 @@ TEST(Calibrate, EveryRateIsPositiveAndFinite) {
   EXPECT_GE(result.diskTransferOverlap, 0);
   EXPECT_LE(result.diskTransferOverlap, 1);
   EXPECT_EQ(result.hostTransferOverlap, 0);
-  // The cache may be unknown and cold writes may cost nothing (0 each), but
-  // never less; the cached copies always run.
-  for (double value : {result.cacheBytes, result.coldWriteBytesPerSecond}) {
+  // The cache may be unknown and cold writes and reads may cost nothing (0
+  // each), but never less; the cached copies always run.
+  for (double value : {result.cacheBytes, result.coldWriteBytesPerSecond,
+                       result.coldReadBytesPerSecond}) {
     EXPECT_TRUE(std::isfinite(value));
     EXPECT_GE(value, 0);
   }
@@ -893,8 +928,8 @@ TEST(Calibrate, EveryRateIsPositiveAndFinite) {
   std::string table = gnnrt::formatCalibrationTable(result);
   for (const char *row :
        {"gemm", "stream", "dropout", "spmm", "host copy", "host overlap",
-        "cold write", "cached copy", "cache", "kernel call", "disk write",
-        "disk read", "disk overlap"})
+        "cold write", "cached copy", "cache", "cold read", "kernel call",
+        "disk write", "disk read", "disk overlap"})
     EXPECT_NE(table.find(row), std::string::npos) << row << "\n" << table;
   std::error_code ec;
   llvm::sys::fs::directory_iterator it(dir.path, ec);
