@@ -2514,9 +2514,10 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   // memory. A step whose session peak stays in the last-level cache keeps
   // those lines cached (wholly within half of it, in part up to all of
   // it: cachedFraction). The solver prices ops, not where they live, so
-  // auto also plans the room that fits half the cache and compares the
-  // simple policies that fit, each with its savings, and keeps the
-  // cheapest prediction (docs/CostModel.md, "Steps within the cache").
+  // auto also plans the rooms from half the cache to fifteen sixteenths of
+  // it, prices the simple policies' plans that fit, each with its savings,
+  // and keeps the cheapest prediction (docs/CostModel.md, "Steps within
+  // the cache").
   // Each prediction reported below includes its savings.
   double resultBytes = 0, readBytes = 0;
   for (const ValueLiveness &v : live->getValues()) {
