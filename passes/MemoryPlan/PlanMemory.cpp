@@ -2551,35 +2551,46 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   };
   if (policyName == "auto" && cachedArenaBytes(prof) > 0 &&
       cachedFraction(peakOf(*result), prof) < 1) {
-    // The rooms that fit half the cache, nine sixteenths of it, and so on
-    // up to fifteen: the savings fall linearly over that range, so the
-    // cheapest plan may sit anywhere on it.
-    for (int sixteenths = 8; sixteenths < 16; ++sixteenths) {
+    // The rooms that fit fifteen sixteenths of the cache, fourteen, and so
+    // on down to half of it: the savings fall linearly over that range, so
+    // the cheapest plan may sit anywhere on it. A room that places nothing
+    // (neither the solver's plan nor a simple policy's) ends the search:
+    // the smaller ones would not place either, which spares a step far
+    // beyond the cache (the 2M-node graphs) eight solves.
+    bool placedInCache = false;
+    for (int sixteenths = 15; sixteenths >= 8; --sixteenths) {
       int64_t cacheRoom =
           static_cast<int64_t>(prof.cacheBytes * sixteenths / 16) /
               kArenaAlignment * kArenaAlignment -
           fixed;
-      if (cacheRoom <= 0 || cacheRoom >= room)
+      if (cacheRoom <= 0)
+        break;
+      if (cacheRoom >= room)
         continue;
       FailureOr<Attempt> cached = tryRoom(cacheRoom);
       if (failed(cached))
         return failure();
-      if (cached->placed && prepareFits(*cached) &&
-          predicted(*cached) < predicted(*result))
+      if (!cached->placed)
+        break;
+      placedInCache = true;
+      if (prepareFits(*cached) && predicted(*cached) < predicted(*result))
         result = std::move(*cached);
     }
     // The simple policies' plans have peaks of their own, which may sit
-    // in the cache where the solver's plan for the room does not.
-    FailureOr<std::vector<Attempt> *> fallbacks = simplePlans();
-    if (failed(fallbacks))
-      return failure();
-    for (Attempt &f : **fallbacks)
-      if (f.needs() <= room && prepareFits(f) &&
-          predicted(f) < predicted(*result)) {
-        result = f.clone();
-        result->placed = true;
-        result->solver += " (in cache)";
-      }
+    // in the cache where the solver's plan for the room does not; none
+    // does when no room within the cache placed (tryRoom tries them too).
+    if (placedInCache) {
+      FailureOr<std::vector<Attempt> *> fallbacks = simplePlans();
+      if (failed(fallbacks))
+        return failure();
+      for (Attempt &f : **fallbacks)
+        if (f.needs() <= room && prepareFits(f) &&
+            predicted(f) < predicted(*result)) {
+          result = f.clone();
+          result->placed = true;
+          result->solver += " (in cache)";
+        }
+    }
   }
   // Keep-all's peak, for its own prediction: its plan's when that is the
   // policy, else the curve's peak with nothing moved (placement holes

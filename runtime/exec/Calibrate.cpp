@@ -199,6 +199,22 @@ private:
       *kept = timing;
     return true;
   }
+  /// Times \p sweep(false) and \p sweep(true), the same calls on lines the
+  /// cache holds and on lines it does not, one call at a time; sets \p rate
+  /// to \p bytes per second of the difference (0 if the cold sweep was not
+  /// slower) and records the row with the cold sweep's timing.
+  template <typename Sweep>
+  bool measureColdRate(const char *name, std::string workload, double bytes,
+                       Sweep sweep, double &rate) {
+    Timing hot, cold;
+    if (!measure(sizes, sweep(false), hot, error, /*batched=*/false) ||
+        !measure(sizes, sweep(true), cold, error, /*batched=*/false))
+      return false;
+    const double extra = cold.seconds - hot.seconds;
+    rate = extra > 0 ? bytes / extra : 0;
+    record(name, std::move(workload), bytes, cold, rate, "B/s");
+    return true;
+  }
   bool checkSizes();
   bool gemm();
   bool stream();
@@ -435,15 +451,10 @@ bool Calibrator::coldWrite() {
       return true;
     };
   };
-  Timing hotTiming, coldTiming;
-  if (!measure(sizes, sweep(false), hotTiming, error, /*batched=*/false) ||
-      !measure(sizes, sweep(true), coldTiming, error, /*batched=*/false))
-    return false;
   const double bytes = static_cast<double>(slices * n * 4);
-  const double extra = coldTiming.seconds - hotTiming.seconds;
-  result.coldWriteBytesPerSecond = extra > 0 ? bytes / extra : 0;
-  record("cold write", workload, bytes, coldTiming,
-         result.coldWriteBytesPerSecond, "B/s");
+  if (!measureColdRate("cold write", workload, bytes, sweep,
+                       result.coldWriteBytesPerSecond))
+    return false;
   // The host copies of a plan whose arena stays in cache: each slice out
   // of the cached region to the next slice of the large one (an offload)
   // and back (a prefetch). Only the large side crosses the memory bus, so
@@ -511,16 +522,9 @@ bool Calibrator::coldRead() {
       return true;
     };
   };
-  Timing hotTiming, coldTiming;
-  if (!measure(sizes, sweep(false), hotTiming, error, /*batched=*/false) ||
-      !measure(sizes, sweep(true), coldTiming, error, /*batched=*/false))
-    return false;
-  const double bytes = static_cast<double>(2 * slices * n * 4);
-  const double extra = coldTiming.seconds - hotTiming.seconds;
-  result.coldReadBytesPerSecond = extra > 0 ? bytes / extra : 0;
-  record("cold read", workload, bytes, coldTiming,
-         result.coldReadBytesPerSecond, "B/s");
-  return true;
+  return measureColdRate("cold read", std::move(workload),
+                         static_cast<double>(2 * slices * n * 4), sweep,
+                         result.coldReadBytesPerSecond);
 }
 
 bool Calibrator::kernelCall() {
