@@ -306,6 +306,11 @@ def GnnPlanMemory : Pass<"gnn-plan-memory", "::mlir::ModuleOp"> {
     Option<"signs", "signs", "bool", /*default=*/"true",
            "Offer the sign fate, mem.store_sign (the CPU target; the CUDA "
            "target has no kernels for it yet)">,
+    Option<"hostReads", "host-reads", "bool", /*default=*/"true",
+           "Offer fates whose kernels read host memory: host homes of the "
+           "residents and prepare's graphs, and saved matrices products "
+           "read a tile at a time from host memory (the CPU target; the "
+           "CUDA target's kernels read device memory only)">,
   ];
   let statistics = [
     Statistic<"numCandidates", "candidates", "Saved tensors given a fate">,

@@ -36,6 +36,38 @@ for f in "$root"/examples/*.gnn "$root"/bench/gpu/programs/*.gnn; do
   fi
   echo "built $b"
 done
+# Plans that move tensors off the device (offload.sh runs them against the
+# keep-all builds above): offload_all at the program's budget, auto at the
+# smallest budget the CUDA planner has a plan for, and offload_all with a
+# host tier too small for one tensor, so that it spills to disk.
+mkdir -p "$out/plans"
+# The smallest --memory for the CUDA target: the planner's "smallest plan"
+# bytes (a lower bound when it says "at least"), raised by 1/16 until a
+# plan fits.
+smallest() {
+  local bytes
+  bytes=$("$gnnc" plan --target=cuda --memory 1 "$1" 2>&1 |
+    grep -o '[0-9]* bytes)' | head -1 | cut -d' ' -f1)
+  [ -n "$bytes" ] || return 1
+  until "$gnnc" plan --target=cuda --memory "$bytes" "$1" > /dev/null 2>&1; do
+    bytes=$((bytes + bytes / 16))
+  done
+  echo "$bytes"
+}
+for b in ${OFFLOAD_PROGRAMS:-cora_gcn cora_gat cora_deep_gcn facebook_gcn facebook_gat}; do
+  f=$root/examples/$b.gnn
+  [ -f "$f" ] || f=$root/bench/gpu/programs/$b.gnn
+  "$gnnc" compile --target=cuda --plan=offload_all "$f" -o "$out/plans/$b-offload.cuda"
+  tight=$(smallest "$f")
+  "$gnnc" compile --target=cuda --memory "$tight" "$f" -o "$out/plans/$b-tight.cuda"
+  echo "$tight" > "$out/plans/$b-tight.bytes"
+  # The spill directory is created by offload.sh on the GPU machine.
+  sed 's|^\( *\)memory *=.*$|&\n\1host_memory = 4 KiB; disk = spill("/tmp/gnnc-spill", 4 GiB);|' \
+    "$f" > "$out/plans/$b-disk.gnn"
+  "$gnnc" compile --target=cuda --plan=offload_all "$out/plans/$b-disk.gnn" \
+    -o "$out/plans/$b-disk.cuda"
+  echo "built $b's offloading plans"
+done
 cmake --install "$build" --prefix "$out/prefix" > /dev/null
 # Only what the JIT needs: gnnc, its runtime archives and headers.
 find "$out/prefix/lib" -maxdepth 1 -name 'libGnnc*.a' -delete

@@ -274,6 +274,7 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
   pipelineOptions.restrictRows = cpuTarget && !options.noRestrictRows;
   pipelineOptions.cache = cpuTarget;
   pipelineOptions.signs = cpuTarget;
+  pipelineOptions.hostReads = cpuTarget;
   if (options.denseFeatures)
     pipelineOptions.sparseFeatures = 0.0;
   // The machine profile the planner prices fates with: --profile, else

@@ -635,6 +635,10 @@ public:
   /// Whether saved tensors that only relu and leaky_relu gradients read
   /// may be kept as their signs (gnn-plan-memory's `signs`).
   bool offerSigns = true;
+  /// Whether device kernels may read host memory: host homes of residents
+  /// and prepare's graphs, and saved matrices read a tile at a time from
+  /// host memory (gnn-plan-memory's `host-reads`; the CPU target's).
+  bool offerHostReads = true;
 
   /// The inputs of the model's layers (see markLayerInputs), filled when
   /// build() was asked for layer recipes.
@@ -1032,6 +1036,8 @@ void StepPlanner::graphOptions(int c) {
   if (forbidGraphKeep)
     keep.usage.push_back({Tier::Device, 0, 0, kForbiddenBytes});
   cand.options.push_back(std::move(keep));
+  if (!offerHostReads)
+    return;
   double in = transferSeconds(info.bytes, TransferTier::Host, true, profile);
   SmallVector<GraphLoad> loads = graphLoads(info);
   for (HomeStaging staging : {StageOnce, StagePerUse}) {
@@ -1105,6 +1111,8 @@ void StepPlanner::residentOptions(int c) {
   plan::Option keep;
   keep.usage.push_back({Tier::Device, 0, end, info.keepBytes});
   cand.options.push_back(std::move(keep));
+  if (!offerHostReads)
+    return;
   // An input the step reads at one set's rows only is copied in as those
   // rows (its home and its device copy still take the whole tensor).
   int64_t inBytes = info.bytes;
@@ -1390,7 +1398,8 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
     // product. On a 2M-node graph that takes a 64-wide layer's input (512
     // MB) off the device at its weight gradient, beside the incoming
     // gradient.
-    if (std::optional<int64_t> tile = productTileBytes(info.value)) {
+    std::optional<int64_t> tile = productTileBytes(info.value);
+    if (tile && offerHostReads) {
       const int64_t offloaded = boundary(info.def + 1);
       plan::Option o;
       o.fate = Fate::Host;
@@ -1930,6 +1939,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
 
   StepPlanner planner(func, *live, prof);
   planner.offerSigns = signs;
+  planner.offerHostReads = hostReads;
   // Keeping prepare's graphs keeps the bound graph on the device beside
   // them while prepare runs. Where that cannot fit the budget with all of
   // prepare's values kept, they must go to host memory (a bound of this

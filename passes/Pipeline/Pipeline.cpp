@@ -49,6 +49,7 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
   planning.budget = options.budget;
   planning.cache = options.cache;
   planning.signs = options.signs;
+  planning.hostReads = options.hostReads;
   pm.addPass(createGnnPlanMemory(planning));
   if (stage == "plan")
     return success();

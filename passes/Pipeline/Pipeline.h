@@ -62,6 +62,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("plan, cpp: offer the sign fate (the CPU target; "
                      "gnn-plan-memory's signs)"),
       llvm::cl::init(true)};
+  Option<bool> hostReads{
+      *this, "host-reads",
+      llvm::cl::desc("plan, cpp: offer host homes and tiled reads from host "
+                     "memory (the CPU target; gnn-plan-memory's host-reads)"),
+      llvm::cl::init(true)};
   Option<int64_t> budget{
       *this, "budget",
       llvm::cl::desc("plan, cpp: device budget in bytes (-1: the program's "

@@ -45,6 +45,10 @@ struct gnnrt_cuda {
   size_t scratchBytes = 0;
   /// What the context allocated and has not freed yet (freed on close).
   std::unordered_set<void *> deviceAllocations, hostAllocations;
+  /// gnnrt_cuda_staging's pinned buffer (one of hostAllocations) and its
+  /// size: grown, never shrunk, freed with the context.
+  void *staging = nullptr;
+  int64_t stagingBytes = 0;
 };
 
 namespace gnnrt::cuda {

@@ -155,6 +155,25 @@ int gnnrt_cuda_host_free(gnnrt_cuda *ctx, void *p) {
   return release(ctx, Memory::PinnedHost, p);
 }
 
+int gnnrt_cuda_staging(gnnrt_cuda *ctx, int64_t bytes, void **out) {
+  static const char *const kFn = "gnnrt_cuda_staging";
+  GNNRT_RETURN_IF_ERROR(requireContext(ctx, kFn));
+  GNNRT_RETURN_IF_ERROR(requirePointer(out, 1, kFn, "output pointer"));
+  GNNRT_RETURN_IF_ERROR(requireBytes(bytes, kFn));
+  if (bytes > ctx->stagingBytes) {
+    // Its callers copy synchronously, so nothing is in flight from the old
+    // buffer when it goes.
+    GNNRT_RETURN_IF_ERROR(release(ctx, Memory::PinnedHost, ctx->staging));
+    ctx->staging = nullptr;
+    ctx->stagingBytes = 0;
+    GNNRT_RETURN_IF_ERROR(
+        allocate(ctx, Memory::PinnedHost, bytes, &ctx->staging));
+    ctx->stagingBytes = bytes;
+  }
+  *out = ctx->staging;
+  return GNNRT_OK;
+}
+
 int gnnrt_cuda_copy(gnnrt_cuda *ctx, void *dst, const void *src,
                     int64_t bytes) {
   static const char *const kFn = "gnnrt_cuda_copy";

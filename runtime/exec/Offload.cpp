@@ -253,7 +253,10 @@ bool OffloadTiers::create(const OffloadConfig &config,
       return false;
     }
     std::string arenaError;
-    if (!Arena::create(config.hostBudget, impl->host, arenaError)) {
+    if (config.hostRegion
+            ? !Arena::createOver(config.hostRegion, config.hostBudget,
+                                 impl->host, arenaError)
+            : !Arena::create(config.hostBudget, impl->host, arenaError)) {
       error = "host memory: " + arenaError;
       return false;
     }
@@ -603,21 +606,39 @@ Entry *OffloadTiers::Impl::offloadEntry(int32_t handle, const void *src,
 
 int OffloadTiers::offloadToHost(int32_t handle, const void *src,
                                 int64_t bytes) {
+  if (!src && bytes > 0)
+    return impl->fail(GNNRT_ERR_NULL_POINTER,
+                      "offload to host memory: " + handleName(handle) +
+                          ": the source is null");
+  void *block = nullptr;
+  if (int status = reserveHost(handle, bytes, &block))
+    return status;
+  copyBytes(block, src, static_cast<uint64_t>(bytes));
+  return GNNRT_OK;
+}
+
+int OffloadTiers::reserveHost(int32_t handle, int64_t bytes, void **block) {
   Impl &d = *impl;
+  if (!block)
+    return d.fail(GNNRT_ERR_NULL_POINTER,
+                  "offload to host memory: " + handleName(handle) +
+                      ": no result pointer");
+  *block = nullptr;
   int status = GNNRT_OK;
+  // offloadEntry checks a source; there is none to check here.
   Entry *entry =
-      d.offloadEntry(handle, src, bytes, "offload to host memory", status);
+      d.offloadEntry(handle, block, bytes, "offload to host memory", status);
   if (!entry)
     return status;
   auto size = static_cast<uint64_t>(bytes);
-  void *block = d.hostBlock(size, handleName(handle), status);
-  if (!block)
+  void *p = d.hostBlock(size, handleName(handle), status);
+  if (!p)
     return status;
-  copyBytes(block, src, size);
   entry->tier = Tier::Host;
-  entry->host = block;
+  entry->host = p;
   entry->bytes = size;
   d.toHost += size;
+  *block = p;
   return GNNRT_OK;
 }
 
@@ -1051,6 +1072,12 @@ int gnnrt_offload_to_host(gnnrt_offload *t, int32_t handle, const void *src,
                           int64_t bytes) {
   return guarded(
       t, [&](OffloadTiers &o) { return o.offloadToHost(handle, src, bytes); });
+}
+
+int gnnrt_offload_host_reserve(gnnrt_offload *t, int32_t handle, int64_t bytes,
+                               void **block) {
+  return guarded(
+      t, [&](OffloadTiers &o) { return o.reserveHost(handle, bytes, block); });
 }
 
 int gnnrt_offload_to_disk(gnnrt_offload *t, int32_t handle, const void *src,

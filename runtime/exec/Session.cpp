@@ -168,6 +168,8 @@ struct CudaLibrary {
   decltype(&gnnrt_cuda_last_error) lastError;
   decltype(&gnnrt_cuda_malloc) malloc;
   decltype(&gnnrt_cuda_free) free;
+  decltype(&gnnrt_cuda_host_alloc) hostAlloc;
+  decltype(&gnnrt_cuda_host_free) hostFree;
   decltype(&gnnrt_cuda_copy) copy;
   decltype(&gnnrt_cuda_synchronize) synchronize;
   decltype(&gnnrt_cuda_mem_info) memInfo;
@@ -223,6 +225,8 @@ const CudaLibrary *loadCudaLibrary(std::string &error) {
     bind(library.lastError, "gnnrt_cuda_last_error");
     bind(library.malloc, "gnnrt_cuda_malloc");
     bind(library.free, "gnnrt_cuda_free");
+    bind(library.hostAlloc, "gnnrt_cuda_host_alloc");
+    bind(library.hostFree, "gnnrt_cuda_host_free");
     bind(library.copy, "gnnrt_cuda_copy");
     bind(library.synchronize, "gnnrt_cuda_synchronize");
     bind(library.memInfo, "gnnrt_cuda_mem_info");
@@ -278,6 +282,11 @@ Session::~Session() {
   // arena over it only keeps offsets and never touches it); the members go
   // after, in the CPU's order.
   if (cuda) {
+    // The tiers first: their host arena lies in the context's pinned
+    // memory and their IO thread may still be writing a spill file.
+    tiers.reset();
+    if (hostRegion)
+      cudaLibrary->hostFree(cuda, hostRegion);
     if (deviceRegion)
       cudaLibrary->free(cuda, deviceRegion);
     cudaLibrary->close(cuda);
@@ -309,12 +318,6 @@ std::unique_ptr<Session> Session::create(const gnnrt_model_desc &model,
             std::to_string(model.target) +
             " is unknown to this runtime (is the program from a newer "
             "gnnc?)";
-    return nullptr;
-  }
-  if (model.target == GNNRT_TARGET_CUDA && offloadHandles(model) > 0) {
-    error = std::string("model ") + model.model +
-            ": plans that offload to host or disk are not supported yet by "
-            "the CUDA target";
     return nullptr;
   }
   if (model.target == GNNRT_TARGET_CUDA) {
@@ -706,7 +709,7 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
     return false;
   }
   // The host and disk tiers, when the plan offloads anything or keeps a
-  // value in host memory (CPU only: create refused such a plan on CUDA).
+  // value in host memory (CPU only: create refused homes on CUDA).
   if (offloadHandles(desc) > 0 || anyHome) {
     OffloadConfig config;
     config.hostBudget = desc.plan.host_memory > 0
@@ -714,6 +717,30 @@ bool Session::bind(const Dataset &data, const SessionOptions &options,
                             : availableMemory() / 2;
     config.spillDir = desc.plan.spill_dir ? desc.plan.spill_dir : "";
     config.diskBudget = static_cast<uint64_t>(desc.plan.spill_bytes);
+    if (cuda) {
+      // The host tier in pinned memory, so that the copy stream's copies to
+      // and from it overlap the compute stream. Pinning the whole budget
+      // (half the machine's memory by default) would lock memory nothing
+      // uses: the tier gets the plan's host peak, and a quarter more for
+      // first fit's fragmentation (the measured high-water mark, in the
+      // report, is what counts against the plan).
+      const uint64_t peak =
+          static_cast<uint64_t>(std::max<int64_t>(desc.plan.peak_host, 0));
+      const uint64_t pinned =
+          peak == 0 ? 0
+                    : std::min(config.hostBudget,
+                               peak + peak / 4 + (uint64_t(1) << 20));
+      config.hostBudget = pinned;
+      if (pinned > 0 &&
+          cudaLibrary->hostAlloc(cuda, static_cast<int64_t>(pinned),
+                                 &hostRegion) != GNNRT_OK) {
+        hostRegion = nullptr;
+        error = where + "cannot pin " + formatBytes(pinned) +
+                " of host memory for the host tier: " + cudaError();
+        return false;
+      }
+      config.hostRegion = hostRegion;
+    }
     if (!OffloadTiers::create(config, tiers, error)) {
       error = where + error;
       return false;

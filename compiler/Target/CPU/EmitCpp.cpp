@@ -23,6 +23,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -257,7 +258,168 @@ private:
   /// only, in the sets' order.
   llvm::DenseSet<Value> listedRows;
   unsigned counter = 0;
+
+  // CUDA: copies to and from the host tier run on the copy stream, ordered
+  // against the compute stream by events (numbered from 0 per function;
+  // the context creates them on first use), so that they overlap the
+  // kernels between the copy and the first op that must wait for it.
+  /// A copy out of the arena bytes [begin, end) that no op may overwrite
+  /// before it ends (the slot is free again once it was issued).
+  struct PendingOut {
+    int64_t begin, end;
+    unsigned event;
+  };
+  SmallVector<PendingOut> pendingOut;
+  /// Copies into a value that no op may read before they end.
+  llvm::MapVector<Value, unsigned> pendingIn;
+  unsigned events = 0;
+  /// Records a new event on \p stream and returns its number.
+  unsigned record(StringRef stream) {
+    unsigned event = events++;
+    call("gnnrt_cuda_record", {"ctx", stream.str(), std::to_string(event)});
+    return event;
+  }
+  /// Makes the compute stream wait for the copies \p ops depend on: those
+  /// into a value they read, and those out of bytes they write.
+  void waitForCopies(ArrayRef<Operation *> ops);
+  /// Makes the compute stream wait for every copy still pending.
+  void waitForAllCopies();
+  /// CUDA: mem.offload, mem.prefetch and mem.free of a copy.
+  LogicalResult emitCudaTransfer(Operation *op);
 };
+
+/// The arena bytes \p v occupies, when it has a slot there.
+static std::optional<std::pair<int64_t, int64_t>> arenaRange(Value v) {
+  auto result = dyn_cast<OpResult>(v);
+  if (!result)
+    return std::nullopt;
+  auto offsets =
+      result.getOwner()->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
+  std::optional<int64_t> bytes = storageBytes(v);
+  if (!offsets ||
+      static_cast<int64_t>(result.getResultNumber()) >= offsets.size() ||
+      offsets[result.getResultNumber()] < 0 || !bytes)
+    return std::nullopt;
+  int64_t begin = offsets[result.getResultNumber()];
+  return std::make_pair(begin, begin + *bytes);
+}
+
+void FunctionEmitter::waitForCopies(ArrayRef<Operation *> ops) {
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands())
+      if (auto it = pendingIn.find(operand); it != pendingIn.end()) {
+        call("gnnrt_cuda_wait",
+             {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(it->second)});
+        pendingIn.erase(it);
+      }
+    for (Value result : op->getResults()) {
+      std::optional<std::pair<int64_t, int64_t>> range = arenaRange(result);
+      if (!range)
+        continue;
+      llvm::erase_if(pendingOut, [&](const PendingOut &copy) {
+        if (copy.end <= range->first || range->second <= copy.begin)
+          return false;
+        call("gnnrt_cuda_wait",
+             {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(copy.event)});
+        return true;
+      });
+    }
+  }
+}
+
+void FunctionEmitter::waitForAllCopies() {
+  for (const PendingOut &copy : pendingOut)
+    call("gnnrt_cuda_wait",
+         {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(copy.event)});
+  for (auto &[value, event] : pendingIn)
+    call("gnnrt_cuda_wait",
+         {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(event)});
+  pendingOut.clear();
+  pendingIn.clear();
+}
+
+LogicalResult FunctionEmitter::emitCudaTransfer(Operation *op) {
+  auto i64 = [](int64_t v) { return std::to_string(v); };
+  if (auto free = dyn_cast<mem::FreeOp>(op)) {
+    // A host block may still be read by a copy in flight: the copy stream
+    // runs in order, so whatever reuses the block is copied after it.
+    call("gnnrt_offload_free", {"tiers", name(free.getValue())});
+    return success();
+  }
+  auto rowsOrTiles = [&]() {
+    return op->emitError()
+           << "'" << op->getName()
+           << "' of some rows or read a tile at a time is not supported yet "
+              "by the CUDA target (gnn-plan-memory with host-reads=false "
+              "does not choose it)";
+  };
+  if (auto offload = dyn_cast<mem::OffloadOp>(op)) {
+    auto handle = op->getAttrOfType<IntegerAttr>("mem.handle");
+    if (!handle)
+      return op->emitError("no mem.handle: the CUDA target needs offloads "
+                           "numbered by gnn-plan-memory");
+    if (offload.getRowSets())
+      return rowsOrTiles();
+    Value x = offload.getInput();
+    std::string h = i64(handle.getInt()), bytes = bufferBytes(x);
+    std::string block = "v" + std::to_string(counter++);
+    os << "  void *" << block << " = nullptr;\n";
+    if (offload.getTier() == mem::Tier::disk) {
+      // Through the context's pinned staging buffer, synchronously; the
+      // tiers write the file behind the step.
+      call("gnnrt_cuda_staging", {"ctx", bytes, "&" + block});
+      call("gnnrt_cuda_copy", {"ctx", block, name(x), bytes});
+      call("gnnrt_offload_to_disk", {"tiers", h, block, bytes});
+    } else {
+      // The copy stream takes x once the kernels computing it are done;
+      // the compute stream goes on until an op overwrites x's bytes.
+      call("gnnrt_offload_host_reserve", {"tiers", h, bytes, "&" + block});
+      unsigned computed = record("GNNRT_CUDA_COMPUTE");
+      call("gnnrt_cuda_wait",
+           {"ctx", "GNNRT_CUDA_COPY", std::to_string(computed)});
+      call("gnnrt_cuda_copy_async",
+           {"ctx", "GNNRT_CUDA_COPY", block, name(x), bytes});
+      unsigned copied = record("GNNRT_CUDA_COPY");
+      if (std::optional<std::pair<int64_t, int64_t>> range = arenaRange(x))
+        pendingOut.push_back({range->first, range->second, copied});
+      else
+        call("gnnrt_cuda_wait",
+             {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(copied)});
+    }
+    names[offload.getResult()] = h;
+    return success();
+  }
+  auto prefetch = cast<mem::PrefetchOp>(op);
+  if (prefetch.getTileBytes() || prefetch.getRowSets())
+    return rowsOrTiles();
+  auto from = prefetch.getHandle().getDefiningOp<mem::OffloadOp>();
+  if (!from)
+    return op->emitError("the CUDA target needs the mem.offload of a "
+                         "prefetched copy in the same function");
+  if (failed(defineAll(op)))
+    return failure();
+  Value y = prefetch.getResult();
+  std::string h = name(prefetch.getHandle()), bytes = bufferBytes(prefetch);
+  std::string block = "v" + std::to_string(counter++);
+  if (from.getTier() == mem::Tier::disk) {
+    os << "  void *" << block << " = nullptr;\n";
+    call("gnnrt_cuda_staging", {"ctx", bytes, "&" + block});
+    call("gnnrt_prefetch", {"tiers", h, block, bytes});
+    call("gnnrt_cuda_copy", {"ctx", names[y], block, bytes});
+    return success();
+  }
+  // Into y's slot once the ops before, which freed it, are done; the
+  // compute stream waits only at y's first reader.
+  os << "  const void *" << block << " = nullptr;\n";
+  call("gnnrt_offload_host_block", {"tiers", h, bytes, "&" + block});
+  call("gnnrt_home_note_loaded", {"tiers", bytes});
+  unsigned freed = record("GNNRT_CUDA_COMPUTE");
+  call("gnnrt_cuda_wait", {"ctx", "GNNRT_CUDA_COPY", std::to_string(freed)});
+  call("gnnrt_cuda_copy_async",
+       {"ctx", "GNNRT_CUDA_COPY", names[y], "(void *)" + block, bytes});
+  pendingIn[y] = record("GNNRT_CUDA_COPY");
+  return success();
+}
 
 LogicalResult FunctionEmitter::checkTypes(Operation *op) {
   auto bad = [&](Type t) {
@@ -391,6 +553,10 @@ LogicalResult FunctionEmitter::emitConstant(arith::ConstantOp op) {
 }
 
 LogicalResult FunctionEmitter::emitReturn(func::ReturnOp op) {
+  // The copies below read results on the compute stream, and the next
+  // call's ops may overwrite the bytes a copy still reads.
+  if (cuda())
+    waitForAllCopies();
   // Values produced into their slot are already there, and so are those the
   // caller reads from the arena (gnn.result_offsets); anything else (an
   // argument, a value returned twice) is copied.
@@ -456,8 +622,13 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     ArrayRef<Operation *> group = groups[it->second];
     if (op != group.front())
       return success();
-    return cuda() ? emitFused(group) : emitFusedCpu(group);
+    if (!cuda())
+      return emitFusedCpu(group);
+    waitForCopies(group);
+    return emitFused(group);
   }
+  if (cuda())
+    waitForCopies(op);
   if (cuda() &&
       isa<mem::LoadHomeOp, mem::LoadGraphHomeOp, mem::StoreHomeOp>(op))
     return op->emitError()
@@ -475,11 +646,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (cuda() && (isa<mem::OffloadOp, mem::PrefetchOp>(op) ||
                  (isa<mem::FreeOp>(op) &&
                   isa<mem::OffloadedType>(op->getOperand(0).getType()))))
-    return op->emitError()
-           << "'" << op->getName()
-           << "' is not supported yet by the CUDA target: plans that offload "
-              "to host or disk run on the CPU target only (--target=cpu, or a "
-              "larger `memory` budget)";
+    return emitCudaTransfer(op);
   auto n = [](Value v) { return std::to_string(numElements(v)); };
   auto d = [](Value v, unsigned i) { return std::to_string(dim(v, i)); };
   auto i64 = [](int64_t v) { return std::to_string(v); };

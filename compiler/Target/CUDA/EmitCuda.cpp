@@ -54,7 +54,8 @@ LogicalResult mlir::gnn::emitCuda(ModuleOp module, llvm::raw_ostream &os,
      << kernels.source()
      << "\n#else // host part\n\n"
         "#include \"gnnrt/Cuda.h\"\n"
-        "#include \"gnnrt/Model.h\"\n\n"
+        "#include \"gnnrt/Model.h\"\n"
+        "#include \"gnnrt/Offload.h\"\n\n"
         "#include <stdint.h>\n"
         "#include <string.h>\n\n"
         "// Every operation's status is checked; the first failure is "

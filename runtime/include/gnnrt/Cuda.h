@@ -102,6 +102,11 @@ int gnnrt_cuda_free(gnnrt_cuda *ctx, void *p);
 /* Pinned host memory (cudaHostAlloc), for the host tier and staging. */
 int gnnrt_cuda_host_alloc(gnnrt_cuda *ctx, int64_t bytes, void **out);
 int gnnrt_cuda_host_free(gnnrt_cuda *ctx, void *p);
+/* The context's pinned staging buffer of at least \p bytes (grown on
+   demand, freed with the context; a later call may move it): what a copy
+   between the device and a disk spill file goes through (the CUDA target's
+   disk tier). The caller copies through it synchronously. */
+int gnnrt_cuda_staging(gnnrt_cuda *ctx, int64_t bytes, void **out);
 
 /* Synchronous copies and fills on the compute stream (they wait for the
    kernels before them). Directions are inferred (cudaMemcpyDefault). */

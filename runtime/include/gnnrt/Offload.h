@@ -75,6 +75,12 @@ typedef struct gnnrt_offload gnnrt_offload;
 int gnnrt_offload_to_host(gnnrt_offload *t, int32_t handle, const void *src,
                           int64_t bytes);
 
+/* gnnrt_offload_to_host without the copy: sets *\p block to the new block
+   of \p bytes for \p handle, which the caller fills itself (the CUDA
+   target's copy stream, asynchronously, from the device). */
+int gnnrt_offload_host_reserve(gnnrt_offload *t, int32_t handle, int64_t bytes,
+                               void **block);
+
 /* Copies \p bytes from \p src to staging and queues their write to a new
    spill file for \p handle; returns once \p src may be overwritten. Blocks
    only while the staging buffers are full of unwritten data. */
@@ -225,6 +231,11 @@ namespace gnnrt {
 struct OffloadConfig {
   /// The host tier's budget in bytes (`host_memory`); 0: no host tier.
   uint64_t hostBudget = 0;
+  /// Where the host tier lives, when its owner allocated it (the CUDA
+  /// session's pinned memory, so that copies from the device overlap
+  /// compute): hostBudget bytes, kept by the owner until the tiers are
+  /// destroyed. Null: the tiers reserve hostBudget bytes themselves.
+  void *hostRegion = nullptr;
   /// The directory for spill files (`spill("dir", size)`); empty: no disk
   /// tier. It must exist and be writable.
   std::string spillDir;
@@ -254,6 +265,7 @@ public:
   /// The C functions of the same names (release() is gnnrt_offload_free);
   /// each returns a gnnrt_status and, on failure, sets lastError().
   int offloadToHost(int32_t handle, const void *src, int64_t bytes);
+  int reserveHost(int32_t handle, int64_t bytes, void **block);
   int offloadToDisk(int32_t handle, const void *src, int64_t bytes);
   int prefetch(int32_t handle, void *dst, int64_t bytes);
   int hostBlock(int32_t handle, int64_t bytes, const void **block);

@@ -250,6 +250,9 @@ private:
   /// The CUDA context and the arena's device region (null on the CPU).
   gnnrt_cuda *cuda = nullptr;
   void *deviceRegion = nullptr;
+  /// CUDA: the pinned host memory the host tier lies in
+  /// (gnnrt_cuda_host_alloc).
+  void *hostRegion = nullptr;
   /// The device budget the plan was checked against (on CUDA the arena is
   /// smaller: the plan's exact footprint).
   uint64_t budgetBytes = 0;

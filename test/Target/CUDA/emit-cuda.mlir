@@ -81,15 +81,76 @@ func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
 
 // -----
 
-// The CUDA target has no host or disk tiers yet: a plan that offloads is
-// refused at the op, with what to do instead.
+// Host offload on the copy stream: it starts once the compute stream has
+// computed %y and the compute stream waits for it only before an op
+// overwrites %y's bytes (tanh, in the same slot); the prefetch into %z's
+// slot starts once the ops before it are done, and only the add that reads
+// %z waits for it. The copies go through the tiers' pinned host block.
+// CHECK-LABEL: int gnnc_offload(
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "gnnc_k{{[0-9]+}}"
+// CHECK: GNNC_CALL(gnnrt_offload_host_reserve(tiers, 0, 16, &[[BLOCK:v[0-9]+]]));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_record(ctx, GNNRT_CUDA_COMPUTE, 0));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_wait(ctx, GNNRT_CUDA_COPY, 0));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_copy_async(ctx, GNNRT_CUDA_COPY, [[BLOCK]], [[Y:v[0-9]+]], 16));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_record(ctx, GNNRT_CUDA_COPY, 1));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_wait(ctx, GNNRT_CUDA_COMPUTE, 1));
+// CHECK-NEXT: float *[[W:v[0-9]+]] = (float *)(arena + 0);
+// CHECK: float *[[Z:v[0-9]+]] = (float *)(arena + 64);
+// CHECK-NEXT: const void *[[HOST:v[0-9]+]] = nullptr;
+// CHECK-NEXT: GNNC_CALL(gnnrt_offload_host_block(tiers, 0, 16, &[[HOST]]));
+// CHECK-NEXT: GNNC_CALL(gnnrt_home_note_loaded(tiers, 16));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_record(ctx, GNNRT_CUDA_COMPUTE, 2));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_wait(ctx, GNNRT_CUDA_COPY, 2));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_copy_async(ctx, GNNRT_CUDA_COPY, [[Z]], (void *)[[HOST]], 16));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_record(ctx, GNNRT_CUDA_COPY, 3));
+// CHECK-NEXT: GNNC_CALL(gnnrt_offload_free(tiers, 0));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_wait(ctx, GNNRT_CUDA_COMPUTE, 3));
+// CHECK-NEXT: float *{{v[0-9]+}} = (float *)results[0];
+// CHECK: const float *gnnc_in0 = [[Z]];
+// CHECK-NEXT: const float *gnnc_in1 = [[W]];
+// CHECK: return GNNRT_OK;
 func.func @offload(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = gnn.activation relu %x : tensor<4xf32>
-  // expected-error @+1 {{'mem.offload' is not supported yet by the CUDA target: plans that offload to host or disk run on the CPU target only}}
   %h = mem.offload %y to host {mem.handle = 0 : i64} : tensor<4xf32> -> !mem.offloaded<host, tensor<4xf32>>
+  %w = gnn.activation tanh %x : tensor<4xf32>
   %z = mem.prefetch %h : !mem.offloaded<host, tensor<4xf32>> -> tensor<4xf32>
   mem.free %h : !mem.offloaded<host, tensor<4xf32>>
+  %s = gnn.add %z, %w : tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+// The disk tier: through the context's pinned staging buffer, copied
+// synchronously; the tiers write the spill file behind the step.
+// CHECK-LABEL: int gnnc_spill(
+// CHECK: GNNC_CALL(gnnrt_cuda_staging(ctx, 16, &[[OUT:v[0-9]+]]));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_copy(ctx, [[OUT]], [[Y:v[0-9]+]], 16));
+// CHECK-NEXT: GNNC_CALL(gnnrt_offload_to_disk(tiers, 0, [[OUT]], 16));
+// CHECK: GNNC_CALL(gnnrt_cuda_staging(ctx, 16, &[[IN:v[0-9]+]]));
+// CHECK-NEXT: GNNC_CALL(gnnrt_prefetch(tiers, 0, [[IN]], 16));
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_copy(ctx, {{v[0-9]+}}, [[IN]], 16));
+// CHECK-NEXT: GNNC_CALL(gnnrt_offload_free(tiers, 0));
+// CHECK-NEXT: GNNC_CALL(gnnrt_offload_sync(tiers));
+func.func @spill(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mem.num_handles = 1 : i64} {
+  %y = gnn.activation relu %x : tensor<4xf32>
+  %h = mem.offload %y to disk {mem.handle = 0 : i64} : tensor<4xf32> -> !mem.offloaded<disk, tensor<4xf32>>
+  %z = mem.prefetch %h : !mem.offloaded<disk, tensor<4xf32>> -> tensor<4xf32>
+  mem.free %h : !mem.offloaded<disk, tensor<4xf32>>
   return %z : tensor<4xf32>
+}
+
+// -----
+
+// Copies of some rows are the CPU target's (gnn-restrict-rows is off for
+// CUDA): refused at the op.
+func.func @rows(%x: tensor<4x8xf32>, %r: tensor<8xi32>) -> tensor<4x8xf32> {
+  %y = gnn.activation relu %x : tensor<4x8xf32>
+  // expected-error @+1 {{'mem.offload' of some rows or read a tile at a time is not supported yet by the CUDA target}}
+  %h = mem.offload %y rows %r to host {level = 1 : i64, mem.handle = 0 : i64} : tensor<4x8xf32>, tensor<8xi32> -> !mem.offloaded<host, tensor<4x8xf32>>
+  %z = mem.prefetch %h rows %r {level = 1 : i64} : !mem.offloaded<host, tensor<4x8xf32>>, tensor<8xi32> -> tensor<4x8xf32>
+  mem.free %h : !mem.offloaded<host, tensor<4x8xf32>>
+  return %z : tensor<4x8xf32>
 }
 
 // -----

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <memory>
 #include <string>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -210,6 +211,58 @@ TEST(OffloadHost, HostBlockIsTheCopy) {
   EXPECT_EQ(tiers->hostBlock(4, 1000, nullptr), GNNRT_ERR_NULL_POINTER);
   ASSERT_EQ(tiers->release(4), GNNRT_OK);
   EXPECT_NE(tiers->hostBlock(4, 1000, &block), GNNRT_OK);
+}
+
+// gnnrt_offload_host_reserve (the CUDA target's offload): a block of the
+// host tier for the handle, filled by the caller, counted as bytes to the
+// host; a handle that is live is refused as by offloadToHost.
+TEST(OffloadHost, ReserveGivesTheBlockTheCallerFills) {
+  auto tiers = makeTiers(hostConfig(1 * MiB));
+  ASSERT_TRUE(tiers);
+  void *block = nullptr;
+  ASSERT_EQ(tiers->reserveHost(2, 1000, &block), GNNRT_OK);
+  ASSERT_NE(block, nullptr);
+  std::memset(block, 0x5a, 1000);
+  const void *seen = nullptr;
+  ASSERT_EQ(tiers->hostBlock(2, 1000, &seen), GNNRT_OK);
+  EXPECT_EQ(seen, static_cast<const void *>(block));
+  std::vector<unsigned char> back(1000);
+  ASSERT_EQ(tiers->prefetch(2, back.data(), 1000), GNNRT_OK);
+  EXPECT_EQ(back[0], 0x5a);
+  EXPECT_EQ(back[999], 0x5a);
+  EXPECT_EQ(tiers->bytesToHost(), 1000u);
+  void *again = nullptr;
+  EXPECT_EQ(tiers->reserveHost(2, 1000, &again), GNNRT_ERR_BAD_HANDLE);
+  EXPECT_EQ(again, nullptr);
+  EXPECT_EQ(tiers->reserveHost(3, 1000, nullptr), GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(tiers->reserveHost(3, -1, &again), GNNRT_ERR_BAD_SIZE);
+  EXPECT_EQ(tiers->reserveHost(3, 2 * MiB, &again), GNNRT_ERR_HOST_FULL);
+  ASSERT_EQ(tiers->release(2), GNNRT_OK);
+  EXPECT_EQ(tiers->reserveHost(2, 1000, &again), GNNRT_OK);
+}
+
+// OffloadConfig::hostRegion: the host tier lies in the caller's memory
+// (the CUDA session's pinned memory), of exactly the budget.
+TEST(OffloadHost, TierInTheCallersRegion) {
+  // Arena::createOver wants the arena's alignment, as cudaHostAlloc gives.
+  struct alignas(64) Region {
+    unsigned char bytes[64 * 1024];
+  };
+  auto region = std::make_unique<Region>();
+  const uint64_t size = sizeof region->bytes;
+  OffloadConfig config = hostConfig(size);
+  config.hostRegion = region->bytes;
+  auto tiers = makeTiers(config);
+  ASSERT_TRUE(tiers);
+  std::vector<unsigned char> x(4096, 7);
+  ASSERT_EQ(tiers->offloadToHost(0, x.data(), 4096), GNNRT_OK);
+  const void *block = nullptr;
+  ASSERT_EQ(tiers->hostBlock(0, 4096, &block), GNNRT_OK);
+  auto *p = static_cast<const unsigned char *>(block);
+  EXPECT_GE(p, region->bytes);
+  EXPECT_LE(p + 4096, region->bytes + size);
+  EXPECT_EQ(*p, 7);
+  EXPECT_EQ(tiers->offloadToHost(1, x.data(), size), GNNRT_ERR_HOST_FULL);
 }
 
 TEST(OffloadDisk, HostBlockOfAFileIsRefused) {

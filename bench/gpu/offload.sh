@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# On the GPU machine: the plans that move tensors off the device
+# (build.sh's out/plans/: offload_all to pinned host memory, auto at the
+# smallest CUDA budget, offload_all spilling to disk) against the keep-all
+# build of the same program. Every fate the planner gives is exact, so the
+# trained weights must be the same bytes (cmp of --save-weights files); the
+# final loss of the CPU build is beside them, and the report's planned and
+# measured peaks per tier. compute-sanitizer memcheck on Cora's plans.
+# Usage: bench/gpu/offload.sh OUTDIR [DATA_DIR]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dest=${1:?usage: offload.sh OUTDIR [DATA_DIR]}
+bin=$root/bench/gpu/out
+if [ ! -d "$bin" ] && [ -f "$root/bench/gpu/bundle.tar.xz" ]; then
+  tar -C "$root/bench/gpu" -xJf "$root/bench/gpu/bundle.tar.xz"
+fi
+data=${2:-${GNNC_DATA_PATH:-$bin/data}}
+epochs=${EPOCHS:-50}
+mkdir -p "$dest" /tmp/gnnc-spill
+export LD_LIBRARY_PATH=$bin/lib:${LD_LIBRARY_PATH:-}
+log() { echo "$*" | tee -a "$dest/offload-log.txt"; }
+dataset() {
+  local src
+  src=$(ls "$root"/examples/$1.gnn "$root"/bench/gpu/programs/$1.gnn 2>/dev/null | head -1)
+  grep -o 'dataset("[a-z_]*"' "$src" | head -1 | cut -d'"' -f2
+}
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader \
+  > "$dest/device.txt" 2>&1
+for keep in "$bin"/plans/*-offload.cuda; do
+  b=$(basename "$keep" -offload.cuda)
+  ds=$(dataset "$b")
+  args=(--quiet --epochs "$epochs" ${ds:+--data "$data/$ds"})
+  timeout 300 "$bin/$b.cuda" "${args[@]}" --save-weights "$dest/$b-keep.w" \
+    > "$dest/$b-keep.txt" 2>&1
+  log "$b keep rc=$?"
+  timeout 300 "$bin/$b.cpu" "${args[@]}" --threads 16 > "$dest/$b-cpu.txt" 2>&1
+  log "$b cpu rc=$?"
+  for plan in offload tight disk; do
+    timeout 300 "$bin/plans/$b-$plan.cuda" "${args[@]}" \
+      --save-weights "$dest/$b-$plan.w" > "$dest/$b-$plan.txt" 2>&1
+    rc=$?
+    if cmp -s "$dest/$b-keep.w" "$dest/$b-$plan.w"; then same=identical; else same=DIFFERENT; fi
+    log "$b $plan rc=$rc weights $same"
+  done
+done
+if command -v compute-sanitizer > /dev/null; then
+  for v in cora_gcn-offload cora_gcn-disk cora_gat-tight cora_gat-offload; do
+    timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 \
+      "$bin/plans/$v.cuda" --data "$data/cora" --epochs 2 --quiet \
+      > "$dest/memcheck-$v.txt" 2>&1
+    log "memcheck $v rc=$?"
+  done
+fi
+python3 "$root/bench/gpu/summarize_offload.py" "$dest" > "$dest/offload.md"
+cat "$dest/offload.md"
