@@ -375,4 +375,25 @@ def MemExpandRecompute : Pass<"mem-expand-recompute", "::mlir::ModuleOp"> {
   ];
 }
 
+def MemHoistPrefetches : Pass<"mem-hoist-prefetches", "::mlir::ModuleOp"> {
+  let summary = "Issue each host prefetch as soon as its arena bytes are free";
+  let description = [{
+    Runs after gnn-assign-buffers, for the CUDA target, whose prefetches
+    from host memory run on the copy stream. gnn-plan-memory puts a
+    `mem.prefetch` at the boundary before the tensor's first backward
+    reader; once buffers are placed, its bytes are often free well before
+    that. This pass moves each whole-tensor prefetch from the host tier up
+    to just after the last op that reads or writes any of those bytes
+    (by `gnn.offsets` and the values' sizes), never above its `mem.offload`,
+    so the copy overlaps the ops in between. The arena, the peaks and the
+    results are unchanged: no op between touches the bytes. An op with
+    regions, or a value whose place cannot be told, stops the move. Disk
+    prefetches (synchronous reads) and row or tile reads stay where they
+    are.
+  }];
+  let statistics = [
+    Statistic<"numHoisted", "hoisted", "mem.prefetch ops moved up">,
+  ];
+}
+
 #endif // GNNC_PASSES

@@ -275,6 +275,7 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
   pipelineOptions.cache = cpuTarget;
   pipelineOptions.signs = cpuTarget;
   pipelineOptions.hostReads = cpuTarget;
+  pipelineOptions.hoistPrefetches = !cpuTarget;
   if (options.denseFeatures)
     pipelineOptions.sparseFeatures = 0.0;
   // The machine profile the planner prices fates with: --profile, else

@@ -57,6 +57,8 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
   // here on: it would merge recomputed ops with the originals.
   pm.addPass(createMemExpandRecompute());
   pm.addPass(createGnnAssignBuffers());
+  if (options.hoistPrefetches)
+    pm.addPass(createMemHoistPrefetches());
   return success();
 }
 

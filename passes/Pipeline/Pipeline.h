@@ -67,6 +67,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("plan, cpp: offer host homes and tiled reads from host "
                      "memory (the CPU target; gnn-plan-memory's host-reads)"),
       llvm::cl::init(true)};
+  Option<bool> hoistPrefetches{
+      *this, "hoist-prefetches",
+      llvm::cl::desc("cpp: issue host prefetches as soon as their bytes are "
+                     "free (mem-hoist-prefetches; the CUDA target, whose "
+                     "copy stream overlaps them with compute)"),
+      llvm::cl::init(false)};
   Option<int64_t> budget{
       *this, "budget",
       llvm::cl::desc("plan, cpp: device budget in bytes (-1: the program's "
