@@ -13,7 +13,6 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <optional>
-#include <utility>
 
 namespace mlir::gnn {
 #define GEN_PASS_DEF_MEMHOISTPREFETCHES
@@ -24,40 +23,14 @@ using namespace mlir;
 
 namespace {
 
-using Range = std::pair<int64_t, int64_t>;
-
-/// The arena bytes \p v occupies (gnn-assign-buffers' gnn.offsets), none
-/// when it lives elsewhere (an argument, a result slot), or std::nullopt
-/// when its place cannot be told.
-std::optional<std::optional<Range>> arenaBytes(Value v) {
-  auto result = dyn_cast<OpResult>(v);
-  if (!result)
-    return std::optional<Range>();
-  auto offsets =
-      result.getOwner()->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
-  if (!offsets)
-    return std::optional<Range>();
-  if (static_cast<int64_t>(result.getResultNumber()) >= offsets.size())
-    return std::nullopt;
-  int64_t offset = offsets[result.getResultNumber()];
-  if (offset < 0)
-    return std::optional<Range>();
-  std::optional<int64_t> bytes = mlir::gnn::storageBytes(v);
-  if (!bytes)
-    return std::nullopt;
-  return std::optional<Range>(Range{offset, offset + *bytes});
-}
-
 /// Whether \p op reads or writes any of the arena bytes \p slot, or may.
-bool touches(Operation *op, Range slot) {
+bool touches(Operation *op, mlir::gnn::ArenaBytes slot) {
   if (op->getNumRegions() > 0)
     return true;
   auto overlaps = [&](Value v) {
-    std::optional<std::optional<Range>> bytes = arenaBytes(v);
-    if (!bytes)
-      return true;
-    return *bytes && (*bytes)->first < slot.second &&
-           slot.first < (*bytes)->second;
+    FailureOr<std::optional<mlir::gnn::ArenaBytes>> bytes =
+        mlir::gnn::assignedArenaBytes(v);
+    return failed(bytes) || (*bytes && (*bytes)->overlaps(slot));
   };
   return llvm::any_of(op->getOperands(), overlaps) ||
          llvm::any_of(op->getResults(), overlaps);
@@ -76,9 +49,9 @@ struct HoistPrefetchesPass
           offload->getBlock() != prefetch->getBlock() ||
           prefetch.getTileBytes() || prefetch.getRowSets())
         continue;
-      std::optional<std::optional<Range>> slot =
-          arenaBytes(prefetch.getResult());
-      if (!slot || !*slot)
+      FailureOr<std::optional<mlir::gnn::ArenaBytes>> slot =
+          mlir::gnn::assignedArenaBytes(prefetch.getResult());
+      if (failed(slot) || !*slot)
         continue;
       // Up past every op that leaves the slot alone, never above the
       // offload (whose copy out must come first) or the block's start.

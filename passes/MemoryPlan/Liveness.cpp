@@ -115,6 +115,26 @@ SmallVector<std::pair<Value, bool>> mlir::gnn::inPlaceReads(Operation *op) {
   return {};
 }
 
+FailureOr<std::optional<ArenaBytes>>
+mlir::gnn::assignedArenaBytes(Value value) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
+    return std::optional<ArenaBytes>();
+  auto offsets =
+      result.getOwner()->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
+  if (!offsets)
+    return std::optional<ArenaBytes>();
+  if (static_cast<int64_t>(result.getResultNumber()) >= offsets.size())
+    return failure();
+  int64_t offset = offsets[result.getResultNumber()];
+  if (offset < 0)
+    return std::optional<ArenaBytes>();
+  std::optional<int64_t> bytes = storageBytes(value);
+  if (!bytes || *bytes < 0)
+    return failure();
+  return std::optional<ArenaBytes>(ArenaBytes{offset, offset + *bytes});
+}
+
 Value mlir::gnn::getViewSource(Value value) {
   // gnnrt_graph_transposed swaps the two CSR views of the same arrays.
   if (auto view = value.getDefiningOp<TransposeOp>())

@@ -49,6 +49,21 @@ inline int64_t alignToArena(int64_t bytes) {
 /// arrays of both of its CSR views.
 std::optional<int64_t> storageBytes(Value value);
 
+/// Bytes [begin, end) of a function's arena.
+struct ArenaBytes {
+  int64_t begin, end;
+  bool overlaps(const ArenaBytes &other) const {
+    return begin < other.end && other.begin < end;
+  }
+};
+
+/// Where gnn-assign-buffers put \p value: the arena bytes its defining op's
+/// `gnn.offsets` and storageBytes give; std::nullopt when it lives outside
+/// the arena (an argument, a result slot, an op without `gnn.offsets`);
+/// failure when its place cannot be told (`gnn.offsets` does not cover it,
+/// or its size is not known).
+FailureOr<std::optional<ArenaBytes>> assignedArenaBytes(Value value);
+
 /// The value whose storage \p value only views (the graph of a
 /// `gnn.transpose`, the bits of a packed `mem.load_sign`), or a null Value.
 /// A view's uses keep its source alive; it takes no storage of its own.

@@ -263,10 +263,10 @@ private:
   // against the compute stream by events (numbered from 0 per function;
   // the context creates them on first use), so that they overlap the
   // kernels between the copy and the first op that must wait for it.
-  /// A copy out of the arena bytes [begin, end) that no op may overwrite
-  /// before it ends (the slot is free again once it was issued).
+  /// A copy out of arena bytes that no op may overwrite before it ends (the
+  /// slot is free again once it was issued).
   struct PendingOut {
-    int64_t begin, end;
+    ArenaBytes bytes;
     unsigned event;
   };
   SmallVector<PendingOut> pendingOut;
@@ -288,20 +288,11 @@ private:
   LogicalResult emitCudaTransfer(Operation *op);
 };
 
-/// The arena bytes \p v occupies, when it has a slot there.
-static std::optional<std::pair<int64_t, int64_t>> arenaRange(Value v) {
-  auto result = dyn_cast<OpResult>(v);
-  if (!result)
-    return std::nullopt;
-  auto offsets =
-      result.getOwner()->getAttrOfType<DenseI64ArrayAttr>("gnn.offsets");
-  std::optional<int64_t> bytes = storageBytes(v);
-  if (!offsets ||
-      static_cast<int64_t>(result.getResultNumber()) >= offsets.size() ||
-      offsets[result.getResultNumber()] < 0 || !bytes)
-    return std::nullopt;
-  int64_t begin = offsets[result.getResultNumber()];
-  return std::make_pair(begin, begin + *bytes);
+/// The arena bytes \p v occupies, when it has a slot there and its place
+/// can be told.
+static std::optional<ArenaBytes> arenaRange(Value v) {
+  FailureOr<std::optional<ArenaBytes>> bytes = assignedArenaBytes(v);
+  return succeeded(bytes) ? *bytes : std::nullopt;
 }
 
 void FunctionEmitter::waitForCopies(ArrayRef<Operation *> ops) {
@@ -313,11 +304,11 @@ void FunctionEmitter::waitForCopies(ArrayRef<Operation *> ops) {
         pendingIn.erase(it);
       }
     for (Value result : op->getResults()) {
-      std::optional<std::pair<int64_t, int64_t>> range = arenaRange(result);
+      std::optional<ArenaBytes> range = arenaRange(result);
       if (!range)
         continue;
       llvm::erase_if(pendingOut, [&](const PendingOut &copy) {
-        if (copy.end <= range->first || range->second <= copy.begin)
+        if (!copy.bytes.overlaps(*range))
           return false;
         call("gnnrt_cuda_wait",
              {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(copy.event)});
@@ -380,8 +371,8 @@ LogicalResult FunctionEmitter::emitCudaTransfer(Operation *op) {
       call("gnnrt_cuda_copy_async",
            {"ctx", "GNNRT_CUDA_COPY", block, name(x), bytes});
       unsigned copied = record("GNNRT_CUDA_COPY");
-      if (std::optional<std::pair<int64_t, int64_t>> range = arenaRange(x))
-        pendingOut.push_back({range->first, range->second, copied});
+      if (std::optional<ArenaBytes> range = arenaRange(x))
+        pendingOut.push_back({*range, copied});
       else
         call("gnnrt_cuda_wait",
              {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(copied)});
