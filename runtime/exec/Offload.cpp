@@ -188,9 +188,15 @@ struct OffloadTiers::Impl {
   Entry *entryFor(int32_t handle, int &status);
   /// The entry of a free \p handle that \p bytes at \p src may be
   /// offloaded to, or nullptr with the error set; \p operation names the
-  /// call in messages ("offload to disk").
+  /// call in messages ("offload to disk"). Without \p hasSource the caller
+  /// fills the block itself (reserveHost) and \p src is not checked.
   Entry *offloadEntry(int32_t handle, const void *src, int64_t bytes,
-                      const char *operation, int &status);
+                      const char *operation, int &status,
+                      bool hasSource = true);
+  /// Gives the free \p entry of \p handle a block of \p size bytes of the
+  /// host tier and counts them to the host; nullptr with the error set
+  /// when the tier has no room.
+  void *placeOnHost(Entry &entry, int32_t handle, uint64_t size, int &status);
   /// The entry of a live \p handle, or nullptr with the error set.
   Entry *liveEntry(int32_t handle, const char *operation, int &status);
   /// liveEntry, also checking that the handle holds \p bytes bytes (the
@@ -585,7 +591,7 @@ int OffloadTiers::Impl::checkHomeCopy(const char *operation, const void *dst,
 
 Entry *OffloadTiers::Impl::offloadEntry(int32_t handle, const void *src,
                                         int64_t bytes, const char *operation,
-                                        int &status) {
+                                        int &status, bool hasSource) {
   Entry *entry = entryFor(handle, status);
   if (!entry)
     return nullptr;
@@ -597,23 +603,38 @@ Entry *OffloadTiers::Impl::offloadEntry(int32_t handle, const void *src,
   else if (bytes < 0)
     status = fail(GNNRT_ERR_BAD_SIZE,
                   what + ": size " + std::to_string(bytes) + " is negative");
-  else if (!src && bytes > 0)
+  else if (hasSource && !src && bytes > 0)
     status = fail(GNNRT_ERR_NULL_POINTER, what + ": the source is null");
   else
     return entry;
   return nullptr;
 }
 
+void *OffloadTiers::Impl::placeOnHost(Entry &entry, int32_t handle,
+                                      uint64_t size, int &status) {
+  void *block = hostBlock(size, handleName(handle), status);
+  if (!block)
+    return nullptr;
+  entry.tier = Tier::Host;
+  entry.host = block;
+  entry.bytes = size;
+  toHost += size;
+  return block;
+}
+
 int OffloadTiers::offloadToHost(int32_t handle, const void *src,
                                 int64_t bytes) {
-  if (!src && bytes > 0)
-    return impl->fail(GNNRT_ERR_NULL_POINTER,
-                      "offload to host memory: " + handleName(handle) +
-                          ": the source is null");
-  void *block = nullptr;
-  if (int status = reserveHost(handle, bytes, &block))
+  Impl &d = *impl;
+  int status = GNNRT_OK;
+  Entry *entry =
+      d.offloadEntry(handle, src, bytes, "offload to host memory", status);
+  if (!entry)
     return status;
-  copyBytes(block, src, static_cast<uint64_t>(bytes));
+  auto size = static_cast<uint64_t>(bytes);
+  void *block = d.placeOnHost(*entry, handle, size, status);
+  if (!block)
+    return status;
+  copyBytes(block, src, size);
   return GNNRT_OK;
 }
 
@@ -625,21 +646,13 @@ int OffloadTiers::reserveHost(int32_t handle, int64_t bytes, void **block) {
                       ": no result pointer");
   *block = nullptr;
   int status = GNNRT_OK;
-  // offloadEntry checks a source; there is none to check here.
   Entry *entry =
-      d.offloadEntry(handle, block, bytes, "offload to host memory", status);
+      d.offloadEntry(handle, nullptr, bytes, "offload to host memory", status,
+                     /*hasSource=*/false);
   if (!entry)
     return status;
-  auto size = static_cast<uint64_t>(bytes);
-  void *p = d.hostBlock(size, handleName(handle), status);
-  if (!p)
-    return status;
-  entry->tier = Tier::Host;
-  entry->host = p;
-  entry->bytes = size;
-  d.toHost += size;
-  *block = p;
-  return GNNRT_OK;
+  *block = d.placeOnHost(*entry, handle, static_cast<uint64_t>(bytes), status);
+  return *block ? GNNRT_OK : status;
 }
 
 int OffloadTiers::Impl::readRows(const std::string &what, int64_t rows,
@@ -688,7 +701,7 @@ int OffloadTiers::offloadRowsToHost(int32_t handle, const void *src,
   if (!entry)
     return status;
   auto size = static_cast<uint64_t>(count * rowBytes);
-  void *block = d.hostBlock(size, handleName(handle), status);
+  void *block = d.placeOnHost(*entry, handle, size, status);
   if (!block)
     return status;
   const char *from = static_cast<const char *>(src);
@@ -696,10 +709,6 @@ int OffloadTiers::offloadRowsToHost(int32_t handle, const void *src,
   copyRows(
       to, from, count, rowBytes, [&](int64_t t) { return t * rowBytes; },
       [&](int64_t t) { return int64_t(order[t]) * rowBytes; });
-  entry->tier = Tier::Host;
-  entry->host = block;
-  entry->bytes = size;
-  d.toHost += size;
   return GNNRT_OK;
 }
 
