@@ -8,22 +8,11 @@
 # measured peaks per tier. compute-sanitizer memcheck on Cora's plans.
 # Usage: bench/gpu/offload.sh OUTDIR [DATA_DIR]
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
 dest=${1:?usage: offload.sh OUTDIR [DATA_DIR]}
-bin=$root/bench/gpu/out
-if [ ! -d "$bin" ] && [ -f "$root/bench/gpu/bundle.tar.xz" ]; then
-  tar -C "$root/bench/gpu" -xJf "$root/bench/gpu/bundle.tar.xz"
-fi
-data=${2:-${GNNC_DATA_PATH:-$bin/data}}
+source "$(dirname "$0")/common.sh"
 epochs=${EPOCHS:-50}
 mkdir -p "$dest" /tmp/gnnc-spill
-export LD_LIBRARY_PATH=$bin/lib:${LD_LIBRARY_PATH:-}
 log() { echo "$*" | tee -a "$dest/offload-log.txt"; }
-dataset() {
-  local src
-  src=$(ls "$root"/examples/$1.gnn "$root"/bench/gpu/programs/$1.gnn 2>/dev/null | head -1)
-  grep -o 'dataset("[a-z_]*"' "$src" | head -1 | cut -d'"' -f2
-}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader \
   > "$dest/device.txt" 2>&1
 for keep in "$bin"/plans/*-offload.cuda; do

@@ -5,15 +5,9 @@
 # hang costs minutes, not the lease.
 # Usage: bench/gpu/run.sh OUTDIR [DATA_DIR]
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
 dest=${1:?usage: run.sh OUTDIR [DATA_DIR]}
-bin=$root/bench/gpu/out
-if [ ! -d "$bin" ] && [ -f "$root/bench/gpu/bundle.tar.xz" ]; then
-  tar -C "$root/bench/gpu" -xJf "$root/bench/gpu/bundle.tar.xz"
-fi
-data=${2:-${GNNC_DATA_PATH:-$bin/data}}
+source "$(dirname "$0")/common.sh"
 mkdir -p "$dest"
-export LD_LIBRARY_PATH=$bin/lib:${LD_LIBRARY_PATH:-}
 # The JIT links generated code against OpenBLAS where this build found it.
 blasdir=/usr/lib/x86_64-linux-gnu/openblas-openmp
 if [ ! -e "$blasdir/libopenblas.so" ] && [ -w / ]; then
@@ -21,12 +15,6 @@ if [ ! -e "$blasdir/libopenblas.so" ] && [ -w / ]; then
     ln -sf libopenblas.so.0 "$blasdir/libopenblas.so"
 fi
 log() { echo "$*" | tee -a "$dest/log.txt"; }
-# The dataset program $1 names (empty for a synthetic graph).
-dataset() {
-  local src
-  src=$(ls "$root"/examples/$1.gnn "$root"/bench/gpu/programs/$1.gnn 2>/dev/null | head -1)
-  grep -o 'dataset("[a-z_]*"' "$src" | head -1 | cut -d'"' -f2
-}
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv \
   > "$dest/device.txt" 2>&1
 cat "$dest/device.txt"
