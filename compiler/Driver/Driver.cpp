@@ -218,7 +218,10 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
   case Stage::Decomposed:
   case Stage::Train:
   case Stage::Plan: {
-    mlir::OwningOpRef<mlir::ModuleOp> module = lowerTo(stage);
+    // The IR the chosen target compiles: the CUDA target plans without
+    // row restriction, cache rooms, signs or host reads (lowerTo).
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        lowerTo(stage, /*cpuTarget=*/options.target != "cuda");
     if (!module)
       return false;
     mlir::OpPrintingFlags flags;

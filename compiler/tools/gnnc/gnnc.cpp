@@ -200,10 +200,11 @@ static cl::opt<std::string> checkProfile(
 static cl::opt<std::string>
     target("target",
            cl::desc("Where training runs (run, compile) or what to plan "
-                    "for (plan): cpu, or cuda (an NVIDIA GPU of sm_80 or "
-                    "newer; docs/Cuda.md)"),
+                    "or print for (plan, emit): cpu, or cuda (an NVIDIA GPU "
+                    "of sm_80 or newer; docs/Cuda.md)"),
            cl::value_desc("TARGET"), cl::init("cpu"), cl::sub(compileCmd),
-           cl::sub(runCmd), cl::sub(planCmd), cl::cat(gnncCategory));
+           cl::sub(runCmd), cl::sub(planCmd), cl::sub(emitCmd),
+           cl::cat(gnncCategory));
 static cl::list<std::string> cudaArchs(
     "arch",
     cl::desc("--target=cuda: GPU architectures to build kernels for "
@@ -331,6 +332,17 @@ int main(int argc, char **argv) {
     if (!emitStage)
       return usageError("unknown stage '" + stage +
                         "' (stages: " + stageList() + ")");
+    if (target != "cpu" && target != "cuda")
+      return usageError("unknown --target '" + target + "' (cpu, cuda)");
+    // Each target's source stage belongs to it alone; an explicit
+    // --target that contradicts it is a mistake, not a request.
+    if (*emitStage == Stage::Cpp && target == "cuda")
+      return usageError("--stage=cpp prints the CPU target's C++; the CUDA "
+                        "target's source is --stage=cuda");
+    if (*emitStage == Stage::Cuda && target.getNumOccurrences() &&
+        target == "cpu")
+      return usageError("--stage=cuda prints the CUDA target's source; the "
+                        "CPU target's is --stage=cpp");
   }
 
   DriverOptions options;
@@ -360,6 +372,8 @@ int main(int argc, char **argv) {
                         llvm::toString(bytes.takeError()));
     options.memory = *bytes;
   }
+  if (emitCmd)
+    options.target = target;
   options.showColors = llvm::WithColor(llvm::errs()).colorsEnabled();
   Compilation compilation(options, llvm::errs());
   if (!compilation.runFrontend())
