@@ -10,10 +10,12 @@
 #include "Common.h"
 #include "PhiloxLanes.h"
 #include "RowSets.h"
+#include "SignBits.h"
 
 #include "gnnrt/Convert.h"
 #include "gnnrt/Philox.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -554,6 +556,71 @@ void runTile(const FusedChain &chain, int64_t begin, int64_t len) {
   }
 }
 
+/// dx = dy * f'(v) for rows [first, last) of the sign gradient (or of
+/// \p order's rows), v the 1.0 or 0.0 of each bit put through the
+/// activation kernels' own expression, so the result's bits are theirs. The
+/// bits are unpacked a block at a time and the expression runs over the
+/// block: the loop vectorises, where a shift and a select per element did
+/// not (GAT's [E, 4] scores ran at 0.45 G elements/s).
+template <int Kind>
+void gradFromSigns(const uint8_t *bits, int64_t rowBytes, const float *dy,
+                   int64_t cols, float s, const int32_t *order, int64_t first,
+                   int64_t last, float *dx) {
+  constexpr int64_t kBlock = 256; // floats; a multiple of 8 bits
+  // Rows are unpacked in order, each with its last byte's padding, which
+  // the next row overwrites; the last row's lands in the 8 spare floats.
+  float v[kBlock + 8];
+  auto apply = [&](const float *dyr, float *dxr, int64_t n) {
+    for (int64_t e = 0; e < n; ++e)
+      dxr[e] = activateGradOne<Kind>(v[e], dyr[e], s);
+  };
+#if defined(__SSE2__)
+  if (!order && cols == 4) {
+    // A byte a row (GAT's four-head scores): f'(v) for each of the 16
+    // bytes, then a vector product a row. dy * f'(v) is the kernels'
+    // expression with f'(v) = activateGradOne(v, 1, s) (1 * d is d).
+    alignas(16) float d[16][4];
+    for (int byte = 0; byte < 16; ++byte)
+      for (int k = 0; k < 4; ++k)
+        d[byte][k] =
+            activateGradOne<Kind>((byte >> k) & 1 ? 1.0f : 0.0f, 1.0f, s);
+    for (int64_t r = first; r < last; ++r)
+      _mm_storeu_ps(dx + 4 * r, _mm_mul_ps(_mm_loadu_ps(dy + 4 * r),
+                                           _mm_load_ps(d[bits[r] & 15])));
+    return;
+  }
+#endif
+  if (!order && cols == 1) {
+    // A byte a row (GAT's one-head scores): its bit straight into v.
+    for (int64_t i = first; i < last; i += kBlock) {
+      const int64_t n = std::min(kBlock, last - i);
+      for (int64_t e = 0; e < n; ++e)
+        v[e] = bits[i + e] & 1 ? 1.0f : 0.0f;
+      apply(dy + i, dx + i, n);
+    }
+    return;
+  }
+  if (!order && cols <= kBlock) {
+    // Consecutive rows are consecutive in dy and dx: a block of whole rows.
+    const int64_t perBlock = kBlock / std::max<int64_t>(cols, 1);
+    for (int64_t i = first; i < last; i += perBlock) {
+      const int64_t end = std::min(last, i + perBlock);
+      for (int64_t r = i; r < end; ++r)
+        unpackSignRowPadded(bits + r * rowBytes, cols, v + (r - i) * cols);
+      apply(dy + i * cols, dx + i * cols, (end - i) * cols);
+    }
+    return;
+  }
+  for (int64_t t = first; t < last; ++t) {
+    const int64_t i = order ? int64_t(order[t]) : t;
+    for (int64_t c = 0; c < cols; c += kBlock) {
+      const int64_t n = std::min(kBlock, cols - c);
+      unpackSignRowPadded(bits + i * rowBytes + c / 8, n, v);
+      apply(dy + i * cols + c, dx + i * cols + c, n);
+    }
+  }
+}
+
 } // namespace
 
 extern "C" {
@@ -618,25 +685,15 @@ int gnnrt_cpu_activation_grad_sign(int kind, const uint8_t *bits,
       return status;
   const int32_t *order = row_sets ? sets.order : nullptr;
   const int64_t count = row_sets ? int64_t(sets.count[level]) : rows;
-  const int64_t rowBytes = (cols + 7) / 8;
+  const int64_t rowBytes = signRowBytes(cols);
   const float s = static_cast<float>(slope);
   withActivation(kind, [&](auto k) {
     constexpr int Kind = decltype(k)::value;
     if constexpr (Kind == GNNRT_ACT_RELU || Kind == GNNRT_ACT_LEAKY_RELU)
-      forEachChunk(count, kRowChunk, worthThreads(count, cols),
-                   [&](int64_t first, int64_t last) {
-                     for (int64_t t = first; t < last; ++t) {
-                       const int64_t i = order ? int64_t(order[t]) : t;
-                       const uint8_t *b = bits + i * rowBytes;
-                       const float *dyr = dy + i * cols;
-                       float *dxr = dx + i * cols;
-                       // The unpacked 1.0 or 0.0 through the activation
-                       // kernels' own expression, so the bits are theirs.
-                       for (int64_t c = 0; c < cols; ++c)
-                         dxr[c] = activateGradOne<Kind>(
-                             (b[c / 8] >> (c % 8)) & 1 ? 1.0f : 0.0f, dyr[c],
-                             s);
-                     }
+      forEachChunk(count, signChunkRows(cols, kRowChunk),
+                   worthThreads(count, cols), [&](int64_t first, int64_t last) {
+                     gradFromSigns<Kind>(bits, rowBytes, dy, cols, s, order,
+                                         first, last, dx);
                    });
   });
   if (row_sets && zero_rest)

@@ -10,66 +10,13 @@
 
 #include "Common.h"
 #include "RowSets.h"
+#include "SignBits.h"
 
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 using namespace gnnrt::cpu;
 
 namespace {
-
-int64_t rowBytes(int64_t cols) { return (cols + 7) / 8; }
-
-/// Bit k of \p byte is `x[k] > 0` for k < \p count (<= 8); the others 0.
-uint8_t packByte(const float *x, int count) {
-#if defined(__SSE2__)
-  if (count == 8) {
-    // Ordered compares: false for a NaN, as `x > 0` is.
-    const __m128 zero = _mm_setzero_ps();
-    const int lo = _mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(x), zero));
-    const int hi = _mm_movemask_ps(_mm_cmpgt_ps(_mm_loadu_ps(x + 4), zero));
-    return static_cast<uint8_t>(lo | hi << 4);
-  }
-#endif
-  uint8_t byte = 0;
-  for (int k = 0; k < count; ++k)
-    byte |= static_cast<uint8_t>(x[k] > 0.0f) << k;
-  return byte;
-}
-
-void packRow(const float *__restrict x, int64_t cols,
-             uint8_t *__restrict bits) {
-  for (int64_t b = 0; b * 8 < cols; ++b)
-    bits[b] = packByte(x + b * 8,
-                       static_cast<int>(std::min<int64_t>(8, cols - b * 8)));
-}
-
-/// The eight floats of each byte's bits: a copy per byte unpacks at memory
-/// speed where a branch per bit did not (5x slower than memcpy).
-struct Unpacked {
-  float lanes[256][8];
-  Unpacked() {
-    for (int byte = 0; byte < 256; ++byte)
-      for (int k = 0; k < 8; ++k)
-        lanes[byte][k] = (byte >> k) & 1 ? 1.0f : 0.0f;
-  }
-};
-
-void unpackRow(const uint8_t *__restrict bits, int64_t cols,
-               float *__restrict y) {
-  static const Unpacked table;
-  int64_t b = 0;
-  for (; (b + 1) * 8 <= cols; ++b)
-    std::memcpy(y + b * 8, table.lanes[bits[b]], sizeof(table.lanes[0]));
-  if (b * 8 < cols)
-    std::memcpy(y + b * 8, table.lanes[bits[b]],
-                static_cast<size_t>(cols - b * 8) * sizeof(float));
-}
 
 int signArgs(const void *from, const void *to, int64_t rows, int64_t cols) {
   GNNRT_CHECK(rows >= 0 && cols >= 0, GNNRT_ERR_BAD_SIZE);
@@ -92,10 +39,16 @@ int forRows(int64_t rows, int64_t cols, const int32_t *rowSets, int64_t hops,
     order = sets.order;
     count = sets.count[level];
   }
-  forEachChunk(count, kRowChunk, worthThreads(count, cols),
+  forEachChunk(count, signChunkRows(cols, kRowChunk), worthThreads(count, cols),
                [&](int64_t first, int64_t last) {
-                 for (int64_t t = first; t < last; ++t)
-                   fn(order ? int64_t(order[t]) : t);
+                 // Two loops, so that the one over consecutive rows can
+                 // vectorise (one column: a compare a byte).
+                 if (order)
+                   for (int64_t t = first; t < last; ++t)
+                     fn(int64_t(order[t]));
+                 else
+                   for (int64_t i = first; i < last; ++i)
+                     fn(i);
                });
   return GNNRT_OK;
 }
@@ -105,9 +58,18 @@ int storeSign(const float *x, int64_t rows, int64_t cols,
               uint8_t *bits) {
   if (int status = signArgs(x, bits, rows, cols))
     return status;
-  const int64_t rb = rowBytes(cols);
+  // A byte a row for one column (a compare per byte) and four (GAT's
+  // heads, one vector compare): without the general loop's per-row setup
+  // they run at memory speed.
+  if (cols == 1)
+    return forRows(rows, cols, rowSets, hops, level,
+                   [&](int64_t i) { bits[i] = x[i] > 0.0f; });
+  if (cols == 4)
+    return forRows(rows, cols, rowSets, hops, level,
+                   [&](int64_t i) { bits[i] = packSignByte(x + i * 4, 4); });
+  const int64_t rb = signRowBytes(cols);
   return forRows(rows, cols, rowSets, hops, level, [&](int64_t i) {
-    packRow(x + i * cols, cols, bits + i * rb);
+    packSignRow(x + i * cols, cols, bits + i * rb);
   });
 }
 
@@ -115,9 +77,9 @@ int loadSign(const uint8_t *bits, int64_t rows, int64_t cols,
              const int32_t *rowSets, int64_t hops, int64_t level, float *y) {
   if (int status = signArgs(bits, y, rows, cols))
     return status;
-  const int64_t rb = rowBytes(cols);
+  const int64_t rb = signRowBytes(cols);
   return forRows(rows, cols, rowSets, hops, level, [&](int64_t i) {
-    unpackRow(bits + i * rb, cols, y + i * cols);
+    unpackSignRow(bits + i * rb, cols, y + i * cols);
   });
 }
 

@@ -49,7 +49,7 @@ std::vector<float> awkwardValues(int64_t n, uint64_t seed) {
 int64_t rowBytes(int64_t cols) { return (cols + 7) / 8; }
 
 TEST(Sign, PacksEachRowOnItsOwn) {
-  for (int64_t cols : {1, 7, 8, 9, 64, 67}) {
+  for (int64_t cols : {1, 4, 7, 8, 9, 64, 67}) {
     SCOPED_TRACE(std::to_string(cols) + " columns");
     const int64_t rows = 37;
     const std::vector<float> x = awkwardValues(rows * cols, 3 + cols);
@@ -100,7 +100,7 @@ TEST(Sign, ReluGradientsOfTheSignsAreTheOriginals) {
 // A packed mem.load_sign: the gradient reads the bits themselves and must
 // give the original gradient's bits, in place over dy too.
 TEST(Sign, GradientsReadTheBitsThemselves) {
-  for (int64_t cols : {1, 8, 19, 64}) {
+  for (int64_t cols : {1, 4, 8, 19, 64, 300}) {
     SCOPED_TRACE(std::to_string(cols) + " columns");
     const int64_t rows = 41, n = rows * cols;
     const std::vector<float> x = awkwardValues(n, 31 + cols);
