@@ -279,6 +279,10 @@ private:
     call("gnnrt_cuda_record", {"ctx", stream.str(), std::to_string(event)});
     return event;
   }
+  /// Makes \p stream wait for event \p event.
+  void wait(StringRef stream, unsigned event) {
+    call("gnnrt_cuda_wait", {"ctx", stream.str(), std::to_string(event)});
+  }
   /// Makes the compute stream wait for the copies \p ops depend on: those
   /// into a value they read, and those out of bytes they write.
   void waitForCopies(ArrayRef<Operation *> ops);
@@ -299,8 +303,7 @@ void FunctionEmitter::waitForCopies(ArrayRef<Operation *> ops) {
   for (Operation *op : ops) {
     for (Value operand : op->getOperands())
       if (auto it = pendingIn.find(operand); it != pendingIn.end()) {
-        call("gnnrt_cuda_wait",
-             {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(it->second)});
+        wait("GNNRT_CUDA_COMPUTE", it->second);
         pendingIn.erase(it);
       }
     for (Value result : op->getResults()) {
@@ -310,8 +313,7 @@ void FunctionEmitter::waitForCopies(ArrayRef<Operation *> ops) {
       llvm::erase_if(pendingOut, [&](const PendingOut &copy) {
         if (!copy.bytes.overlaps(*range))
           return false;
-        call("gnnrt_cuda_wait",
-             {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(copy.event)});
+        wait("GNNRT_CUDA_COMPUTE", copy.event);
         return true;
       });
     }
@@ -320,11 +322,9 @@ void FunctionEmitter::waitForCopies(ArrayRef<Operation *> ops) {
 
 void FunctionEmitter::waitForAllCopies() {
   for (const PendingOut &copy : pendingOut)
-    call("gnnrt_cuda_wait",
-         {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(copy.event)});
+    wait("GNNRT_CUDA_COMPUTE", copy.event);
   for (auto &[value, event] : pendingIn)
-    call("gnnrt_cuda_wait",
-         {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(event)});
+    wait("GNNRT_CUDA_COMPUTE", event);
   pendingOut.clear();
   pendingIn.clear();
 }
@@ -366,16 +366,14 @@ LogicalResult FunctionEmitter::emitCudaTransfer(Operation *op) {
       // the compute stream goes on until an op overwrites x's bytes.
       call("gnnrt_offload_host_reserve", {"tiers", h, bytes, "&" + block});
       unsigned computed = record("GNNRT_CUDA_COMPUTE");
-      call("gnnrt_cuda_wait",
-           {"ctx", "GNNRT_CUDA_COPY", std::to_string(computed)});
+      wait("GNNRT_CUDA_COPY", computed);
       call("gnnrt_cuda_copy_async",
            {"ctx", "GNNRT_CUDA_COPY", block, name(x), bytes});
       unsigned copied = record("GNNRT_CUDA_COPY");
       if (std::optional<ArenaBytes> range = arenaRange(x))
         pendingOut.push_back({*range, copied});
       else
-        call("gnnrt_cuda_wait",
-             {"ctx", "GNNRT_CUDA_COMPUTE", std::to_string(copied)});
+        wait("GNNRT_CUDA_COMPUTE", copied);
     }
     names[offload.getResult()] = h;
     return success();
@@ -405,7 +403,7 @@ LogicalResult FunctionEmitter::emitCudaTransfer(Operation *op) {
   call("gnnrt_offload_host_block", {"tiers", h, bytes, "&" + block});
   call("gnnrt_home_note_loaded", {"tiers", bytes});
   unsigned freed = record("GNNRT_CUDA_COMPUTE");
-  call("gnnrt_cuda_wait", {"ctx", "GNNRT_CUDA_COPY", std::to_string(freed)});
+  wait("GNNRT_CUDA_COPY", freed);
   call("gnnrt_cuda_copy_async",
        {"ctx", "GNNRT_CUDA_COPY", names[y], "(void *)" + block, bytes});
   pendingIn[y] = record("GNNRT_CUDA_COPY");
