@@ -27,10 +27,16 @@ namespace {
 bool touches(Operation *op, mlir::gnn::ArenaBytes slot) {
   if (op->getNumRegions() > 0)
     return true;
+  // A view (a graph's transpose) has no bytes of its own: its readers read
+  // its source's.
   auto overlaps = [&](Value v) {
-    FailureOr<std::optional<mlir::gnn::ArenaBytes>> bytes =
-        mlir::gnn::assignedArenaBytes(v);
-    return failed(bytes) || (*bytes && (*bytes)->overlaps(slot));
+    for (; v; v = mlir::gnn::getViewSource(v)) {
+      FailureOr<std::optional<mlir::gnn::ArenaBytes>> bytes =
+          mlir::gnn::assignedArenaBytes(v);
+      if (failed(bytes) || (*bytes && (*bytes)->overlaps(slot)))
+        return true;
+    }
+    return false;
   };
   return llvm::any_of(op->getOperands(), overlaps) ||
          llvm::any_of(op->getResults(), overlaps);

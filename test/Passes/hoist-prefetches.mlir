@@ -53,3 +53,22 @@ func.func @disk_stays(%x: tensor<16xf32>, %a: tensor<16xf32>) -> (tensor<16xf32>
   %s = gnn.add %z, %x : tensor<16xf32>
   return %s, %b : tensor<16xf32>, tensor<16xf32>
 }
+
+// The spmm reads %g2's bytes, which the prefetch's result takes again,
+// through the transpose, a view without bytes of its own: the prefetch
+// stays after it.
+// CHECK-LABEL: func.func @view_reader
+// CHECK: gnn.transpose
+// CHECK-NEXT: gnn.spmm
+// CHECK-NEXT: mem.prefetch {{.*}} {gnn.offsets = array<i64: 0>}
+func.func @view_reader(%g: !gnn.graph<4x8>, %x: tensor<16xf32>, %a: tensor<4x4xf32>) -> (tensor<16xf32>, tensor<4x4xf32>) {
+  %y = gnn.activation relu %x : tensor<16xf32>
+  %h = mem.offload %y to host {mem.handle = 0 : i64} : tensor<16xf32> -> !mem.offloaded<host, tensor<16xf32>>
+  %g2 = gnn.add_self_loops %g : <4x8> -> <4x12>
+  %t = gnn.transpose %g2 : <4x12>
+  %r = gnn.spmm sum %t, %a : (!gnn.graph<4x12>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %z = mem.prefetch %h : !mem.offloaded<host, tensor<16xf32>> -> tensor<16xf32>
+  mem.free %h : !mem.offloaded<host, tensor<16xf32>>
+  %s = gnn.add %z, %x : tensor<16xf32>
+  return %s, %r : tensor<16xf32>, tensor<4x4xf32>
+}
