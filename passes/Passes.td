@@ -23,7 +23,20 @@ def GnnDecompose : Pass<"gnn-decompose", "::mlir::ModuleOp"> {
     matrix), so neither they nor their adjoints build an `[N, H*F]` tensor
     besides the features. Each new op keeps the layer's location, so later
     errors point at the `.gnn` line.
+
+    A `gat_conv` that concatenates several heads is rewritten head by head
+    (each head's scores, attention and aggregation, the outputs joined by
+    `gnn.concat`) when `split-heads` is `always`, or, with `auto`, when the
+    function's `train.config` memory budget is below what its aggregation
+    needs whole (the projected features, a result as wide and the
+    `[E, heads]` attention): then a head needs a head's share. The values
+    are the same bits either way (docs/MemoryPlanning.md, "GAT by heads").
   }];
+  let options = [
+    Option<"splitHeads", "split-heads", "std::string", /*default=*/"\"auto\"",
+           "Rewrite multi-head gat_conv head by head: auto (when the "
+           "budget is below its whole aggregation's need), always, never">,
+  ];
   let dependentDialects = ["::mlir::gnn::GnnDialect"];
   let statistics = [
     Statistic<"numLayers", "layers", "Number of layer ops decomposed">,

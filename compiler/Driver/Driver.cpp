@@ -275,6 +275,7 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
   mlir::gnn::PipelineOptions pipelineOptions;
   pipelineOptions.stage = stageName(stage).str();
   pipelineOptions.restrictRows = cpuTarget && !options.noRestrictRows;
+  pipelineOptions.splitHeads = options.splitHeads;
   pipelineOptions.cache = cpuTarget;
   pipelineOptions.signs = cpuTarget;
   pipelineOptions.hostReads = cpuTarget;

@@ -54,6 +54,9 @@ struct DriverOptions {
   /// --all-rows: compute every row of every node tensor (gnn-restrict-rows
   /// off), to compare with or to debug the restricted step.
   bool noRestrictRows = false;
+  /// --split-heads: when gnn-decompose rewrites a multi-head gat_conv head
+  /// by head (auto: when the budget needs it; always; never).
+  std::string splitHeads = "auto";
   /// --profile: the machine profile the memory planner uses (empty: the
   /// resolution order of CostModel.h's resolveProfile).
   std::string profile;

@@ -29,6 +29,7 @@ gnnc::jit::generateCpp(const std::string &path, const std::string *source,
   driverOptions.only = options.only;
   driverOptions.denseFeatures = options.denseFeatures;
   driverOptions.noRestrictRows = options.allRows;
+  driverOptions.splitHeads = options.splitHeads;
   driverOptions.profile = options.profile;
   driverOptions.policy = options.policy;
   driverOptions.solver = options.solver;

@@ -1391,6 +1391,23 @@ Error OpRunner::exec(mlir::gnn::DropoutOp op) {
   if (failed() || !check(p >= 0 && p < 1, "p must be in [0, 1)"))
     return fail();
   Tensor y = *x;
+  if (std::optional<llvm::ArrayRef<int64_t>> mask = op.getMaskColumns()) {
+    // Element (r, c) draws element (r, offset + c) of a [rows, cols] mask.
+    if (!check(x->shape.size() == 2 && (*mask)[1] + x->shape[1] <= (*mask)[0],
+               "mask_columns must hold the input's columns"))
+      return fail();
+    for (int64_t r = 0; r < x->shape[0]; ++r)
+      for (int64_t c = 0; c < x->shape[1]; ++c) {
+        const auto index =
+            static_cast<uint64_t>(r * (*mask)[0] + (*mask)[1] + c);
+        double &v = y.at(r, c);
+        v = gnnrt::dropoutUniform(key->seed, key->step, op.getStream(),
+                                  index) >= p
+                ? v / (1.0 - p)
+                : 0.0;
+      }
+    return bind(op.getResult(), std::move(y));
+  }
   dropout(y, *key, op.getStream(), p);
   return bind(op.getResult(), std::move(y));
 }

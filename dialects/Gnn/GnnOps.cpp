@@ -460,6 +460,74 @@ struct AddZero : OpRewritePattern<AddOp> {
   }
 };
 
+/// add(concat(a...), concat(b...)) -> concat(c...) when, column by column,
+/// one side is a block of `gnn.zeros`: autodiff sums the cotangents of
+/// column slices (a GAT layer split by heads) as zero-framed blocks
+/// (Adjoints.cpp, SliceOp), each as wide as the whole. The blocks are
+/// joined instead, so the sum never holds a frame per slice; a block is
+/// what the sum would hold, since x + 0.0 is x for every x but -0.0, and
+/// the cotangents split this way (sums that start at +0.0) are never -0.0.
+struct AddZeroFramedBlocks : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  struct Block {
+    int64_t begin, end;
+    Value value;
+  };
+  /// The non-zero blocks of \p v, a concat, with their columns.
+  static std::optional<SmallVector<Block>> blocksOf(Value v) {
+    auto concat = v.getDefiningOp<ConcatOp>();
+    if (!concat)
+      return std::nullopt;
+    SmallVector<Block> blocks;
+    int64_t at = 0;
+    for (Value in : concat.getInputs()) {
+      int64_t width = cast<RankedTensorType>(in.getType()).getDimSize(1);
+      if (ShapedType::isDynamic(width))
+        return std::nullopt;
+      if (!in.getDefiningOp<ZerosOp>())
+        blocks.push_back({at, at + width, in});
+      at += width;
+    }
+    return blocks;
+  }
+  LogicalResult matchAndRewrite(AddOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (op.getRowSets() || !type || !type.hasStaticShape() ||
+        type.getRank() != 2)
+      return failure();
+    std::optional<SmallVector<Block>> lhs = blocksOf(op.getLhs());
+    std::optional<SmallVector<Block>> rhs = blocksOf(op.getRhs());
+    if (!lhs || !rhs)
+      return failure();
+    SmallVector<Block> blocks(*lhs);
+    llvm::append_range(blocks, *rhs);
+    llvm::sort(blocks, [](const Block &a, const Block &b) {
+      return a.begin < b.begin;
+    });
+    for (size_t k = 1; k < blocks.size(); ++k)
+      if (blocks[k].begin < blocks[k - 1].end)
+        return failure(); // both sides non-zero somewhere: a real sum
+    SmallVector<Value> inputs;
+    int64_t at = 0;
+    auto zeros = [&](int64_t width) {
+      inputs.push_back(rewriter.create<ZerosOp>(
+          op.getLoc(), RankedTensorType::get({type.getDimSize(0), width},
+                                             type.getElementType())));
+    };
+    for (const Block &block : blocks) {
+      if (block.begin > at)
+        zeros(block.begin - at);
+      inputs.push_back(block.value);
+      at = block.end;
+    }
+    if (at < type.getDimSize(1))
+      zeros(type.getDimSize(1) - at);
+    rewriter.replaceOpWithNewOp<ConcatOp>(op, type, inputs);
+    return success();
+  }
+};
+
 /// scale(scale(x, a), b) -> scale(x, a * b).
 struct ComposeScales : OpRewritePattern<ScaleOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -479,7 +547,7 @@ struct ComposeScales : OpRewritePattern<ScaleOp> {
 
 void AddOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
-  results.add<AddZero>(context);
+  results.add<AddZero, AddZeroFramedBlocks>(context);
 }
 
 OpFoldResult ScaleOp::fold(FoldAdaptor) {
@@ -497,6 +565,19 @@ void ScaleOp::getCanonicalizationPatterns(RewritePatternSet &results,
 LogicalResult DropoutOp::verify() {
   if (getP().convertToDouble() >= 1.0)
     return emitOpError("p must be in [0, 1), got ") << getP().convertToDouble();
+  if (std::optional<ArrayRef<int64_t>> mask = getMaskColumns()) {
+    auto type = cast<RankedTensorType>(getInput().getType());
+    if (mask->size() != 2 || type.getRank() != 2 || type.getEncoding() ||
+        getRowSets())
+      return emitOpError("mask_columns needs [columns, offset] and a dense "
+                         "matrix without row sets");
+    const int64_t width = type.getDimSize(1);
+    if ((*mask)[1] < 0 ||
+        (!ShapedType::isDynamic(width) && (*mask)[1] + width > (*mask)[0]))
+      return emitOpError("mask_columns: columns [")
+             << (*mask)[1] << ", " << (*mask)[1] + width << ") are not within "
+             << (*mask)[0];
+  }
   return checkRowWise(*this, getRowSets(), getLevelAttr());
 }
 

@@ -835,24 +835,41 @@ def Gnn_DropoutOp : Gnn_Op<"dropout", [AllTypesMatch<["input", "result"]>]> {
     With `rows` (set by `gnn-restrict-rows`), the rows of a node tensor
     outside `R_level` are 0; the others keep their values and masks.
 
+    With `mask_columns = array<i64: C, o>` the input, a `[R, W]` matrix, is
+    columns `[o, o + W)` of a `[R, C]` one, and element `(r, c)` draws the
+    mask of that matrix's element `(r, o + c)`: `i = r * C + o + c`. A GAT
+    layer rewritten head by head (`gnn-decompose`) drops each head's
+    attention with its column of the whole `[E, heads]` mask, so the split
+    layer computes the same values.
+
     Example:
     ```mlir
     %y = gnn.dropout %x, %key {p = 5.0e-01 : f64, stream = 0 : i64} : tensor<?x16xf32>
+    %h = gnn.dropout %a, %key {mask_columns = array<i64: 4, 2>, p = 6.0e-01 : f64, stream = 1 : i64} : tensor<10x1xf32>
     ```
   }];
   let arguments = (ins Gnn_FloatTensor:$input, Gnn_RngKeyType:$key,
       Optional<Gnn_RowSets>:$row_sets, Gnn_NonNegativeF64Attr:$p,
       ConfinedAttr<I64Attr, [IntNonNegative]>:$stream,
-      OptionalAttr<Gnn_RowLevelAttr>:$level);
+      OptionalAttr<Gnn_RowLevelAttr>:$level,
+      OptionalAttr<DenseI64ArrayAttr>:$mask_columns);
   let results = (outs Gnn_FloatTensor:$result);
   let assemblyFormat = "$input `,` $key (`rows` $row_sets^ `:` type($row_sets))? attr-dict `:` type($result)";
   let builders = [
     OpBuilder<(ins "Type":$result, "Value":$input, "Value":$key,
                    "FloatAttr":$p, "IntegerAttr":$stream), [{
       build($_builder, $_state, result, input, key, /*row_sets=*/Value(), p,
-            stream, /*level=*/IntegerAttr());
+            stream, /*level=*/IntegerAttr(), /*mask_columns=*/nullptr);
     }]>
   ];
+  let extraClassDeclaration = [{
+    /// Draws the masks of columns [offset, offset + width) of a matrix of
+    /// \p columns columns (`mask_columns`).
+    void setMaskColumns(int64_t columns, int64_t offset) {
+      setMaskColumnsAttr(
+          ::mlir::DenseI64ArrayAttr::get(getContext(), {columns, offset}));
+    }
+  }];
   let hasVerifier = 1;
   let hasFolder = 1;
 }

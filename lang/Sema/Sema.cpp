@@ -691,17 +691,29 @@ static uint64_t weightBytes(const LayerOp &op, const ModelInstance &model) {
 /// its output as wide, and the logits; it, SDDMM and the edge soft-max may
 /// read the graph a tile at a time). The projection also reads the layer's
 /// input, \p operandBytes unless it is x.
+///
+/// Below that last need, a layer that concatenates several heads goes head
+/// by head (gnn-decompose's split-heads = auto, by the same sum): each
+/// head's scores and aggregation need a head's share of the attention and
+/// of the features, beside the heads' outputs before they are joined (at
+/// the last head, all of them and its own block).
 static uint64_t gatBytes(const LayerOp &op, const ModelInstance &model,
                          const DataSource &data, uint64_t operandBytes,
-                         uint64_t graphBytes, uint64_t elt) {
+                         uint64_t graphBytes, uint64_t elt,
+                         std::optional<uint64_t> budget) {
   const AttrValue *heads = op.getAttr("heads");
   const AttrValue *out = op.getAttr("out");
+  const AttrValue *concat = op.getAttr("concat");
   const uint64_t h = heads ? uint64_t(heads->i) : 1;
   const uint64_t n = uint64_t(data.nodes);
   const uint64_t projected = n * h * uint64_t(out ? out->i : 1) * elt;
   const uint64_t attention = uint64_t(data.edges + data.nodes) * h * elt;
-  return std::max({operandBytes + weightBytes(op, model) + projected,
-                   graphBytes + attention, attention + 2 * projected});
+  const uint64_t projection = operandBytes + weightBytes(op, model) + projected;
+  const uint64_t whole = attention + 2 * projected;
+  if (h > 1 && (!concat || concat->b) && budget && *budget < whole)
+    return std::max({projection, graphBytes + attention / h,
+                     projected + (attention + projected) / h});
+  return std::max({projection, graphBytes + attention, whole});
 }
 
 void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
@@ -776,7 +788,7 @@ void SemaImpl::checkMemoryLowerBound(const BoundTrain &bt,
     if (op.kind == OpKind::GatConv) {
       // Its steps need their operands at different times.
       bytes = gatBytes(op, bt.model, bt.data, operandBytes, graphBytes + 4 * n,
-                       elt);
+                       elt, bt.config.memory);
     } else {
       bytes = op.kind == OpKind::Concat ? n * uint64_t(*op.width) * elt
                                         : valueBytes(op) + operandBytes;

@@ -267,8 +267,10 @@ LogicalResult rule(ActivationOp op, OpBuilder &b, ValueRange dys,
 // applied to dy multiplies by the same mask and 1/(1-p): its own adjoint.
 LogicalResult rule(DropoutOp op, OpBuilder &b, ValueRange dys,
                    Cotangents &dxs) {
-  dxs[0] = b.create<DropoutOp>(op.getLoc(), op.getInput().getType(), dys[0],
-                               op.getKey(), op.getPAttr(), op.getStreamAttr());
+  auto dx = b.create<DropoutOp>(op.getLoc(), op.getInput().getType(), dys[0],
+                                op.getKey(), op.getPAttr(), op.getStreamAttr());
+  dx.setMaskColumnsAttr(op.getMaskColumnsAttr());
+  dxs[0] = dx;
   return success();
 }
 

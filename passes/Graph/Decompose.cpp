@@ -119,8 +119,11 @@ private:
 /// layer's result, or null after reporting why it cannot.
 class LayerDecomposer {
 public:
-  LayerDecomposer(OpBuilder &builder, GraphValues &graphs)
-      : builder(builder), graphs(graphs) {}
+  /// \p splitMode and \p budget: see splitHeads.
+  LayerDecomposer(OpBuilder &builder, GraphValues &graphs, StringRef splitMode,
+                  std::optional<int64_t> budget)
+      : builder(builder), graphs(graphs), splitMode(splitMode), budget(budget) {
+  }
 
   Value decompose(Operation *op) {
     builder.setInsertionPoint(op);
@@ -135,6 +138,25 @@ public:
   }
 
 private:
+  /// Whether a gat_conv that concatenates \p heads heads goes head by head
+  /// (split-heads = always), or (auto) whether the budget is below what its
+  /// aggregation by the attention needs at once whole: the projected
+  /// features, a result as wide and the [E, heads] attention, as Sema's
+  /// bound counts them. Split, a head's aggregation needs a head's share of
+  /// the last two and of the features. Below that need no plan exists
+  /// whole; above it, the heads stay together, which is faster (one pass
+  /// over the graph for all heads).
+  bool splitHeads(int64_t edges, int64_t rows, int64_t heads, int64_t hf,
+                  Value like) const {
+    if (splitMode == "always")
+      return true;
+    if (splitMode != "auto" || !budget || ShapedType::isDynamic(rows) ||
+        ShapedType::isDynamic(edges))
+      return false;
+    const int64_t elt = (tensorType(like).getElementTypeBitWidth() + 7) / 8;
+    return *budget < (edges * heads + 2 * rows * hf) * elt;
+  }
+
   Value matmul(Location loc, Type type, Value a, Value b) {
     return builder.create<MatmulOp>(loc, type, a, b);
   }
@@ -247,7 +269,6 @@ private:
     int64_t edges = cast<GraphType>(graph.getType()).getEdges();
     auto zType = matrixType(rows, hf, x);
     auto nodeScoreType = matrixType(rows, heads, x);
-    auto edgeScoreType = matrixType(edges, heads, x);
 
     Value z = matmul(loc, zType, x, op.getWeight());
     // The per-head scores s[i, k] = sum over head k's columns c of
@@ -270,17 +291,58 @@ private:
     Value sDst = score(op.getAttDst());
     // One kernel, not two gathers and an add: the two [E, heads] halves are
     // never both live (they bound GAT's smallest plans).
-    Value e = builder.create<EdgeAddOp>(loc, edgeScoreType, graph, sSrc, sDst);
-    e = builder.create<ActivationOp>(
-        loc, edgeScoreType, ActivationAttr::get(ctx, Activation::leaky_relu), e,
-        builder.getF64FloatAttr(op.getNegativeSlope().convertToDouble()));
-    Value alpha = builder.create<EdgeSoftmaxOp>(loc, edgeScoreType, graph, e);
-    if (op.getAttnDropout().convertToDouble() > 0)
-      alpha = builder.create<DropoutOp>(
-          loc, edgeScoreType, alpha, op.getKey(),
-          builder.getF64FloatAttr(op.getAttnDropout().convertToDouble()),
-          builder.getI64IntegerAttr(op.getStream()));
+    // The attention of heads [first, first + count): the edge logits, their
+    // soft-max and its dropout, whose mask is that of those columns of the
+    // whole [E, heads] tensor.
+    auto attention = [&](Value src, Value dst, int64_t first, int64_t count) {
+      auto type = matrixType(edges, count, x);
+      Value e = builder.create<EdgeAddOp>(loc, type, graph, src, dst);
+      e = builder.create<ActivationOp>(
+          loc, type, ActivationAttr::get(ctx, Activation::leaky_relu), e,
+          builder.getF64FloatAttr(op.getNegativeSlope().convertToDouble()));
+      Value alpha = builder.create<EdgeSoftmaxOp>(loc, type, graph, e);
+      if (op.getAttnDropout().convertToDouble() > 0) {
+        auto dropout = builder.create<DropoutOp>(
+            loc, type, alpha, op.getKey(),
+            builder.getF64FloatAttr(op.getAttnDropout().convertToDouble()),
+            builder.getI64IntegerAttr(op.getStream()));
+        if (count != heads)
+          dropout.setMaskColumns(heads, first);
+        alpha = dropout;
+      }
+      return alpha;
+    };
     Type type = op.getType();
+    if (op.getConcat() && heads > 1 && splitHeads(edges, rows, heads, hf, x)) {
+      // Head by head: the same values (the projection and the scores are
+      // computed whole and sliced, every per-head kernel sums a head's
+      // columns as the multi-head one does, and each head's dropout draws
+      // its column of the whole mask), but a head's attention and
+      // aggregation need a head's share of the device memory
+      // (docs/MemoryPlanning.md, "GAT by heads").
+      auto headType = matrixType(rows, width, x);
+      auto scoreType = matrixType(rows, 1, x);
+      auto slice = [&](Value v, Type t, int64_t offset) -> Value {
+        return builder.create<SliceOp>(loc, t, v, offset);
+      };
+      // Every head's features first, so that z dies before the first
+      // head's attention: kept until its last slice, z and the heads'
+      // outputs would be live together.
+      SmallVector<Value> features, outputs;
+      for (int64_t k = 0; k < heads; ++k)
+        features.push_back(slice(z, headType, k * width));
+      for (int64_t k = 0; k < heads; ++k) {
+        // In this order: arguments are evaluated in no fixed one.
+        Value src = slice(sSrc, scoreType, k);
+        Value dst = slice(sDst, scoreType, k);
+        Value alpha = attention(src, dst, k, 1);
+        outputs.push_back(
+            spmm(loc, headType, Aggregation::sum, graph, features[k], alpha));
+      }
+      Value y = builder.create<ConcatOp>(loc, type, outputs);
+      return biasAdd(loc, type, y, op.getBias());
+    }
+    Value alpha = attention(sSrc, sDst, 0, heads);
     Value y;
     if (op.getConcat()) {
       y = spmm(loc, type, Aggregation::sum, graph, z, alpha);
@@ -313,11 +375,30 @@ private:
 
   OpBuilder &builder;
   GraphValues &graphs;
+  StringRef splitMode;
+  std::optional<int64_t> budget;
 };
 
+/// The memory budget of the training recipe on \p scope, if any.
+std::optional<int64_t> budgetOf(Operation *scope) {
+  auto config = scope->getAttrOfType<DictionaryAttr>("train.config");
+  if (!config)
+    return std::nullopt;
+  if (auto memory = config.getAs<IntegerAttr>("memory"))
+    return memory.getInt();
+  return std::nullopt;
+}
+
 struct DecomposePass : mlir::gnn::impl::GnnDecomposeBase<DecomposePass> {
+  using GnnDecomposeBase::GnnDecomposeBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (splitHeads != "auto" && splitHeads != "always" &&
+        splitHeads != "never") {
+      module.emitError("gnn-decompose: split-heads = '")
+          << splitHeads << "' is not one of auto, always, never";
+      return signalPassFailure();
+    }
     OpBuilder builder(&getContext());
     bool failedAny = false;
     // One cache per isolated region (each function): graph values must not
@@ -335,7 +416,7 @@ struct DecomposePass : mlir::gnn::impl::GnnDecomposeBase<DecomposePass> {
           layers.push_back(op);
       });
       GraphValues graphs(builder);
-      LayerDecomposer decomposer(builder, graphs);
+      LayerDecomposer decomposer(builder, graphs, splitHeads, budgetOf(scope));
       for (Operation *op : layers) {
         Value replacement = decomposer.decompose(op);
         if (!replacement) {

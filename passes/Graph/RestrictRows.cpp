@@ -329,7 +329,7 @@ unsigned restrictFunction(func::FuncOp func) {
       int64_t level = rows.demand(o.getResult());
       if ((isCsr(o.getInput().getType()) ||
            (isDenseDropout(o) && rows.isNodeTensor(o.getResult()))) &&
-          level != kAll)
+          !o.getMaskColumns() && level != kAll)
         restrictions.push_back({&op, level, kAll});
     } else if (isElementwiseOp(&op) && takesRowSets(&op)) {
       // Those the CPU target fuses (plain f32), over node tensors.

@@ -21,7 +21,9 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
     return failure();
   if (stage == "gnn")
     return success();
-  pm.addPass(createGnnDecompose());
+  GnnDecomposeOptions decompose;
+  decompose.splitHeads = options.splitHeads;
+  pm.addPass(createGnnDecompose(decompose));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (stage == "decomposed")

@@ -38,6 +38,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("plan, cpp: compute only the rows the loss depends on "
                      "(gnn-restrict-rows; the CPU target's kernels)"),
       llvm::cl::init(true)};
+  Option<std::string> splitHeads{
+      *this, "split-heads",
+      llvm::cl::desc("decomposed and later: rewrite multi-head gat_conv "
+                     "head by head (gnn-decompose's split-heads: auto, "
+                     "always, never)"),
+      llvm::cl::init("auto")};
   Option<std::string> policy{
       *this, "policy",
       llvm::cl::desc("plan, cpp: the memory policy (auto, keep_all, "

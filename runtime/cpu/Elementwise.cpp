@@ -719,6 +719,31 @@ int gnnrt_cpu_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
   return GNNRT_OK;
 }
 
+int gnnrt_cpu_dropout_columns(const float *x, int64_t rows, int64_t width,
+                              int64_t cols, int64_t offset, uint64_t seed,
+                              uint64_t step, uint64_t stream, double p,
+                              float *y) {
+  GNNRT_CHECK(rows >= 0 && width >= 0 && offset >= 0 && offset + width <= cols,
+              GNNRT_ERR_BAD_ARGUMENT);
+  int64_t n, whole;
+  if (int status = kernel::matrixSize(rows, width, n))
+    return status;
+  if (int status = kernel::matrixSize(rows, cols, whole))
+    return status;
+  if (int status = kernel::dropoutArgs(x, n, p, y))
+    return status;
+  const Dropout d = dropoutOf(seed, step, stream, p);
+  [[maybe_unused]] const bool threads = worthThreads(n);
+  // A head's column of GAT's attention: one Philox block per element at
+  // most, each computed as dropoutPartialBlock does.
+#pragma omp parallel for schedule(static) if (threads)
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t first = r * cols + offset;
+    dropoutRange(x + r * width, y + r * width, first, first + width, d);
+  }
+  return GNNRT_OK;
+}
+
 int gnnrt_cpu_fused(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
                     int64_t cols, const float *const *inputs, int32_t ninputs,
                     float *const *outputs, const int32_t *output_values,

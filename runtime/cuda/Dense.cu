@@ -276,6 +276,24 @@ __global__ void headMatrixKernel(int kind, int64_t columns, int64_t heads,
     kernel::setHeadMatrixEntry(kind, c, heads, width, mean, y);
 }
 
+/// gnn.dropout with mask_columns: a thread per element (r, c) of the
+/// `rows x width` block, which draws element `r * cols + offset + c` of
+/// the whole matrix's mask (one Philox call per element: a GAT head's
+/// column of its attention, one element per row).
+__global__ void
+dropoutColumnsKernel(const float *x, int64_t rows, int64_t width, int64_t cols,
+                     int64_t offset, uint64_t seed, uint64_t stream,
+                     uint64_t step, uint64_t threshold, double keep, float *y) {
+  for (int64_t i = firstItem(); i < rows * width; i += itemStride()) {
+    const int64_t index = i / width * cols + offset + i % width;
+    const uint64_t bits =
+        gnnrt::dropoutBits(seed, step, stream, static_cast<uint64_t>(index));
+    y[i] = bits >= threshold
+               ? static_cast<float>(static_cast<double>(x[i]) / keep)
+               : 0.0f;
+  }
+}
+
 /// A thread per Philox block of four elements (gnnrt::dropoutBits's
 /// counter: block lo, block hi, stream, step); each element is read before
 /// it is written, so y == x is allowed.
@@ -509,6 +527,25 @@ int gnnrt_cuda_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
   // stream and step enter the counter modulo 2^32 (gnnrt::dropoutBits).
   return launch(ctx, "dropoutKernel", (n + 3) / 4, dropoutKernel, x, n, seed,
                 static_cast<uint32_t>(stream), static_cast<uint32_t>(step),
+                gnnrt::dropoutThreshold(p), 1.0 - p, y);
+}
+
+int gnnrt_cuda_dropout_columns(const float *x, int64_t rows, int64_t width,
+                               int64_t cols, int64_t offset, uint64_t seed,
+                               uint64_t step, uint64_t stream, double p,
+                               float *y) {
+  GNNRT_CHECK(rows >= 0 && width >= 0 && offset >= 0 && offset + width <= cols,
+              GNNRT_ERR_BAD_ARGUMENT);
+  int64_t n, whole;
+  if (int status = kernel::matrixSize(rows, width, n))
+    return status;
+  if (int status = kernel::matrixSize(rows, cols, whole))
+    return status;
+  if (int status = kernel::dropoutArgs(x, n, p, y))
+    return status;
+  GNNRT_CURRENT_CONTEXT(ctx);
+  return launch(ctx, "dropoutColumnsKernel", n, dropoutColumnsKernel, x, rows,
+                width, cols, offset, seed, stream, step,
                 gnnrt::dropoutThreshold(p), 1.0 - p, y);
 }
 

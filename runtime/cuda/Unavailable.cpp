@@ -161,6 +161,11 @@ int gnnrt_cuda_dropout(const float *, int64_t, uint64_t, uint64_t, uint64_t,
                        double, float *) {
   return unavailable();
 }
+int gnnrt_cuda_dropout_columns(const float *, int64_t, int64_t, int64_t,
+                               int64_t, uint64_t, uint64_t, uint64_t, double,
+                               float *) {
+  return unavailable();
+}
 int gnnrt_cuda_init(int, uint64_t, uint64_t, int64_t, int64_t, int64_t,
                     float *) {
   return unavailable();

@@ -1726,11 +1726,25 @@ TEST(SemaTest, MemoryBoundCountsGatAttention) {
                       "}\n";
   auto c = checkMemory(bytes(kGatBytes), model);
   EXPECT_EQ(c->errors(), 0u) << c->dump();
-  // Without the attention logits the bound would be the projection's
-  // 1060096 B; one byte less than the full bound already fails.
-  c = checkMemory(bytes(kGatBytes - 1), model);
+  // Averaged heads stay whole: one byte less than the full bound (the
+  // attention logits and two [N, 64] matrices) fails.
+  const char *averaged = "model M() {\n"
+                         "  h = gat_conv(x, out = 8, heads = 8, concat = "
+                         "false);\n"
+                         "  return linear(h, out = classes);\n"
+                         "}\n";
+  c = checkMemory(bytes(kGatBytes - 1), averaged);
   EXPECT_TRUE(oneError(*c, c->at("memory"),
                        "(at least 1.7 MiB, 1810944 bytes); the gat_conv "
+                       "'gat_conv_0' alone"));
+  // Concatenated heads go head by head below that bound (gnn-decompose's
+  // split-heads = auto): a head needs an eighth of the attention, so the
+  // projection's 1060096 B binds; one byte less fails.
+  c = checkMemory(bytes(kGatBytes - 1), model);
+  EXPECT_EQ(c->errors(), 0u) << c->dump();
+  c = checkMemory(bytes(1060095), model);
+  EXPECT_TRUE(oneError(*c, c->at("memory"),
+                       "(at least 1.0 MiB, 1060096 bytes); the gat_conv "
                        "'gat_conv_0' alone"));
 }
 

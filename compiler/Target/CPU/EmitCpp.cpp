@@ -144,6 +144,11 @@ mem::LoadSignOp packedSignsRead(Operation *op) {
 /// and dropout of a plain f32 tensor (gnnrt_cpu_fused's tiles are whole
 /// Philox blocks).
 bool cpuFusible(Operation *op) {
+  // A dropout of some columns (mask_columns) indexes its mask by the whole
+  // matrix's columns, which a fused chain's tiles do not know.
+  auto dropout = dyn_cast<DropoutOp>(op);
+  if (dropout && dropout.getMaskColumns())
+    return false;
   return (isElementwiseOp(op) || isDenseDropout(op)) && !packedSignsRead(op);
 }
 
@@ -1234,6 +1239,14 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                {name(o.getInput()), d(o.getInput(), 0), d(o.getInput(), 1),
                 i64(csr.getNnz()), keySeed[o.getKey()], keyStep[o.getKey()],
                 "UINT64_C(" + i64(o.getStream()) + ")",
+                f64(o.getPAttr().getValue()), out()});
+          return success();
+        }
+        if (std::optional<ArrayRef<int64_t>> mask = o.getMaskColumns()) {
+          call("gnnrt_cpu_dropout_columns",
+               {name(o.getInput()), d(o.getInput(), 0), d(o.getInput(), 1),
+                i64((*mask)[0]), i64((*mask)[1]), keySeed[o.getKey()],
+                keyStep[o.getKey()], "UINT64_C(" + i64(o.getStream()) + ")",
                 f64(o.getPAttr().getValue()), out()});
           return success();
         }

@@ -108,6 +108,7 @@ jit::CompileOptions compileOptionsFor(const DriverOptions &driver) {
   options.only = driver.only;
   options.denseFeatures = driver.denseFeatures;
   options.allRows = driver.noRestrictRows;
+  options.splitHeads = driver.splitHeads;
   options.profile = driver.profile;
   options.policy = driver.policy;
   options.solver = driver.solver;

@@ -81,6 +81,14 @@ static cl::opt<bool> allRows(
     cl::sub(emitCmd), cl::sub(runCmd), cl::sub(compileCmd), cl::sub(planCmd),
     cl::cat(gnncCategory));
 
+static cl::opt<std::string> splitHeads(
+    "split-heads",
+    cl::desc("When a gat_conv with several concatenated heads runs head by "
+             "head: auto (when the memory budget is below what the heads "
+             "need together), always, never (same values either way)"),
+    cl::init("auto"), cl::sub(emitCmd), cl::sub(runCmd), cl::sub(compileCmd),
+    cl::sub(planCmd), cl::cat(gnncCategory));
+
 static cl::opt<std::string> profileFile(
     "profile",
     cl::desc("Machine profile for the memory planner (default: "
@@ -352,6 +360,12 @@ int main(int argc, char **argv) {
   options.printDebugInfo = printDebugInfo;
   options.denseFeatures = denseFeatures;
   options.noRestrictRows = allRows;
+  options.splitHeads = splitHeads;
+  if (splitHeads != "auto" && splitHeads != "always" && splitHeads != "never") {
+    llvm::errs() << "gnnc: error: --split-heads=" << splitHeads
+                 << " is not one of auto, always, never\n";
+    return 1;
+  }
   options.profile = profileFile;
   options.policy = planPolicy;
   options.solver = planSolver;

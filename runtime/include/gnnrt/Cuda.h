@@ -212,6 +212,12 @@ int gnnrt_cuda_normalize_grad(const float *x, const float *dy, int64_t rows,
 int gnnrt_cuda_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
                        uint64_t stream, double p, float *y);
 
+/* gnnrt_cpu_dropout_columns on the device. */
+int gnnrt_cuda_dropout_columns(const float *x, int64_t rows, int64_t width,
+                               int64_t cols, int64_t offset, uint64_t seed,
+                               uint64_t step, uint64_t stream, double p,
+                               float *y);
+
 int gnnrt_cuda_init(int kind, uint64_t seed, uint64_t stream, int64_t fan_in,
                     int64_t fan_out, int64_t n, float *y);
 int gnnrt_cuda_cross_entropy(const float *logits, const int32_t *labels,

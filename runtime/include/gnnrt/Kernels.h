@@ -619,6 +619,16 @@ int gnnrt_cpu_activation_grad(int kind, const float *x, const float *dy,
 int gnnrt_cpu_dropout(const float *x, int64_t n, uint64_t seed, uint64_t step,
                       uint64_t stream, double p, float *y);
 
+/* gnn.dropout with `mask_columns = [cols, offset]`: \p x is a `rows x width`
+   matrix, columns [offset, offset + width) of a `rows x cols` one, and
+   element (r, c) is what gnnrt_cpu_dropout writes for element
+   `r * cols + offset + c` of that matrix (same Philox word, same
+   quotient). May work in place (y == x). */
+int gnnrt_cpu_dropout_columns(const float *x, int64_t rows, int64_t width,
+                              int64_t cols, int64_t offset, uint64_t seed,
+                              uint64_t step, uint64_t stream, double p,
+                              float *y);
+
 /* One op of a fused element-wise chain (gnnrt_cpu_fused). */
 #define GNNRT_FUSED_MAX_OPS 32
 typedef enum gnnrt_fused_kind {

@@ -119,3 +119,37 @@ func.func @dead_code(%g: !gnn.graph<4x6>, %x: tensor<4x3xf32>) {
   %2 = gnn.spmm sum %0, %x, %1 : (!gnn.graph<4x10>, tensor<4x3xf32>, tensor<10xf32>) -> tensor<4x3xf32>
   return
 }
+
+// -----
+
+// The cotangents of column slices (a GAT layer split by heads), each framed
+// by zeros as wide as the whole, are joined instead of summed: the frames
+// of %a (columns 0-1), %b (3-4) and %c (5) leave column 2 zero.
+// CHECK-LABEL: func.func @add_zero_framed_blocks
+// CHECK-SAME: (%[[A:.*]]: tensor<3x2xf32>, %[[B:.*]]: tensor<3x2xf32>, %[[C:.*]]: tensor<3x1xf32>)
+// CHECK-NEXT: %[[Z:.*]] = gnn.zeros : tensor<3x1xf32>
+// CHECK-NEXT: %[[Y:.*]] = gnn.concat %[[A]], %[[Z]], %[[B]], %[[C]] : (tensor<3x2xf32>, tensor<3x1xf32>, tensor<3x2xf32>, tensor<3x1xf32>) -> tensor<3x6xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @add_zero_framed_blocks(%a: tensor<3x2xf32>, %b: tensor<3x2xf32>, %c: tensor<3x1xf32>) -> tensor<3x6xf32> {
+  %z4 = gnn.zeros : tensor<3x4xf32>
+  %z3 = gnn.zeros : tensor<3x3xf32>
+  %z5 = gnn.zeros : tensor<3x5xf32>
+  %pa = gnn.concat %a, %z4 : (tensor<3x2xf32>, tensor<3x4xf32>) -> tensor<3x6xf32>
+  %pb = gnn.concat %z3, %b, %c : (tensor<3x3xf32>, tensor<3x2xf32>, tensor<3x1xf32>) -> tensor<3x6xf32>
+  %y = gnn.add %pa, %pb : tensor<3x6xf32>
+  return %y : tensor<3x6xf32>
+}
+
+// -----
+
+// Where both frames hold values in a column, the sum stays a sum.
+// CHECK-LABEL: func.func @add_overlapping_blocks
+// CHECK: gnn.add
+func.func @add_overlapping_blocks(%a: tensor<3x2xf32>, %b: tensor<3x2xf32>) -> tensor<3x4xf32> {
+  %z1 = gnn.zeros : tensor<3x1xf32>
+  %z2 = gnn.zeros : tensor<3x2xf32>
+  %pa = gnn.concat %a, %z2 : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x4xf32>
+  %pb = gnn.concat %z1, %b, %z1 : (tensor<3x1xf32>, tensor<3x2xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
+  %y = gnn.add %pa, %pb : tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}

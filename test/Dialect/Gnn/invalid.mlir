@@ -527,3 +527,19 @@ func.func @rows_add_without_level(%x: tensor<4x3xf32>, %r: tensor<8xi32>) {
   %0 = gnn.add %x, %x rows %r : tensor<8xi32> : tensor<4x3xf32>
   return
 }
+
+// -----
+
+func.func @dropout_mask_columns_outside(%x: tensor<5x2xf32>, %k: !gnn.rng_key) -> tensor<5x2xf32> {
+  // expected-error@+1 {{'gnn.dropout' op mask_columns: columns [3, 5) are not within 4}}
+  %y = gnn.dropout %x, %k {mask_columns = array<i64: 4, 3>, p = 0.5 : f64, stream = 0 : i64} : tensor<5x2xf32>
+  return %y : tensor<5x2xf32>
+}
+
+// -----
+
+func.func @dropout_mask_columns_shape(%x: tensor<5x2xf32>, %k: !gnn.rng_key) -> tensor<5x2xf32> {
+  // expected-error@+1 {{'gnn.dropout' op mask_columns needs [columns, offset] and a dense matrix without row sets}}
+  %y = gnn.dropout %x, %k {mask_columns = array<i64: 4>, p = 0.5 : f64, stream = 0 : i64} : tensor<5x2xf32>
+  return %y : tensor<5x2xf32>
+}

@@ -54,6 +54,10 @@ struct CompileOptions {
   /// Compute every row of the training step (by default only the rows the
   /// loss depends on; the losses are the same: docs/Passes.md).
   bool allRows = false;
+  /// When a multi-head gat_conv is rewritten head by head: "auto" (when
+  /// the memory budget is below what its heads need together), "always",
+  /// "never". The values are the same bits either way.
+  std::string splitHeads = "auto";
   /// The memory planner's machine profile file (empty: $GNNC_PROFILE, else
   /// `gnnc calibrate`'s output, else the built-in profile), and overrides of
   /// the program's `plan` and of the solver (empty, "auto": the defaults).
