@@ -24,6 +24,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -466,10 +467,15 @@ double activateDerivative(Activation kind, double x, double slope) {
 }
 
 /// gnn.dropout in place: element i (row-major) survives, scaled by
-/// 1/(1-p), iff its Philox uniform is >= p.
-void dropout(Tensor &t, const RngKey &key, uint64_t stream, double p) {
+/// 1/(1-p), iff the Philox uniform of mask element `index(i)` is >= p
+/// (i itself, or with mask_columns the element of the whole matrix).
+void dropout(
+    Tensor &t, const RngKey &key, uint64_t stream, double p,
+    llvm::function_ref<uint64_t(uint64_t)> index = [](uint64_t i) {
+      return i;
+    }) {
   for (size_t i = 0; i < t.data.size(); ++i)
-    t.data[i] = gnnrt::dropoutUniform(key.seed, key.step, stream, i) >= p
+    t.data[i] = gnnrt::dropoutUniform(key.seed, key.step, stream, index(i)) >= p
                     ? t.data[i] / (1.0 - p)
                     : 0.0;
 }
@@ -1396,16 +1402,11 @@ Error OpRunner::exec(mlir::gnn::DropoutOp op) {
     if (!check(x->shape.size() == 2 && (*mask)[1] + x->shape[1] <= (*mask)[0],
                "mask_columns must hold the input's columns"))
       return fail();
-    for (int64_t r = 0; r < x->shape[0]; ++r)
-      for (int64_t c = 0; c < x->shape[1]; ++c) {
-        const auto index =
-            static_cast<uint64_t>(r * (*mask)[0] + (*mask)[1] + c);
-        double &v = y.at(r, c);
-        v = gnnrt::dropoutUniform(key->seed, key->step, op.getStream(),
-                                  index) >= p
-                ? v / (1.0 - p)
-                : 0.0;
-      }
+    const auto width = static_cast<uint64_t>(x->shape[1]);
+    const auto cols = static_cast<uint64_t>((*mask)[0]);
+    const auto offset = static_cast<uint64_t>((*mask)[1]);
+    dropout(y, *key, op.getStream(), p,
+            [&](uint64_t i) { return i / width * cols + offset + i % width; });
     return bind(op.getResult(), std::move(y));
   }
   dropout(y, *key, op.getStream(), p);

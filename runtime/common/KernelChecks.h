@@ -330,6 +330,22 @@ inline int dropoutArgs(const float *x, int64_t n, double p, const float *y) {
   return GNNRT_OK;
 }
 
+/// gnn.dropout with mask_columns: \p x and \p y are `rows x width`,
+/// columns [offset, offset + width) of a `rows x cols` matrix whose size is
+/// representable; `rows * width` into \p n.
+inline int dropoutColumnsArgs(const float *x, int64_t rows, int64_t width,
+                              int64_t cols, int64_t offset, double p,
+                              const float *y, int64_t &n) {
+  GNNRT_CHECK(rows >= 0 && width >= 0 && offset >= 0 && offset + width <= cols,
+              GNNRT_ERR_BAD_ARGUMENT);
+  int64_t whole;
+  if (int status = matrixSize(rows, width, n))
+    return status;
+  if (int status = matrixSize(rows, cols, whole))
+    return status;
+  return dropoutArgs(x, n, p, y);
+}
+
 //===----------------------------------------------------------------------===//
 // Training kernels
 //===----------------------------------------------------------------------===//

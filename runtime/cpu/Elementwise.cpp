@@ -723,14 +723,9 @@ int gnnrt_cpu_dropout_columns(const float *x, int64_t rows, int64_t width,
                               int64_t cols, int64_t offset, uint64_t seed,
                               uint64_t step, uint64_t stream, double p,
                               float *y) {
-  GNNRT_CHECK(rows >= 0 && width >= 0 && offset >= 0 && offset + width <= cols,
-              GNNRT_ERR_BAD_ARGUMENT);
-  int64_t n, whole;
-  if (int status = kernel::matrixSize(rows, width, n))
-    return status;
-  if (int status = kernel::matrixSize(rows, cols, whole))
-    return status;
-  if (int status = kernel::dropoutArgs(x, n, p, y))
+  int64_t n;
+  if (int status =
+          kernel::dropoutColumnsArgs(x, rows, width, cols, offset, p, y, n))
     return status;
   const Dropout d = dropoutOf(seed, step, stream, p);
   [[maybe_unused]] const bool threads = worthThreads(n);

@@ -107,6 +107,38 @@ func.func @f(%x: tensor<6xf64>, %seed: i64, %step: i64) -> (tensor<6xf64>, tenso
   expectTensor(r[1], {6}, expected);
 }
 
+// A block of columns (mask_columns = [4, 1]) draws, per element, the mask
+// of the same element of the whole [rows, 4] dropout: a GAT head's column.
+TEST_F(RandomOpsTest, DropoutOfColumnsIsThoseColumnsOfTheWholeMask) {
+  Tensor x = randomTensor({9, 4}, 3);
+  auto r = run(R"(
+func.func @f(%x: tensor<9x4xf64>, %b: tensor<9x2xf64>, %seed: i64, %step: i64) -> (tensor<9x4xf64>, tensor<9x2xf64>) {
+  %k = gnn.rng_key %seed, %step
+  %0 = gnn.dropout %x, %k {p = 0.5 : f64, stream = 2 : i64} : tensor<9x4xf64>
+  %1 = gnn.dropout %b, %k {mask_columns = array<i64: 4, 1>, p = 0.5 : f64, stream = 2 : i64} : tensor<9x2xf64>
+  return %0, %1 : tensor<9x4xf64>, tensor<9x2xf64>
+})",
+               {x,
+                [&] {
+                  Tensor b = Tensor::zeros({9, 2});
+                  for (int64_t i = 0; i < 9; ++i)
+                    for (int64_t c = 0; c < 2; ++c)
+                      b.at(i, c) = x.at(i, 1 + c);
+                  return b;
+                }(),
+                int64_t(7), int64_t(2)});
+  ASSERT_EQ(r.size(), 2u);
+  const Tensor &whole = asTensor(r[0]), &block = asTensor(r[1]);
+  int dropped = 0;
+  for (int64_t i = 0; i < 9; ++i)
+    for (int64_t c = 0; c < 2; ++c) {
+      EXPECT_EQ(block.at(i, c), whole.at(i, 1 + c)) << i << ", " << c;
+      dropped += block.at(i, c) == 0.0;
+    }
+  EXPECT_GT(dropped, 0);
+  EXPECT_LT(dropped, 18);
+}
+
 std::string initFn(const std::string &kind, const std::string &attrs,
                    const std::string &shape) {
   std::string t = "tensor<" + shape + "xf32>";
