@@ -51,6 +51,25 @@ const StageInfo kStages[] = {
     {Stage::Cpp, "cpp", "generated C++ for the CPU target"},
     {Stage::Cuda, "cuda", "generated CUDA C++"},
 };
+
+/// Whether a train block with a memory budget has a GAT layer that
+/// concatenates several heads: one gnn-decompose can split head by head.
+bool hasHeadsToSplit(const gnnc::sema::CheckedProgram &program) {
+  using gnnc::sema::AttrValue;
+  for (const gnnc::sema::BoundTrain &train : program.trains) {
+    if (!train.config.memory)
+      continue;
+    for (const gnnc::sema::LayerOp &op : train.model.ops) {
+      if (op.kind != gnnc::sema::OpKind::GatConv)
+        continue;
+      const AttrValue *heads = op.getAttr("heads");
+      const AttrValue *concat = op.getAttr("concat");
+      if (heads && heads->i > 1 && (!concat || concat->b))
+        return true;
+    }
+  }
+  return false;
+}
 } // namespace
 
 std::optional<Stage> gnnc::parseStage(llvm::StringRef name) {
@@ -268,10 +287,6 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
     mlirDiagHandler = std::make_unique<mlir::SourceMgrDiagnosticHandler>(
         *sourceMgr, context.get(), diagOS);
   }
-  mlir::OwningOpRef<mlir::ModuleOp> module = mlirGen(*context, checked);
-  if (!module)
-    return nullptr;
-  mlir::PassManager pm(context.get());
   mlir::gnn::PipelineOptions pipelineOptions;
   pipelineOptions.stage = stageName(stage).str();
   pipelineOptions.restrictRows = cpuTarget && !options.noRestrictRows;
@@ -304,8 +319,39 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
   }
   pipelineOptions.policy = options.policy;
   pipelineOptions.solver = options.solver;
-  if (failed(mlir::gnn::buildGnncPipeline(pm, pipelineOptions)) ||
-      failed(pm.run(*module)))
-    return nullptr;
-  return module;
+  auto lower = [&]() -> mlir::OwningOpRef<mlir::ModuleOp> {
+    mlir::OwningOpRef<mlir::ModuleOp> module = mlirGen(*context, checked);
+    if (!module)
+      return nullptr;
+    mlir::PassManager pm(context.get());
+    if (failed(mlir::gnn::buildGnncPipeline(pm, pipelineOptions)) ||
+        failed(pm.run(*module)))
+      return nullptr;
+    return module;
+  };
+  if (options.splitHeads != "auto" || !hasHeadsToSplit(checked))
+    return lower();
+  // Under split-heads=auto gnn-decompose splits a multi-head GAT layer
+  // only below its whole aggregation's need, but the smallest plan of the
+  // whole layers can sit above that need (fragmentation, the layer's
+  // backward): GAT on 2M nodes planned at 25% of keep-all split and was
+  // refused at 30% whole. So where the whole layers have no plan, auto
+  // plans them head by head before it gives up; the first attempt's
+  // diagnostics are held back, and shown only if it succeeds.
+  std::vector<mlir::Diagnostic> held;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  {
+    mlir::ScopedDiagnosticHandler hold(context.get(), [&](mlir::Diagnostic &d) {
+      held.push_back(std::move(d));
+      return mlir::success();
+    });
+    module = lower();
+  }
+  if (module) {
+    for (mlir::Diagnostic &d : held)
+      context->getDiagEngine().emit(std::move(d));
+    return module;
+  }
+  pipelineOptions.splitHeads = "always";
+  return lower();
 }

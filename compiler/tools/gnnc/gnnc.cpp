@@ -85,7 +85,8 @@ static cl::opt<std::string> splitHeads(
     "split-heads",
     cl::desc("When a gat_conv with several concatenated heads runs head by "
              "head: auto (when the memory budget is below what the heads "
-             "need together), always, never (same values either way)"),
+             "need together, or the whole layers have no plan within it), "
+             "always, never (same values either way)"),
     cl::init("auto"), cl::sub(emitCmd), cl::sub(runCmd), cl::sub(compileCmd),
     cl::sub(planCmd), cl::cat(gnncCategory));
 
