@@ -53,18 +53,17 @@ const StageInfo kStages[] = {
 };
 
 /// Whether a train block with a memory budget has a GAT layer that
-/// concatenates several heads: one gnn-decompose can split head by head.
-bool hasHeadsToSplit(const gnnc::sema::CheckedProgram &program) {
-  using gnnc::sema::AttrValue;
+/// concatenates several heads and that split-heads=auto keeps whole: one
+/// gnn-decompose could still split head by head.
+bool hasHeadsKeptWhole(const gnnc::sema::CheckedProgram &program) {
   for (const gnnc::sema::BoundTrain &train : program.trains) {
     if (!train.config.memory)
       continue;
     for (const gnnc::sema::LayerOp &op : train.model.ops) {
-      if (op.kind != gnnc::sema::OpKind::GatConv)
-        continue;
-      const AttrValue *heads = op.getAttr("heads");
-      const AttrValue *concat = op.getAttr("concat");
-      if (heads && heads->i > 1 && (!concat || concat->b))
+      if (gnnc::concatenatesHeads(op) &&
+          !gnnc::splitsHeadsUnderAuto(
+              op, train.data, gnnc::sema::elementBytes(train.config.precision),
+              train.config.memory))
         return true;
     }
   }
@@ -329,15 +328,16 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
       return nullptr;
     return module;
   };
-  if (options.splitHeads != "auto" || !hasHeadsToSplit(checked))
+  if (options.splitHeads != "auto" || !hasHeadsKeptWhole(checked))
     return lower();
   // Under split-heads=auto gnn-decompose splits a multi-head GAT layer
   // only below its whole aggregation's need, but the smallest plan of the
   // whole layers can sit above that need (fragmentation, the layer's
   // backward): GAT on 2M nodes planned at 25% of keep-all split and was
   // refused at 30% whole. So where the whole layers have no plan, auto
-  // plans them head by head before it gives up; the first attempt's
-  // diagnostics are held back, and shown only if it succeeds.
+  // plans them head by head before it gives up (not where it split them
+  // already: the same attempt again); the first attempt's diagnostics are
+  // held back, and shown only if it succeeds.
   std::vector<mlir::Diagnostic> held;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   {

@@ -17,6 +17,7 @@
 #include "lang/Sema/Value.h"
 
 #include "gnnrt/Dataset.h"
+#include "gnnrt/Footprint.h"
 #include "gnnrt/Kernels.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -697,20 +698,37 @@ static uint64_t weightBytes(const LayerOp &op, const ModelInstance &model) {
 /// head's scores and aggregation need a head's share of the attention and
 /// of the features, beside the heads' outputs before they are joined (at
 /// the last head, all of them and its own block).
+bool gnnc::concatenatesHeads(const LayerOp &op) {
+  const AttrValue *heads = op.getAttr("heads");
+  const AttrValue *concat = op.getAttr("concat");
+  return op.kind == OpKind::GatConv && heads && heads->i > 1 &&
+         (!concat || concat->b);
+}
+
+bool gnnc::splitsHeadsUnderAuto(const LayerOp &op, const DataSource &data,
+                                uint64_t elt, std::optional<uint64_t> budget) {
+  if (!concatenatesHeads(op) || !budget)
+    return false;
+  const uint64_t h = uint64_t(op.getAttr("heads")->i);
+  const AttrValue *out = op.getAttr("out");
+  return *budget < gnnrt::footprint::gatWholeAggregationBytes(
+                       uint64_t(data.edges + data.nodes), uint64_t(data.nodes),
+                       h, h * uint64_t(out ? out->i : 1), elt);
+}
+
 static uint64_t gatBytes(const LayerOp &op, const ModelInstance &model,
                          const DataSource &data, uint64_t operandBytes,
                          uint64_t graphBytes, uint64_t elt,
                          std::optional<uint64_t> budget) {
   const AttrValue *heads = op.getAttr("heads");
   const AttrValue *out = op.getAttr("out");
-  const AttrValue *concat = op.getAttr("concat");
   const uint64_t h = heads ? uint64_t(heads->i) : 1;
   const uint64_t n = uint64_t(data.nodes);
   const uint64_t projected = n * h * uint64_t(out ? out->i : 1) * elt;
   const uint64_t attention = uint64_t(data.edges + data.nodes) * h * elt;
   const uint64_t projection = operandBytes + weightBytes(op, model) + projected;
   const uint64_t whole = attention + 2 * projected;
-  if (h > 1 && (!concat || concat->b) && budget && *budget < whole)
+  if (gnnc::splitsHeadsUnderAuto(op, data, elt, budget))
     return std::max({projection, graphBytes + attention / h,
                      projected + (attention + projected) / h});
   return std::max({projection, graphBytes + attention, whole});

@@ -44,6 +44,18 @@ sema::CheckedProgram checkProgram(const ast::Program &program,
                                   DiagnosticEngine &diags,
                                   const SemaOptions &options);
 
+/// Whether \p op is a gat_conv that concatenates several heads: one
+/// gnn-decompose can run head by head.
+bool concatenatesHeads(const sema::LayerOp &op);
+
+/// Whether gnn-decompose's split-heads=auto runs the gat_conv \p op of a
+/// train block on \p data head by head under \p budget: it concatenates
+/// several heads and the budget is below what its aggregation needs with
+/// them together (gnnrt::footprint::gatWholeAggregationBytes, the sum
+/// gnn-decompose decides by), \p elt bytes an element.
+bool splitsHeadsUnderAuto(const sema::LayerOp &op, const sema::DataSource &data,
+                          uint64_t elt, std::optional<uint64_t> budget);
+
 /// The search path a tool uses: \p extraDirs (e.g. --data), then each entry
 /// of $GNNC_DATA_PATH, then the datasets that ship with gnnc.
 std::vector<std::string>

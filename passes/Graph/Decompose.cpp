@@ -11,6 +11,7 @@
 #include "passes/Passes.h"
 
 #include "dialects/Gnn/GnnOps.h"
+#include "gnnrt/Footprint.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -154,7 +155,9 @@ private:
         ShapedType::isDynamic(edges))
       return false;
     const int64_t elt = (tensorType(like).getElementTypeBitWidth() + 7) / 8;
-    return *budget < (edges * heads + 2 * rows * hf) * elt;
+    return static_cast<uint64_t>(*budget) <
+           gnnrt::footprint::gatWholeAggregationBytes(edges, rows, heads, hf,
+                                                      elt);
   }
 
   Value matmul(Location loc, Type type, Value a, Value b) {

@@ -24,6 +24,18 @@ namespace gnnrt::footprint {
 /// \p bytes as one arena allocation takes them.
 inline uint64_t align64(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
 
+/// What a gat_conv's aggregation by its attention needs on the device at
+/// once with its heads together: the [E, heads] attention (\p edges counts
+/// the self loops), the projected features [N, \p width] and a result as
+/// wide, \p elt bytes an element. Below it split-heads=auto runs the heads
+/// one by one (gnn-decompose), Sema's lower bound counts the split layer,
+/// and the driver need not retry a failed plan head by head.
+inline uint64_t gatWholeAggregationBytes(uint64_t edges, uint64_t nodes,
+                                         uint64_t heads, uint64_t width,
+                                         uint64_t elt) {
+  return (edges * heads + 2 * nodes * width) * elt;
+}
+
 /// The graph's CSR and CSC views: indptr [N + 1], and source and edge id
 /// [E] each, int32.
 inline uint64_t graphBytes(uint64_t nodes, uint64_t edges) {
