@@ -222,13 +222,9 @@ struct ArenaLayout {
   int64_t arenaBytes = 0;
 };
 /// Places the arena values of \p live, each at a 64-byte-aligned offset
-/// free over its whole interval: in definition order, largest first, and
-/// largest first by size then lifetime and by bytes x lifetime, each at the
-/// lowest free offset or in the slot freed last, and while the
-/// arena is above the live peak (a lower bound), a bounded deterministic
-/// local search over orders; the smallest arena found is kept. A chain of
-/// in-place results (ValueLiveness::inPlaceOf) is one slot over the union
-/// of its intervals.
+/// free over its whole interval (placeSlots, Placement.h), down to the live
+/// peak where the search reaches it. A chain of in-place results
+/// (ValueLiveness::inPlaceOf) is one slot over the union of its intervals.
 ArenaLayout placeFirstFit(const StepLiveness &live);
 
 } // namespace mlir::gnn

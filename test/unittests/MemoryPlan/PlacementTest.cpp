@@ -1,0 +1,104 @@
+//===- PlacementTest.cpp - Arena offsets for slots ------------------------===//
+//
+// placeSlots (passes/MemoryPlan/Placement.h) on random slots, where every
+// placement must be valid and no smaller than the live peak, on small cases
+// whose best arena is known, and on a recorded step of GAT run head by head
+// on 2M nodes.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/MemoryPlan/Placement.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+using namespace mlir::gnn;
+
+namespace {
+
+/// Fails the test where two slots live at one op share a byte, or the arena
+/// is not the highest slot's top.
+void expectValid(const std::vector<Slot> &slots, const SlotPlacement &p) {
+  ASSERT_EQ(p.offsets.size(), slots.size());
+  int64_t top = 0;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    ASSERT_GE(p.offsets[i], 0) << "slot " << i;
+    if (slots[i].bytes == 0)
+      continue;
+    top = std::max(top, p.offsets[i] + slots[i].bytes);
+    for (size_t j = i + 1; j < slots.size(); ++j) {
+      if (slots[j].bytes == 0 || slots[i].end < slots[j].begin ||
+          slots[j].end < slots[i].begin)
+        continue;
+      bool apart = p.offsets[i] + slots[i].bytes <= p.offsets[j] ||
+                   p.offsets[j] + slots[j].bytes <= p.offsets[i];
+      EXPECT_TRUE(apart) << "slots " << i << " and " << j << " overlap";
+    }
+  }
+  EXPECT_EQ(p.arenaBytes, top);
+}
+
+TEST(PlacementTest, RandomSlotsArePlacedValidlyAboveThePeak) {
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<Slot> slots;
+    int n = 1 + rng() % 60;
+    int ops = 1 + rng() % 40;
+    for (int k = 0; k < n; ++k) {
+      int64_t a = rng() % ops, b = rng() % ops;
+      // Sizes of a few classes, as a step's activations are, and zeros.
+      int64_t bytes = 64 * static_cast<int64_t>(rng() % 5) * (1 + rng() % 3);
+      slots.push_back({std::min(a, b), std::max(a, b), bytes});
+    }
+    int64_t peak = liveSlotPeak(slots);
+    SlotPlacement p = placeSlots(slots, peak);
+    expectValid(slots, p);
+    EXPECT_GE(p.arenaBytes, peak) << "round " << round;
+    // Deterministic: the planner compares placements of the same plan.
+    EXPECT_EQ(placeSlots(slots, peak).offsets, p.offsets);
+  }
+}
+
+TEST(PlacementTest, KnownArenas) {
+  // Slots that never meet share one offset; slots all live at once stack.
+  std::vector<Slot> chain = {{0, 1, 640}, {2, 3, 640}, {4, 5, 128}};
+  EXPECT_EQ(placeSlots(chain, liveSlotPeak(chain)).arenaBytes, 640);
+  std::vector<Slot> stack = {{0, 5, 64}, {1, 4, 128}, {2, 3, 256}};
+  EXPECT_EQ(liveSlotPeak(stack), 448);
+  EXPECT_EQ(placeSlots(stack, liveSlotPeak(stack)).arenaBytes, 448);
+  // A long-lived slot across a hand-over: B (2..5) meets A (0..2) and C
+  // (3..5) but they never meet each other, so A and C share the bottom.
+  std::vector<Slot> handOver = {{0, 2, 256}, {2, 5, 64}, {3, 5, 256}};
+  EXPECT_EQ(placeSlots(handOver, liveSlotPeak(handOver)).arenaBytes, 320);
+}
+
+TEST(PlacementTest, RecordedGatStepHeadByHead) {
+  std::ifstream in(GNNC_SOURCE_DIR
+                   "/test/unittests/MemoryPlan/Inputs/gat-2m-heads-slots.txt");
+  ASSERT_TRUE(in) << "missing fixture";
+  std::vector<Slot> slots;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::istringstream fields(line);
+    Slot slot;
+    ASSERT_TRUE(fields >> slot.begin >> slot.end >> slot.bytes) << line;
+    slots.push_back(slot);
+  }
+  ASSERT_EQ(slots.size(), 155u);
+  int64_t peak = liveSlotPeak(slots);
+  EXPECT_EQ(peak, 554001664);
+  SlotPlacement p = placeSlots(slots, peak);
+  expectValid(slots, p);
+  EXPECT_GE(p.arenaBytes, peak);
+  // Valid, and deterministic, is all placeSlots promises here: it leaves 64
+  // MB of holes on this step (a 64 MB head slice above the rest), which is
+  // why GAT at 25% of keep-all on this graph plans slowly
+  // (docs/MemoryPlanning.md, "GAT by heads").
+  EXPECT_EQ(placeSlots(slots, peak).offsets, p.offsets);
+}
+
+} // namespace
