@@ -16,7 +16,9 @@ using namespace mlir::gnn;
 using llvm::SmallVector;
 
 int64_t mlir::gnn::liveSlotPeak(llvm::ArrayRef<Slot> slots) {
-  // A difference array over the ops turns the intervals into the curve.
+  // Each slot arrives at its first op and leaves after its last, in op
+  // order; at one op, leaving (a negative delta) sorts before arriving, so
+  // a slot that ends just before another begins never counts with it.
   std::vector<std::pair<int64_t, int64_t>> events;
   for (const Slot &slot : slots) {
     events.push_back({slot.begin, slot.bytes});
