@@ -13,6 +13,11 @@
 
 namespace mlir::gnn {
 
+/// gnn-decompose's split-heads values (gnnc --split-heads): when a
+/// multi-head gat_conv that concatenates its heads runs head by head.
+inline constexpr llvm::StringLiteral kSplitHeadsModes[] = {"auto", "always",
+                                                           "never"};
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 

@@ -17,6 +17,8 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <tuple>
@@ -396,10 +398,11 @@ struct DecomposePass : mlir::gnn::impl::GnnDecomposeBase<DecomposePass> {
   using GnnDecomposeBase::GnnDecomposeBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (splitHeads != "auto" && splitHeads != "always" &&
-        splitHeads != "never") {
+    if (!llvm::is_contained(kSplitHeadsModes, StringRef(splitHeads))) {
       module.emitError("gnn-decompose: split-heads = '")
-          << splitHeads << "' is not one of auto, always, never";
+          << splitHeads << "' is not one of "
+          << llvm::join(std::begin(kSplitHeadsModes),
+                        std::end(kSplitHeadsModes), ", ");
       return signalPassFailure();
     }
     OpBuilder builder(&getContext());

@@ -12,6 +12,7 @@
 #include "lang/Sema/Builtins.h"
 #include "passes/MemoryPlan/CostModel.h"
 #include "passes/MemoryPlan/PlanProblem.h"
+#include "passes/Passes.h"
 
 #include "gnnrt/Calibrate.h"
 
@@ -362,11 +363,6 @@ int main(int argc, char **argv) {
   options.denseFeatures = denseFeatures;
   options.noRestrictRows = allRows;
   options.splitHeads = splitHeads;
-  if (splitHeads != "auto" && splitHeads != "always" && splitHeads != "never") {
-    llvm::errs() << "gnnc: error: --split-heads=" << splitHeads
-                 << " is not one of auto, always, never\n";
-    return 1;
-  }
   options.profile = profileFile;
   options.policy = planPolicy;
   options.solver = planSolver;
@@ -380,6 +376,11 @@ int main(int argc, char **argv) {
   if (!llvm::is_contained(kSolverNames, llvm::StringRef(planSolver)))
     return usageError("unknown --planner '" + planSolver + "' (" +
                       mlir::gnn::plan::nameList(kSolverNames) + ")");
+  if (!llvm::is_contained(mlir::gnn::kSplitHeadsModes,
+                          llvm::StringRef(splitHeads)))
+    return usageError("unknown --split-heads '" + splitHeads + "' (" +
+                      mlir::gnn::plan::nameList(mlir::gnn::kSplitHeadsModes) +
+                      ")");
   if (memoryBudget.getNumOccurrences()) {
     llvm::Expected<uint64_t> bytes = parseSizeSpelling(memoryBudget);
     if (!bytes)
