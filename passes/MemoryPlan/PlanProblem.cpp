@@ -235,6 +235,26 @@ private:
     return true;
   }
 
+  /// fits(k + 1) after \p o was applied, given fits(k) before: moving
+  /// candidate order[k] from its least bytes (in suffixMin[k]) to \p o's
+  /// raises the sum only where \p o holds more than that least, which is
+  /// inside \p o's own usages, so only their points are checked. The same
+  /// answer as fits(k + 1) in the points the option touches rather than
+  /// all of them: most of the search's time on large steps.
+  bool stillFits(int k, const Option &o) const {
+    for (const Usage &u : o.usage) {
+      int t = static_cast<int>(u.tier);
+      int64_t cap = problem.capacity[t];
+      const std::vector<int64_t> &rest = suffixMin[k + 1][t];
+      const std::vector<int64_t> &base = problem.base[t];
+      const std::vector<int64_t> &now = current[t];
+      for (int64_t p = u.from; p <= u.to; ++p)
+        if (base[p] + now[p] + rest[p] > cap)
+          return false;
+    }
+    return true;
+  }
+
   void apply(const Option &o, int sign) {
     for (const Usage &u : o.usage) {
       std::vector<int64_t> &curve = current[static_cast<int>(u.tier)];
@@ -272,7 +292,7 @@ private:
       if (cost + option.seconds + suffixCost[k + 1] >= best.seconds)
         continue;
       apply(option, +1);
-      if (fits(k + 1)) {
+      if (stillFits(k, option)) {
         choice[i] = o;
         for (Requirement r : needs) {
           ++forced[r.candidate];
