@@ -154,7 +154,8 @@ public:
         order, [&](int a, int b) { return keepBytes(a) > keepBytes(b); });
 
     // suffixMin[k][t][p]: the fewest bytes candidates order[k..] can occupy
-    // at p in tier t, each on its own; an optimistic completion.
+    // at p in tier t, each on its own (an optimistic completion), plus the
+    // base.
     suffixMin.assign(n + 1, {});
     for (auto &tiers : suffixMin.back())
       tiers.assign(points, 0);
@@ -181,6 +182,12 @@ public:
         cheapest = std::min(cheapest, o.seconds);
       suffixCost[k] = suffixCost[k + 1] + cheapest;
     }
+    // The base, held whatever is decided, is added in once here rather
+    // than at every point the search checks.
+    for (auto &tiers : suffixMin)
+      for (int t = 0; t < kNumTiers; ++t)
+        for (int64_t p = 0; p < points; ++p)
+          tiers[t][p] += problem.base[t][p];
 
     // Options cheapest first, so the first complete plan is a good bound.
     optionOrder.resize(n);
@@ -229,38 +236,47 @@ private:
       int64_t cap = problem.capacity[t];
       const std::vector<int64_t> &rest = suffixMin[k][t];
       for (int64_t p = 0; p < points; ++p)
-        if (problem.base[t][p] + current[t][p] + rest[p] > cap)
+        if (current[t][p] + rest[p] > cap)
           return false;
     }
     return true;
   }
 
-  /// fits(k + 1) after \p o was applied, given fits(k) before: moving
-  /// candidate order[k] from its least bytes (in suffixMin[k]) to \p o's
-  /// raises the sum only where \p o holds more than that least, which is
-  /// inside \p o's own usages, so only their points are checked. The same
-  /// answer as fits(k + 1) in the points the option touches rather than
-  /// all of them: most of the search's time on large steps.
-  bool stillFits(int k, const Option &o) const {
-    for (const Usage &u : o.usage) {
-      int t = static_cast<int>(u.tier);
-      int64_t cap = problem.capacity[t];
-      const std::vector<int64_t> &rest = suffixMin[k + 1][t];
-      const std::vector<int64_t> &base = problem.base[t];
-      const std::vector<int64_t> &now = current[t];
-      for (int64_t p = u.from; p <= u.to; ++p)
-        if (base[p] + now[p] + rest[p] > cap)
-          return false;
-    }
-    return true;
-  }
-
+  /// Applies \p o (\p sign +1) or takes it back (-1) on the curves.
   void apply(const Option &o, int sign) {
     for (const Usage &u : o.usage) {
-      std::vector<int64_t> &curve = current[static_cast<int>(u.tier)];
-      for (int64_t p = u.from; p <= u.to; ++p)
-        curve[p] += sign * u.bytes;
+      // In locals: the compiler cannot tell that the curve's elements do
+      // not alias u.bytes, and reloading it each point kept the loop
+      // from being vectorised.
+      int64_t *curve = current[static_cast<int>(u.tier)].data();
+      const int64_t delta = sign * u.bytes;
+      for (int64_t p = u.from, to = u.to; p <= to; ++p)
+        curve[p] += delta;
     }
+  }
+
+  /// Applies \p o, candidate order[k]'s option, and returns fits(k + 1),
+  /// given fits(k) before. Moving the candidate from its least bytes (in
+  /// suffixMin[k]) to \p o's raises the sum only where \p o holds more than
+  /// that least, which is inside \p o's own usages, so only their points
+  /// are checked, each as its last usage leaves it (usages may overlap):
+  /// the same answer as fits(k + 1) in the points the option touches
+  /// rather than all of them, most of the search's time on large steps.
+  bool applyAndFits(int k, const Option &o) {
+    // Any point over: some cap - sum is negative. Or-ed without a branch,
+    // so the loops vectorise; the sums are far from overflowing.
+    int64_t over = 0;
+    for (const Usage &u : o.usage) {
+      int t = static_cast<int>(u.tier);
+      const int64_t cap = problem.capacity[t], delta = u.bytes;
+      const int64_t *rest = suffixMin[k + 1][t].data();
+      int64_t *curve = current[t].data();
+      for (int64_t p = u.from, to = u.to; p <= to; ++p) {
+        curve[p] += delta;
+        over |= cap - (curve[p] + rest[p]);
+      }
+    }
+    return over >= 0;
   }
 
   void search(int k, double cost) {
@@ -291,8 +307,7 @@ private:
         continue;
       if (cost + option.seconds + suffixCost[k + 1] >= best.seconds)
         continue;
-      apply(option, +1);
-      if (stillFits(k, option)) {
+      if (applyAndFits(k, option)) {
         choice[i] = o;
         for (Requirement r : needs) {
           ++forced[r.candidate];
@@ -383,18 +398,22 @@ public:
             lo = std::min(lo, u.from);
             hi = std::max(hi, u.to);
           }
+      if (lo > hi)
+        continue;
+      // The move's change at each point of [lo, hi], summed usage by
+      // usage, then priced in one pass: the same sums as adding each
+      // usage's bytes point by point.
+      change.assign(hi - lo + 1, 0);
+      for (int sign : {-1, +1})
+        for (const Usage &u : (sign < 0 ? from : to).usage)
+          if (static_cast<int>(u.tier) == t)
+            for (int64_t p = u.from; p <= u.to; ++p)
+              change[p - lo] += sign * u.bytes;
       int64_t cap = problem.capacity[t];
-      for (int64_t p = lo; p <= hi; ++p) {
-        int64_t bytes = curve[t][p];
-        for (const Usage &u : from.usage)
-          if (static_cast<int>(u.tier) == t && u.from <= p && p <= u.to)
-            bytes -= u.bytes;
-        for (const Usage &u : to.usage)
-          if (static_cast<int>(u.tier) == t && u.from <= p && p <= u.to)
-            bytes += u.bytes;
-        after += std::max<int64_t>(0, bytes - cap) -
-                 std::max<int64_t>(0, curve[t][p] - cap);
-      }
+      const int64_t *now = curve[t].data() + lo;
+      for (int64_t p = 0; p <= hi - lo; ++p)
+        after += std::max<int64_t>(0, now[p] + change[p] - cap) -
+                 std::max<int64_t>(0, now[p] - cap);
     }
     return after;
   }
@@ -424,6 +443,10 @@ public:
   std::vector<int> forced, forcedTo;
   std::array<std::vector<int64_t>, kNumTiers> curve;
   int64_t over = 0;
+
+private:
+  /// overflowAfter's scratch, kept to spare an allocation per move priced.
+  mutable std::vector<int64_t> change;
 };
 
 } // namespace
