@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -64,9 +65,25 @@ SlotPlacement mlir::gnn::placeSlots(llvm::ArrayRef<Slot> slots,
     std::vector<int64_t> offsets;
     int64_t arenaBytes = 0;
   };
-  auto place = [&](llvm::ArrayRef<uint32_t> order, bool fresh) {
+  //
+  // The local search below re-places orders that share a prefix with one
+  // already placed (\p prefix: its placement), and keeps them only when
+  // their arena is no larger than \p cutoff's: the first \p prefixLength
+  // values are taken from \p prefix (they meet the same placed values, so
+  // they go to the same offsets), and a placement whose arena passes
+  // \p cutoff stops there, its arena above the cutoff and its offsets
+  // incomplete.
+  auto place = [&](llvm::ArrayRef<uint32_t> order, bool fresh,
+                   const Placement *prefix = nullptr, size_t prefixLength = 0,
+                   int64_t cutoff = std::numeric_limits<int64_t>::max()) {
     Placement result;
     result.offsets.assign(n, -1);
+    for (size_t i = 0; i < prefixLength; ++i) {
+      uint32_t k = order[i];
+      result.offsets[k] = prefix->offsets[k];
+      result.arenaBytes =
+          std::max(result.arenaBytes, result.offsets[k] + slots[k].bytes);
+    }
     SmallVector<std::pair<int64_t, int64_t>> busy;
     // For `fresh`: every value, the latest freed first, ties in placement
     // order. Sorted once per placement; a value's candidates are the ones
@@ -78,7 +95,9 @@ SlotPlacement mlir::gnn::placeSlots(llvm::ArrayRef<Slot> slots,
         return slots[x].end > slots[y].end;
       });
     }
-    for (uint32_t k : order) {
+    for (uint32_t k : order.drop_front(prefixLength)) {
+      if (result.arenaBytes > cutoff)
+        break;
       const Slot &cur = slots[k];
       busy.clear();
       for (uint32_t j : overlaps[k])
@@ -186,7 +205,8 @@ SlotPlacement mlir::gnn::placeSlots(llvm::ArrayRef<Slot> slots,
       uint32_t moved = trial[from];
       trial.erase(trial.begin() + from);
       trial.insert(trial.begin() + to, moved);
-      Placement tried = place(trial, bestFresh);
+      Placement tried =
+          place(trial, bestFresh, &best, std::min(from, to), best.arenaBytes);
       if (tried.arenaBytes <= best.arenaBytes) {
         best = std::move(tried);
         order = std::move(trial);
