@@ -242,16 +242,16 @@ private:
     return true;
   }
 
-  /// Applies \p o (\p sign +1) or takes it back (-1) on the curves.
-  void apply(const Option &o, int sign) {
+  /// Takes back what applyAndFits added for \p o.
+  void takeBack(const Option &o) {
     for (const Usage &u : o.usage) {
       // In locals: the compiler cannot tell that the curve's elements do
       // not alias u.bytes, and reloading it each point kept the loop
       // from being vectorised.
       int64_t *curve = current[static_cast<int>(u.tier)].data();
-      const int64_t delta = sign * u.bytes;
+      const int64_t bytes = u.bytes;
       for (int64_t p = u.from, to = u.to; p <= to; ++p)
-        curve[p] += delta;
+        curve[p] -= bytes;
     }
   }
 
@@ -318,7 +318,7 @@ private:
           --forced[r.candidate];
         choice[i] = -1;
       }
-      apply(option, -1);
+      takeBack(option);
       if (nodes > limits.maxNodes)
         return;
     }

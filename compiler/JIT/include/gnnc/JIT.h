@@ -55,8 +55,9 @@ struct CompileOptions {
   /// loss depends on; the losses are the same: docs/Passes.md).
   bool allRows = false;
   /// When a multi-head gat_conv is rewritten head by head: "auto" (when
-  /// the memory budget is below what its heads need together), "always",
-  /// "never". The values are the same bits either way.
+  /// the memory budget is below what its heads need together, or the
+  /// whole layers have no plan within it), "always", "never". The values
+  /// are the same bits either way.
   std::string splitHeads = "auto";
   /// The memory planner's machine profile file (empty: $GNNC_PROFILE, else
   /// `gnnc calibrate`'s output, else the built-in profile), and overrides of
