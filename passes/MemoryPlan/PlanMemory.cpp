@@ -78,6 +78,9 @@ constexpr int64_t kAutoExactNodes = 100'000;
 /// search runs out of nodes there) and moved the plan found by a few
 /// kilobytes at most.
 constexpr int64_t kSearchPrecision = 32768;
+/// How many slots below the least a plan needed the smallest-plan search
+/// tries before it stops (see its use).
+constexpr int64_t kDownProbes = 4;
 
 std::string formatBytes(int64_t bytes) {
   double b = static_cast<double>(bytes);
@@ -1900,6 +1903,11 @@ struct PlanMemoryPass : mlir::gnn::impl::GnnPlanMemoryBase<PlanMemoryPass> {
   LogicalResult planStep(func::FuncOp func, const MachineProfile &prof,
                          std::optional<double> unsplitKeepAllSeconds = {},
                          std::optional<int64_t> *smallest = nullptr);
+
+  /// Set while planStep probes whether a split step places at this budget
+  /// (instead of the configured one): it then only says so, by success,
+  /// and changes nothing.
+  std::optional<int64_t> probeBudget;
 };
 
 LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
@@ -1923,8 +1931,10 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return a.getValue().str();
     return fallback.str();
   };
-  std::optional<int64_t> budgetBytes =
-      budget >= 0 ? std::optional<int64_t>(budget) : getInt("memory");
+  std::optional<int64_t> budgetBytes = probeBudget ? probeBudget
+                                       : budget >= 0
+                                           ? std::optional<int64_t>(budget)
+                                           : getInt("memory");
   std::string policyName = policy.empty() ? getStr("plan", "auto") : policy;
   if (!llvm::is_contained(plan::kPolicyNames, policyName))
     return func.emitError("gnn-plan-memory: unknown policy '")
@@ -2318,6 +2328,8 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   // larger of the two phases' smallest budgets.
   if (!prepareFits(*result))
     result->placed = false;
+  if (probeBudget)
+    return success(result->placed);
   if (!result->placed && policyName != "auto") {
     const plan::Solution &sol = result->solution;
     for (auto [tier, setting] :
@@ -2349,6 +2361,46 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   };
   std::optional<SplitFailure> splitFailure;
   func::FuncOp predict = siblingOf(getOperation(), func, "predict");
+  // Plans the step and predict with their aggregations split (every size
+  // or only the large ones): success keeps the split bodies planned; on
+  // failure the bodies are restored, \p failed holds the errors and
+  // \p smallest the split step's smallest plan, where it has one. With
+  // probeBudget set, the bodies are restored either way (see probeBudget).
+  // The everySize settings the split is tried with below; none where it
+  // is not tried.
+  SmallVector<bool, 2> splitSizes;
+  auto planSplit = [&](bool everySize, SplitFailure &failed,
+                       std::optional<int64_t> &smallest) -> LogicalResult {
+    // The split is planned on copies of the bodies: the analyses above
+    // refer to the ops of the originals, which are set aside meanwhile.
+    SmallVector<std::pair<func::FuncOp, OwningOpRef<func::FuncOp>>> aside;
+    for (func::FuncOp f : {func, predict}) {
+      if (!f)
+        continue;
+      OwningOpRef<func::FuncOp> copy = f.clone();
+      OwningOpRef<func::FuncOp> original = f.cloneWithoutRegions();
+      original->getBody().takeBody(f.getBody());
+      f.getBody().takeBody(copy->getBody());
+      aside.emplace_back(f, std::move(original));
+      if (f == predict)
+        multiplyFirst(f, kAggregationBlocks);
+      splitAggregations(f, kAggregationBlocks, everySize);
+    }
+    LogicalResult planned = success();
+    {
+      ScopedDiagnosticHandler capture(func.getContext(), [&](Diagnostic &d) {
+        if (d.getSeverity() == DiagnosticSeverity::Error)
+          failed.errors.emplace_back(d.getLocation(), d.str());
+        return success();
+      });
+      planned = planStep(func, machine, planner.keepAllSeconds, &smallest);
+    }
+    if (succeeded(planned) && !probeBudget)
+      return success();
+    for (auto &[f, original] : aside)
+      f.getBody().takeBody(original->getBody());
+    return planned;
+  };
   // Only a step with such an aggregation is tried (predict is split with
   // it): GAT's step has none (its first layer's weights are per head) while
   // its predict has one, and planning the split again took its error path
@@ -2378,45 +2430,19 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
                      .size();
       return count;
     };
-    SmallVector<bool, 2> sizes = {false};
+    splitSizes = {false};
     if (splitCount(true) > splitCount(false))
-      sizes.push_back(true);
-    for (bool everySize : sizes) {
-      // The split is planned on copies of the bodies: the analyses above
-      // refer to the ops of the originals, which are set aside meanwhile.
-      SmallVector<std::pair<func::FuncOp, OwningOpRef<func::FuncOp>>> aside;
-      for (func::FuncOp f : {func, predict}) {
-        if (!f)
-          continue;
-        OwningOpRef<func::FuncOp> copy = f.clone();
-        OwningOpRef<func::FuncOp> original = f.cloneWithoutRegions();
-        original->getBody().takeBody(f.getBody());
-        f.getBody().takeBody(copy->getBody());
-        aside.emplace_back(f, std::move(original));
-        if (f == predict)
-          multiplyFirst(f, kAggregationBlocks);
-        splitAggregations(f, kAggregationBlocks, everySize);
-      }
+      splitSizes.push_back(true);
+    for (bool everySize : splitSizes) {
       SplitFailure failed;
       std::optional<int64_t> smallest;
-      LogicalResult planned = success();
-      {
-        ScopedDiagnosticHandler capture(func.getContext(), [&](Diagnostic &d) {
-          if (d.getSeverity() == DiagnosticSeverity::Error)
-            failed.errors.emplace_back(d.getLocation(), d.str());
-          return success();
-        });
-        planned = planStep(func, machine, planner.keepAllSeconds, &smallest);
-      }
-      if (succeeded(planned))
+      if (succeeded(planSplit(everySize, failed, smallest)))
         return success();
       if (!smallest) {
         for (auto &[loc, message] : failed.errors)
           mlir::emitError(loc) << message;
         return failure();
       }
-      for (auto &[f, original] : aside)
-        f.getBody().takeBody(original->getBody());
       failed.smallest = *smallest;
       if (!splitFailure || failed.smallest < splitFailure->smallest)
         splitFailure = std::move(failed);
@@ -2469,16 +2495,29 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return failure();
     if (!smallest)
       smallest = std::move(*all);
-    // Then down from the least a plan needed, while one slot less still
-    // places: a budget one slot below the plan the error states then fails
-    // at once, without reaching this search. Each step needs strictly less,
-    // so this ends; the cap only bounds the planning time.
-    for (int step = 0; step < 64 && smallest->needs() >= kArenaAlignment;
-         ++step) {
-      FailureOr<Attempt> lower = tryRoom(smallest->needs() - kArenaAlignment);
-      if (failed(lower))
-        return failure();
-      if (!lower->placed)
+    // Then down from the least a plan needed, while a room up to
+    // kDownProbes slots less still places: a budget one slot below the plan
+    // the error states then fails at once, without reaching this search.
+    // Not only the next slot: whether a room places is not monotone (the
+    // solver's plan changes with its capacity), and a room a few slots
+    // lower placed where the next did not (a split GAT step of 129 nodes).
+    // Each step needs strictly less, so this ends; the cap only bounds the
+    // planning time.
+    for (int step = 0; step < 64; ++step) {
+      std::optional<Attempt> lower;
+      for (int64_t slots = 1;
+           slots <= kDownProbes && smallest->needs() >= slots * kArenaAlignment;
+           ++slots) {
+        FailureOr<Attempt> a =
+            tryRoom(smallest->needs() - slots * kArenaAlignment);
+        if (failed(a))
+          return failure();
+        if (a->placed) {
+          lower = std::move(*a);
+          break;
+        }
+      }
+      if (!lower)
         break;
       smallest = std::move(*lower);
     }
@@ -2489,12 +2528,53 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       int64_t needed = std::max(fixed + hi, preparePhase);
       if (splitSmallest)
         *splitSmallest = needed;
-      if (splitFailure && splitFailure->smallest < needed) {
+      // The least of the whole step's and the split steps' smallest plans
+      // is the one stated. Each search above went down from its own least
+      // plan, but a budget below the other's may place this one directly
+      // (a room need not place for a lower one to: see the down search).
+      // So a few slots below the stated plan, the whole step and the split
+      // ones are each planned as a compile at that budget would plan them,
+      // down while one places: a budget one slot below the one stated then
+      // fails whichever of them it tries.
+      int64_t stated =
+          splitFailure ? std::min(needed, splitFailure->smallest) : needed;
+      bool probedLower = false;
+      for (int step = 0; step < 64 && !splitSizes.empty(); ++step) {
+        bool placedBelow = false;
+        for (int64_t slots = 1; slots <= kDownProbes && !placedBelow; ++slots) {
+          int64_t lower = stated - slots * kArenaAlignment;
+          if (lower <= fixed)
+            break;
+          FailureOr<Attempt> a = tryRoom(lower - fixed);
+          if (failed(a))
+            return failure();
+          placedBelow = a->placed && fp->preparePhase(a->keptPrepared,
+                                                      a->graphsKept) <= lower;
+          for (bool everySize : splitSizes) {
+            if (placedBelow)
+              break;
+            SplitFailure ignored;
+            std::optional<int64_t> unused;
+            probeBudget = lower;
+            placedBelow = succeeded(planSplit(everySize, ignored, unused));
+            probeBudget.reset();
+          }
+          if (placedBelow)
+            stated = lower;
+        }
+        if (!placedBelow)
+          break;
+        probedLower = true;
+      }
+      if (probedLower) {
+        needed = stated;
+        hi = stated - fixed;
+      } else if (splitFailure && splitFailure->smallest < needed) {
         for (auto &[loc, message] : splitFailure->errors)
           mlir::emitError(loc) << message;
         return failure();
       }
-      if (preparePhase >= fixed + hi)
+      if (!probedLower && preparePhase >= fixed + hi)
         return mlir::emitError(func.getLoc())
                << "memory = " << formatBytes(*budgetBytes)
                << " is below the smallest plan for this program" << on << " ("
