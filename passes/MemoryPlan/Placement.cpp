@@ -56,19 +56,23 @@ static std::vector<uint32_t> skylineOrder(llvm::ArrayRef<Slot> slots,
   const size_t n = slots.size();
   std::vector<uint32_t> order;
   std::vector<uint32_t> pending;
-  int64_t last = 0;
+  // The stretch over every op must hold any value, or a value no stretch
+  // holds would raise the last stretch forever: it spans the slots' ops,
+  // whatever they are (a value live from the step's entry begins at -1).
+  int64_t first = 0, last = 0;
   for (uint32_t k = 0; k < n; ++k) {
     if (slots[k].bytes == 0)
       order.push_back(k); // Takes no room; first fit puts it at 0.
     else
       pending.push_back(k);
+    first = std::min(first, slots[k].begin);
     last = std::max(last, slots[k].end);
   }
   llvm::stable_sort(pending, before);
   struct Stretch {
     int64_t begin, end, height; // Op indices, inclusive.
   };
-  SmallVector<Stretch> skyline = {{0, last, 0}};
+  SmallVector<Stretch> skyline = {{first, last, 0}};
   std::vector<std::pair<int64_t, uint32_t>> placed;
   while (!pending.empty()) {
     size_t low = 0;

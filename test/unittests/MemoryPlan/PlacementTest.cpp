@@ -75,6 +75,28 @@ TEST(PlacementTest, KnownArenas) {
   EXPECT_EQ(placeSlots(handOver, liveSlotPeak(handOver)).arenaBytes, 320);
 }
 
+// A value live from the step's entry begins before op 0 (at -1); the
+// skyline's starts, built where the fixed orders leave holes, must hold it
+// too (they once looked for it over ops 0 on only, and never ended).
+TEST(PlacementTest, SlotsFromTheEntryArePlaced) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<Slot> slots;
+    int n = 2 + rng() % 40;
+    int ops = 2 + rng() % 30;
+    for (int k = 0; k < n; ++k) {
+      int64_t a = static_cast<int64_t>(rng() % (ops + 1)) - 1,
+              b = static_cast<int64_t>(rng() % (ops + 1)) - 1;
+      int64_t bytes = 64 * (1 + static_cast<int64_t>(rng() % 4));
+      slots.push_back({std::min(a, b), std::max(a, b), bytes});
+    }
+    int64_t peak = liveSlotPeak(slots);
+    SlotPlacement p = placeSlots(slots, peak);
+    expectValid(slots, p);
+    EXPECT_GE(p.arenaBytes, peak) << "round " << round;
+  }
+}
+
 TEST(PlacementTest, RecordedGatStepHeadByHead) {
   std::ifstream in(GNNC_SOURCE_DIR
                    "/test/unittests/MemoryPlan/Inputs/gat-2m-heads-slots.txt");
