@@ -684,20 +684,6 @@ static uint64_t weightBytes(const LayerOp &op, const ModelInstance &model) {
   }
 }
 
-/// What one of gat_conv's steps needs on the device at once, the most of
-/// them: the projection (the weights and the projected features, N x heads
-/// x out), the scores (one logit per edge, self loops included, and head,
-/// and the graph with self loops, \p graphBytes, which gnn.edge_add reads
-/// whole), and the aggregation by the attention (the projected features,
-/// its output as wide, and the logits; it, SDDMM and the edge soft-max may
-/// read the graph a tile at a time). The projection also reads the layer's
-/// input, \p operandBytes unless it is x.
-///
-/// Below that last need, a layer that concatenates several heads goes head
-/// by head (gnn-decompose's split-heads = auto, by the same sum): each
-/// head's scores and aggregation need a head's share of the attention and
-/// of the features, beside the heads' outputs before they are joined (at
-/// the last head, all of them and its own block).
 bool gnnc::concatenatesHeads(const LayerOp &op) {
   const AttrValue *heads = op.getAttr("heads");
   const AttrValue *concat = op.getAttr("concat");
@@ -716,6 +702,20 @@ bool gnnc::splitsHeadsUnderAuto(const LayerOp &op, const DataSource &data,
                        h, h * uint64_t(out ? out->i : 1), elt);
 }
 
+/// What one of gat_conv's steps needs on the device at once, the most of
+/// them: the projection (the weights and the projected features, N x heads
+/// x out), the scores (one logit per edge, self loops included, and head,
+/// and the graph with self loops, \p graphBytes, which gnn.edge_add reads
+/// whole), and the aggregation by the attention (the projected features,
+/// its output as wide, and the logits; it, SDDMM and the edge soft-max may
+/// read the graph a tile at a time). The projection also reads the layer's
+/// input, \p operandBytes unless it is x.
+///
+/// Below that last need, a layer that concatenates several heads goes head
+/// by head (gnn-decompose's split-heads = auto, by the same sum): each
+/// head's scores and aggregation need a head's share of the attention and
+/// of the features, beside the heads' outputs before they are joined (at
+/// the last head, all of them and its own block).
 static uint64_t gatBytes(const LayerOp &op, const ModelInstance &model,
                          const DataSource &data, uint64_t operandBytes,
                          uint64_t graphBytes, uint64_t elt,
@@ -724,10 +724,13 @@ static uint64_t gatBytes(const LayerOp &op, const ModelInstance &model,
   const AttrValue *out = op.getAttr("out");
   const uint64_t h = heads ? uint64_t(heads->i) : 1;
   const uint64_t n = uint64_t(data.nodes);
-  const uint64_t projected = n * h * uint64_t(out ? out->i : 1) * elt;
-  const uint64_t attention = uint64_t(data.edges + data.nodes) * h * elt;
+  const uint64_t edges = uint64_t(data.edges + data.nodes); // Self loops too.
+  const uint64_t width = h * uint64_t(out ? out->i : 1);
+  const uint64_t projected = n * width * elt;
+  const uint64_t attention = edges * h * elt;
   const uint64_t projection = operandBytes + weightBytes(op, model) + projected;
-  const uint64_t whole = attention + 2 * projected;
+  const uint64_t whole =
+      gnnrt::footprint::gatWholeAggregationBytes(edges, n, h, width, elt);
   if (gnnc::splitsHeadsUnderAuto(op, data, elt, budget))
     return std::max({projection, graphBytes + attention / h,
                      projected + (attention + projected) / h});

@@ -46,6 +46,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -1899,21 +1900,20 @@ struct PlanMemoryPass : mlir::gnn::impl::GnnPlanMemoryBase<PlanMemoryPass> {
   /// been split (SplitAggregations.h), and the unsplit step's time with
   /// every tensor kept is the one its overhead is stated against (its own
   /// keep-all already pays for the blocks); \p smallest, where no plan
-  /// fits, then gets the smallest plan the error states.
+  /// fits, then gets the smallest plan the error states. With
+  /// \p probeBudget it plans for that budget instead of the configured one
+  /// and only says whether its room places, by success, changing nothing.
   LogicalResult planStep(func::FuncOp func, const MachineProfile &prof,
                          std::optional<double> unsplitKeepAllSeconds = {},
-                         std::optional<int64_t> *smallest = nullptr);
-
-  /// Set while planStep probes whether a split step places at this budget
-  /// (instead of the configured one): it then only says so, by success,
-  /// and changes nothing.
-  std::optional<int64_t> probeBudget;
+                         std::optional<int64_t> *smallest = nullptr,
+                         std::optional<int64_t> probeBudget = {});
 };
 
 LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
                                        const MachineProfile &machine,
                                        std::optional<double> unsplitKeepAll,
-                                       std::optional<int64_t> *splitSmallest) {
+                                       std::optional<int64_t> *splitSmallest,
+                                       std::optional<int64_t> probeBudget) {
   const bool split = unsplitKeepAll.has_value();
   // Without the cache option (the CUDA target: its arena is device memory,
   // not the host's cache) the profile's cache terms are dropped.
@@ -2365,12 +2365,14 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   // or only the large ones): success keeps the split bodies planned; on
   // failure the bodies are restored, \p failed holds the errors and
   // \p smallest the split step's smallest plan, where it has one. With
-  // probeBudget set, the bodies are restored either way (see probeBudget).
+  // \p probe, planned as planStep's probeBudget, the bodies are restored
+  // either way.
   // The everySize settings the split is tried with below; none where it
   // is not tried.
   SmallVector<bool, 2> splitSizes;
   auto planSplit = [&](bool everySize, SplitFailure &failed,
-                       std::optional<int64_t> &smallest) -> LogicalResult {
+                       std::optional<int64_t> &smallest,
+                       std::optional<int64_t> probe = {}) -> LogicalResult {
     // The split is planned on copies of the bodies: the analyses above
     // refer to the ops of the originals, which are set aside meanwhile.
     SmallVector<std::pair<func::FuncOp, OwningOpRef<func::FuncOp>>> aside;
@@ -2393,9 +2395,10 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
           failed.errors.emplace_back(d.getLocation(), d.str());
         return success();
       });
-      planned = planStep(func, machine, planner.keepAllSeconds, &smallest);
+      planned =
+          planStep(func, machine, planner.keepAllSeconds, &smallest, probe);
     }
-    if (succeeded(planned) && !probeBudget)
+    if (succeeded(planned) && !probe)
       return success();
     for (auto &[f, original] : aside)
       f.getBody().takeBody(original->getBody());
@@ -2502,20 +2505,23 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     // solver's plan changes with its capacity), and a room a few slots
     // lower placed where the next did not (a split GAT step of 129 nodes).
     // Each step needs strictly less, so this ends; the cap only bounds the
-    // planning time.
+    // planning time. The rooms it finds not to place are kept: the checks
+    // below the stated plan try the same rooms when this plan is stated.
+    llvm::DenseSet<int64_t> refusedRooms;
     for (int step = 0; step < 64; ++step) {
       std::optional<Attempt> lower;
       for (int64_t slots = 1;
            slots <= kDownProbes && smallest->needs() >= slots * kArenaAlignment;
            ++slots) {
-        FailureOr<Attempt> a =
-            tryRoom(smallest->needs() - slots * kArenaAlignment);
+        int64_t lowerRoom = smallest->needs() - slots * kArenaAlignment;
+        FailureOr<Attempt> a = tryRoom(lowerRoom);
         if (failed(a))
           return failure();
         if (a->placed) {
           lower = std::move(*a);
           break;
         }
+        refusedRooms.insert(lowerRoom);
       }
       if (!lower)
         break;
@@ -2545,19 +2551,20 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
           int64_t lower = stated - slots * kArenaAlignment;
           if (lower <= fixed)
             break;
-          FailureOr<Attempt> a = tryRoom(lower - fixed);
-          if (failed(a))
-            return failure();
-          placedBelow = a->placed && fp->preparePhase(a->keptPrepared,
-                                                      a->graphsKept) <= lower;
+          if (!refusedRooms.contains(lower - fixed)) {
+            FailureOr<Attempt> a = tryRoom(lower - fixed);
+            if (failed(a))
+              return failure();
+            placedBelow = a->placed && fp->preparePhase(a->keptPrepared,
+                                                        a->graphsKept) <= lower;
+          }
           for (bool everySize : splitSizes) {
             if (placedBelow)
               break;
             SplitFailure ignored;
             std::optional<int64_t> unused;
-            probeBudget = lower;
-            placedBelow = succeeded(planSplit(everySize, ignored, unused));
-            probeBudget.reset();
+            placedBelow =
+                succeeded(planSplit(everySize, ignored, unused, lower));
           }
           if (placedBelow)
             stated = lower;

@@ -41,6 +41,17 @@ void expectValid(const std::vector<Slot> &slots, const SlotPlacement &p) {
   EXPECT_EQ(p.arenaBytes, top);
 }
 
+/// Places \p slots (of random round \p round) at their live peak and fails
+/// the test where the placement is invalid, below the peak, or not the same
+/// twice (the planner compares placements of the same plan).
+void expectPlacedAbovePeak(const std::vector<Slot> &slots, int round) {
+  int64_t peak = liveSlotPeak(slots);
+  SlotPlacement p = placeSlots(slots, peak);
+  expectValid(slots, p);
+  EXPECT_GE(p.arenaBytes, peak) << "round " << round;
+  EXPECT_EQ(placeSlots(slots, peak).offsets, p.offsets) << "round " << round;
+}
+
 TEST(PlacementTest, RandomSlotsArePlacedValidlyAboveThePeak) {
   std::mt19937_64 rng(5);
   for (int round = 0; round < 200; ++round) {
@@ -53,12 +64,7 @@ TEST(PlacementTest, RandomSlotsArePlacedValidlyAboveThePeak) {
       int64_t bytes = 64 * static_cast<int64_t>(rng() % 5) * (1 + rng() % 3);
       slots.push_back({std::min(a, b), std::max(a, b), bytes});
     }
-    int64_t peak = liveSlotPeak(slots);
-    SlotPlacement p = placeSlots(slots, peak);
-    expectValid(slots, p);
-    EXPECT_GE(p.arenaBytes, peak) << "round " << round;
-    // Deterministic: the planner compares placements of the same plan.
-    EXPECT_EQ(placeSlots(slots, peak).offsets, p.offsets);
+    expectPlacedAbovePeak(slots, round);
   }
 }
 
@@ -90,10 +96,7 @@ TEST(PlacementTest, SlotsFromTheEntryArePlaced) {
       int64_t bytes = 64 * (1 + static_cast<int64_t>(rng() % 4));
       slots.push_back({std::min(a, b), std::max(a, b), bytes});
     }
-    int64_t peak = liveSlotPeak(slots);
-    SlotPlacement p = placeSlots(slots, peak);
-    expectValid(slots, p);
-    EXPECT_GE(p.arenaBytes, peak) << "round " << round;
+    expectPlacedAbovePeak(slots, round);
   }
 }
 
