@@ -291,6 +291,51 @@ void dropoutPartialBlock(const float *x, float *y, int64_t begin, int64_t from,
     y[i - begin] = dropElement(x[i - begin], bits[i % 4], d.key);
 }
 
+/// Dropout of the elements [begin, end) of a column slice (\p width of each
+/// row's \p cols elements, from column \p offset), counted in the slice:
+/// element e is element (e / width) * cols + offset + e % width of the
+/// whole call, and takes that element's word, kLanes blocks at a time.
+void dropoutNarrowColumns(const float *x, float *y, int64_t begin, int64_t end,
+                          int64_t width, int64_t cols, int64_t offset,
+                          const DropoutKey &key) {
+  for (int64_t e = begin; e < end; e += kLanes) {
+    const int lanes = end - e < kLanes ? static_cast<int>(end - e) : kLanes;
+    uint32_t lo[kLanes], hi[kLanes], word[kLanes], bits[4][kLanes];
+    for (int l = 0; l < kLanes; ++l) {
+      // Lanes past the end repeat the last element; their bits go unused.
+      const int64_t s = e + (l < lanes ? l : lanes - 1);
+      const int64_t i = (s / width) * cols + offset + s % width;
+      const uint64_t block = static_cast<uint64_t>(i / 4);
+      lo[l] = static_cast<uint32_t>(block);
+      hi[l] = static_cast<uint32_t>(block >> 32);
+      word[l] = static_cast<uint32_t>(i % 4);
+    }
+    philoxLanes(lo, hi, key, bits);
+    uint32_t chosen[kLanes];
+    for (int l = 0; l < kLanes; ++l)
+      chosen[l] = bits[word[l]][l];
+    int l = 0;
+#if defined(__SSE2__)
+    // The elements are contiguous in x and y: four at a time as a block.
+    const __m128i bias = _mm_set1_epi32(INT32_MIN);
+    const __m128i below =
+        _mm_set1_epi32(static_cast<int>((key.threshold - 1) ^ 0x80000000u));
+    const __m128d keep = _mm_set1_pd(key.keep);
+    const __m128 scale = _mm_set1_ps(key.pow2Scale);
+    for (; l + 4 <= lanes; l += 4) {
+      const __m128i b =
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(chosen + l));
+      if (key.pow2Scale != 0)
+        dropBlock<true>(x + e + l, y + e + l, b, bias, below, keep, scale);
+      else
+        dropBlock<false>(x + e + l, y + e + l, b, bias, below, keep, scale);
+    }
+#endif
+    for (; l < lanes; ++l)
+      y[e + l] = dropElement(x[e + l], chosen[l], key);
+  }
+}
+
 /// Dropout of the elements [begin, end) of a call, \p x and \p y pointing
 /// at element \p begin. The output is a pure function of the input and the
 /// element indices, so it does not depend on how a call is cut into ranges
@@ -729,8 +774,23 @@ int gnnrt_cpu_dropout_columns(const float *x, int64_t rows, int64_t width,
     return status;
   const Dropout d = dropoutOf(seed, step, stream, p);
   [[maybe_unused]] const bool threads = worthThreads(n);
-  // A head's column of GAT's attention: one Philox block per element at
-  // most, each computed as dropoutPartialBlock does.
+  if (d.mode == Dropout::Random && width < 4) {
+    // Narrower than a block (a head's column of GAT's attention is one
+    // element wide): each element needs a block of its own, whose other
+    // words belong to the other heads. One block at a time that is ten
+    // dependent rounds per element; kLanes elements' blocks at a time
+    // overlap them, with the same bits (it was most of a head-by-head
+    // GAT step's dropout time).
+    constexpr int64_t kChunk = 64 * kLanes;
+    const int64_t chunks = (n + kChunk - 1) / kChunk;
+#pragma omp parallel for schedule(static) if (threads)
+    for (int64_t c = 0; c < chunks; ++c)
+      dropoutNarrowColumns(x, y, c * kChunk, std::min(n, (c + 1) * kChunk),
+                           width, cols, offset, d.key);
+    return GNNRT_OK;
+  }
+  // Wider columns: whole blocks go through the tiles, and only a row's
+  // ends are computed a block per element.
 #pragma omp parallel for schedule(static) if (threads)
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t first = r * cols + offset;

@@ -237,40 +237,43 @@ TEST_F(DropoutFastPath, ColumnsMatchTheWholeMatrix) {
   for (int threads : {1, 2}) {
     gnnrt_cpu_set_num_threads(threads);
     SCOPED_TRACE("threads " + std::to_string(threads));
-    for (int64_t cols : {1, 3, 4, 8})
-      for (int64_t rows : {int64_t(1), int64_t(7), int64_t(40001)}) {
-        uint64_t state = 3 + cols + rows;
-        std::vector<float> whole(static_cast<size_t>(rows * cols));
-        for (float &v : whole)
-          v = specialValue(state);
-        std::vector<float> want(whole.size());
-        ASSERT_EQ(gnnrt_cpu_dropout(whole.data(), rows * cols, 42, 5, 3, 0.6,
-                                    want.data()),
-                  GNNRT_OK);
-        for (int64_t offset = 0; offset < cols; ++offset)
-          for (int64_t width = 1; offset + width <= cols; ++width) {
-            std::vector<float> x(static_cast<size_t>(rows * width)),
-                y(x.size());
-            for (int64_t r = 0; r < rows; ++r)
-              for (int64_t c = 0; c < width; ++c)
-                x[r * width + c] = whole[r * cols + offset + c];
-            ASSERT_EQ(gnnrt_cpu_dropout_columns(x.data(), rows, width, cols,
-                                                offset, 42, 5, 3, 0.6,
-                                                y.data()),
-                      GNNRT_OK);
-            ASSERT_EQ(gnnrt_cpu_dropout_columns(x.data(), rows, width, cols,
-                                                offset, 42, 5, 3, 0.6,
-                                                x.data()),
-                      GNNRT_OK);
-            for (int64_t r = 0; r < rows; ++r)
-              for (int64_t c = 0; c < width; ++c) {
-                const uint32_t expected = bitsOf(want[r * cols + offset + c]);
-                ASSERT_EQ(bitsOf(y[r * width + c]), expected)
-                    << "cols " << cols << " offset " << offset << " row " << r;
-                ASSERT_EQ(bitsOf(x[r * width + c]), expected) << "in place";
-              }
-          }
-      }
+    // 0.5: keep is a power of two, the product path; 0.6 divides.
+    for (double p : {0.5, 0.6})
+      for (int64_t cols : {1, 3, 4, 8})
+        for (int64_t rows : {int64_t(1), int64_t(7), int64_t(40001)}) {
+          uint64_t state = 3 + cols + rows;
+          std::vector<float> whole(static_cast<size_t>(rows * cols));
+          for (float &v : whole)
+            v = specialValue(state);
+          std::vector<float> want(whole.size());
+          ASSERT_EQ(gnnrt_cpu_dropout(whole.data(), rows * cols, 42, 5, 3, p,
+                                      want.data()),
+                    GNNRT_OK);
+          for (int64_t offset = 0; offset < cols; ++offset)
+            for (int64_t width = 1; offset + width <= cols; ++width) {
+              std::vector<float> x(static_cast<size_t>(rows * width)),
+                  y(x.size());
+              for (int64_t r = 0; r < rows; ++r)
+                for (int64_t c = 0; c < width; ++c)
+                  x[r * width + c] = whole[r * cols + offset + c];
+              ASSERT_EQ(gnnrt_cpu_dropout_columns(x.data(), rows, width, cols,
+                                                  offset, 42, 5, 3, p,
+                                                  y.data()),
+                        GNNRT_OK);
+              ASSERT_EQ(gnnrt_cpu_dropout_columns(x.data(), rows, width, cols,
+                                                  offset, 42, 5, 3, p,
+                                                  x.data()),
+                        GNNRT_OK);
+              for (int64_t r = 0; r < rows; ++r)
+                for (int64_t c = 0; c < width; ++c) {
+                  const uint32_t expected = bitsOf(want[r * cols + offset + c]);
+                  ASSERT_EQ(bitsOf(y[r * width + c]), expected)
+                      << "p " << p << " cols " << cols << " offset " << offset
+                      << " row " << r;
+                  ASSERT_EQ(bitsOf(x[r * width + c]), expected) << "in place";
+                }
+            }
+        }
   }
   float x = 1.0f;
   EXPECT_EQ(gnnrt_cpu_dropout_columns(&x, 1, 1, 2, 2, 1, 0, 0, 0.5, &x),
