@@ -71,8 +71,11 @@ namespace {
 /// The exact search's node budget under `solver = auto`: enough to prove
 /// the optimum of steps with a few dozen candidates, small enough that
 /// planning a deep model stays well under a second (each node checks
-/// every timeline point).
-constexpr int64_t kAutoExactNodes = 100'000;
+/// every timeline point). Halved from 100,000, it gave the same plans in
+/// every cell of bench/memory_sweep.py's budgets on Facebook and 2M nodes
+/// (the smallest Facebook GAT plan 256 bytes larger) and took the 2M-node
+/// GAT's smallest plan from 1.1 to 0.9 s.
+constexpr int64_t kAutoExactNodes = 50'000;
 /// The smallest-plan search bisects rooms to a 64-byte slot or to this
 /// fraction of the room, whichever is coarser: on steps of hundreds of
 /// megabytes the last rounds near the boundary cost the most (the exact
@@ -2063,6 +2066,19 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   // The solver that chose the last solution ("none" for a forced policy),
   // recorded as `mem.solver` so `gnnc plan` can say what `auto` picked.
   std::string solverUsed = "none";
+  // Per problem (the sign options in or out, told apart by its number of
+  // options), the greatest device capacity the exact search proved to
+  // have no plan, and that answer. A capacity at or below it has none
+  // either (its plans are among the larger one's), and the searches below
+  // ask for many such: each room that does not place ends at one, and the
+  // greedy pass before the exact one was a fifth of their time.
+  llvm::DenseMap<size_t, std::pair<int64_t, plan::Solution>> noPlanBelow;
+  auto optionCount = [&] {
+    size_t n = 0;
+    for (const plan::Candidate &c : problem.candidates)
+      n += c.options.size();
+    return n;
+  };
   auto solve = [&]() -> FailureOr<plan::Solution> {
     solverUsed = "none";
     if (policyName == "keep_all")
@@ -2080,6 +2096,13 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       // from it: small steps get a proven optimum, large ones the best
       // plan the search found within its node budget (never worse than
       // the greedy's), and planning stays well under a second.
+      const size_t options = optionCount();
+      if (auto known = noPlanBelow.find(options);
+          known != noPlanBelow.end() &&
+          problem.capacity[0] <= known->second.first) {
+        solverUsed = "exact";
+        return known->second.second;
+      }
       plan::Solution greedy = plan::solveGreedy(problem);
       plan::ExactLimits limits;
       limits.maxNodes = kAutoExactNodes;
@@ -2089,6 +2112,12 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       if (!exact.feasible && !exact.optimal) {
         solverUsed = "greedy";
         return greedy;
+      }
+      if (exact.optimal && !exact.feasible) {
+        auto [known, added] =
+            noPlanBelow.try_emplace(options, problem.capacity[0], exact);
+        if (!added && known->second.first < problem.capacity[0])
+          known->second = {problem.capacity[0], exact};
       }
       solverUsed = exact.optimal                    ? "exact"
                    : exact.seconds < greedy.seconds ? "greedy+exact"
@@ -2319,6 +2348,10 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   std::string on =
       fp->dataset.empty() ? std::string() : " on '" + fp->dataset + "'";
   int64_t room = budgetBytes ? *budgetBytes - fixed : unlimited;
+  // Whether an attempt's plan compiles at the budget.
+  auto fitsBudget = [&](const Attempt &a) {
+    return budgetBytes && a.needs() <= room && prepareFits(a);
+  };
   FailureOr<Attempt> result = tryRoom(room);
   if (failed(result))
     return failure();
@@ -2465,9 +2498,12 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     // next to the other and keeps in \p best its attempt or, with \p lowest,
     // the placed attempt that needs the least (a room's plan may need much less
     // than the room: the one the error states and a budget in between ships).
+    //
+    // With \p fits, the bisection stops at the first placed attempt (the
+    // least so far) that fits the budget and sets *fits: see below.
     auto bisect = [&](int64_t placed, int64_t other,
-                      std::optional<Attempt> &best,
-                      bool lowest = false) -> FailureOr<int64_t> {
+                      std::optional<Attempt> &best, bool lowest = false,
+                      bool *fits = nullptr) -> FailureOr<int64_t> {
       auto precision = [&] {
         return std::max(kArenaAlignment, alignToArena(std::max(placed, other) /
                                                       kSearchPrecision));
@@ -2485,15 +2521,29 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         placed = mid;
         if (!lowest || !best || a->needs() < best->needs())
           best = std::move(*a);
+        if (fits && fitsBudget(*best)) {
+          *fits = true;
+          break;
+        }
       }
       return placed;
     };
     FailureOr<Attempt> all = tryRoom(unlimited);
     if (failed(all))
       return failure();
+    // A compile stops the search below (the bisection, then the down
+    // search) at the first plan that fits its budget: the rooms tried up to
+    // there are those of the whole search whatever the budget, and the
+    // least plan of the whole search needs no more than that one, so the
+    // smallest plan an error would state is no larger than the budget
+    // either. The rest of the search only serves the error; at the
+    // smallest plan's budget it was most of the planning time (GAT by
+    // heads on 2M nodes: 1.7 s).
+    bool fits = fitsBudget(*all);
     std::optional<Attempt> smallest;
     FailureOr<int64_t> boundary =
-        bisect(all->needs(), 0, smallest, /*lowest=*/true);
+        fits ? FailureOr<int64_t>(room) // keeping everything fits
+             : bisect(all->needs(), 0, smallest, /*lowest=*/true, &fits);
     if (failed(boundary))
       return failure();
     if (!smallest)
@@ -2508,7 +2558,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     // planning time. The rooms it finds not to place are kept: the checks
     // below the stated plan try the same rooms when this plan is stated.
     llvm::DenseSet<int64_t> refusedRooms;
-    for (int step = 0; step < 64; ++step) {
+    for (int step = 0; step < 64 && !fits; ++step) {
       std::optional<Attempt> lower;
       for (int64_t slots = 1;
            slots <= kDownProbes && smallest->needs() >= slots * kArenaAlignment;
@@ -2526,11 +2576,12 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       if (!lower)
         break;
       smallest = std::move(*lower);
+      fits = fitsBudget(*smallest);
     }
     int64_t hi = smallest->needs();
     int64_t preparePhase =
         fp->preparePhase(smallest->keptPrepared, smallest->graphsKept);
-    if (hi > room || !prepareFits(*smallest)) {
+    if (!fits && (hi > room || !prepareFits(*smallest))) {
       int64_t needed = std::max(fixed + hi, preparePhase);
       if (splitSmallest)
         *splitSmallest = needed;
