@@ -150,10 +150,6 @@ SlotPlacement mlir::gnn::placeSlots(llvm::ArrayRef<Slot> slots,
   // keeps a value that lives across such a hand-over (a gradient read by
   // the next op of the chain) clear of both slots' next values, so it need
   // not go above them.
-  struct Placement {
-    std::vector<int64_t> offsets;
-    int64_t arenaBytes = 0;
-  };
   //
   // The local search below re-places orders that share a prefix with one
   // already placed (\p prefix: its placement), and keeps them only when
@@ -163,9 +159,10 @@ SlotPlacement mlir::gnn::placeSlots(llvm::ArrayRef<Slot> slots,
   // \p cutoff stops there, its arena above the cutoff and its offsets
   // incomplete.
   auto place = [&](llvm::ArrayRef<uint32_t> order, bool fresh,
-                   const Placement *prefix = nullptr, size_t prefixLength = 0,
+                   const SlotPlacement *prefix = nullptr,
+                   size_t prefixLength = 0,
                    int64_t cutoff = std::numeric_limits<int64_t>::max()) {
-    Placement result;
+    SlotPlacement result;
     result.offsets.assign(n, -1);
     for (size_t i = 0; i < prefixLength; ++i) {
       uint32_t k = order[i];
@@ -269,27 +266,26 @@ SlotPlacement mlir::gnn::placeSlots(llvm::ArrayRef<Slot> slots,
       order = skylineOrder(slots, before);
     return &order;
   };
-  std::function<std::vector<uint32_t> *()> starts[] = {
-      [&] { return &bySize; },
-      [&] { return &byDefinition; },
-      [&] { return &bySize; },
-      [&] { return &bySizeThenSpan; },
-      [&] { return &byArea; },
-      [&] { return &bySizeThenSpan; },
-      [&] { return &byArea; },
-      [&] { return skyline(skylineBySpan, longerFirst); },
-      [&] { return skyline(skylineBySize, largerFirst); },
-      [&] { return skyline(skylineByArea, areaFirst); }};
-  const bool startFresh[] = {false, true, true,  false, false,
-                             true,  true, false, false, false};
-  Placement best = place(byDefinition, /*fresh=*/false);
+  // Each start: its order (built when reached) and its offset rule.
+  const std::pair<std::function<std::vector<uint32_t> *()>, bool> starts[] = {
+      {[&] { return &bySize; }, false},
+      {[&] { return &byDefinition; }, true},
+      {[&] { return &bySize; }, true},
+      {[&] { return &bySizeThenSpan; }, false},
+      {[&] { return &byArea; }, false},
+      {[&] { return &bySizeThenSpan; }, true},
+      {[&] { return &byArea; }, true},
+      {[&] { return skyline(skylineBySpan, longerFirst); }, false},
+      {[&] { return skyline(skylineBySize, largerFirst); }, false},
+      {[&] { return skyline(skylineByArea, areaFirst); }, false}};
+  SlotPlacement best = place(byDefinition, /*fresh=*/false);
   std::vector<uint32_t> bestOrder = byDefinition;
   bool bestFresh = false;
-  for (auto [start, fresh] : llvm::zip_equal(starts, startFresh)) {
+  for (const auto &[start, fresh] : starts) {
     if (best.arenaBytes <= lowerBound)
       break;
     std::vector<uint32_t> *order = start();
-    Placement tried = place(*order, fresh);
+    SlotPlacement tried = place(*order, fresh);
     if (tried.arenaBytes < best.arenaBytes) {
       best = std::move(tried);
       bestOrder = *order;
@@ -318,7 +314,7 @@ SlotPlacement mlir::gnn::placeSlots(llvm::ArrayRef<Slot> slots,
       uint32_t moved = trial[from];
       trial.erase(trial.begin() + from);
       trial.insert(trial.begin() + to, moved);
-      Placement tried =
+      SlotPlacement tried =
           place(trial, bestFresh, &best, std::min(from, to), best.arenaBytes);
       if (tried.arenaBytes <= best.arenaBytes) {
         best = std::move(tried);
@@ -327,5 +323,5 @@ SlotPlacement mlir::gnn::placeSlots(llvm::ArrayRef<Slot> slots,
     }
   }
 
-  return SlotPlacement{std::move(best.offsets), best.arenaBytes};
+  return best;
 }

@@ -177,6 +177,27 @@ inline void dropBlock(const float *x, float *y, __m128i bits, __m128i bias,
   const __m128i kept = _mm_cmpgt_epi32(_mm_xor_si128(bits, bias), below);
   _mm_storeu_ps(y, _mm_and_ps(q, _mm_castsi128_ps(kept)));
 }
+
+/// dropBlock's operands for one call's key, set up once per call.
+struct DropVectors {
+  __m128i bias, below;
+  __m128d keep;
+  __m128 scale;
+  bool pow2;
+  explicit DropVectors(const DropoutKey &key)
+      : bias(_mm_set1_epi32(INT32_MIN)),
+        below(_mm_set1_epi32(
+            static_cast<int>((key.threshold - 1) ^ 0x80000000u))),
+        keep(_mm_set1_pd(key.keep)), scale(_mm_set1_ps(key.pow2Scale)),
+        pow2(key.pow2Scale != 0) {}
+  /// The dropout of the four elements \p x into \p y, given their words.
+  void drop(const float *x, float *y, __m128i bits) const {
+    if (pow2)
+      dropBlock<true>(x, y, bits, bias, below, keep, scale);
+    else
+      dropBlock<false>(x, y, bits, bias, below, keep, scale);
+  }
+};
 #endif
 
 /// The dropout of the blocks `need[l]` of \p x and \p y (counted from
@@ -185,12 +206,7 @@ inline void dropBlock(const float *x, float *y, __m128i bits, __m128i bias,
 inline void dropLanes(const float *x, float *y, const uint32_t *need, int lanes,
                       const uint32_t bits[4][kLanes], const DropoutKey &key) {
 #if defined(__SSE2__)
-  const __m128i bias = _mm_set1_epi32(INT32_MIN);
-  const __m128i below =
-      _mm_set1_epi32(static_cast<int>((key.threshold - 1) ^ 0x80000000u));
-  const __m128d keep = _mm_set1_pd(key.keep);
-  const __m128 scale = _mm_set1_ps(key.pow2Scale);
-  const bool pow2 = key.pow2Scale != 0;
+  const DropVectors v(key);
   for (int g = 0; g < lanes; g += 4) {
     // Transpose four lanes' words into four blocks' words.
     __m128i words[4];
@@ -207,10 +223,7 @@ inline void dropLanes(const float *x, float *y, const uint32_t *need, int lanes,
     const int count = lanes - g < 4 ? lanes - g : 4;
     for (int l = 0; l < count; ++l) {
       const int64_t e = 4 * static_cast<int64_t>(need[g + l]);
-      if (pow2)
-        dropBlock<true>(x + e, y + e, block[l], bias, below, keep, scale);
-      else
-        dropBlock<false>(x + e, y + e, block[l], bias, below, keep, scale);
+      v.drop(x + e, y + e, block[l]);
     }
   }
 #else
@@ -298,6 +311,9 @@ void dropoutPartialBlock(const float *x, float *y, int64_t begin, int64_t from,
 void dropoutNarrowColumns(const float *x, float *y, int64_t begin, int64_t end,
                           int64_t width, int64_t cols, int64_t offset,
                           const DropoutKey &key) {
+#if defined(__SSE2__)
+  const DropVectors v(key);
+#endif
   for (int64_t e = begin; e < end; e += kLanes) {
     const int lanes = end - e < kLanes ? static_cast<int>(end - e) : kLanes;
     uint32_t lo[kLanes], hi[kLanes], word[kLanes], bits[4][kLanes];
@@ -317,19 +333,9 @@ void dropoutNarrowColumns(const float *x, float *y, int64_t begin, int64_t end,
     int l = 0;
 #if defined(__SSE2__)
     // The elements are contiguous in x and y: four at a time as a block.
-    const __m128i bias = _mm_set1_epi32(INT32_MIN);
-    const __m128i below =
-        _mm_set1_epi32(static_cast<int>((key.threshold - 1) ^ 0x80000000u));
-    const __m128d keep = _mm_set1_pd(key.keep);
-    const __m128 scale = _mm_set1_ps(key.pow2Scale);
-    for (; l + 4 <= lanes; l += 4) {
-      const __m128i b =
-          _mm_loadu_si128(reinterpret_cast<const __m128i *>(chosen + l));
-      if (key.pow2Scale != 0)
-        dropBlock<true>(x + e + l, y + e + l, b, bias, below, keep, scale);
-      else
-        dropBlock<false>(x + e + l, y + e + l, b, bias, below, keep, scale);
-    }
+    for (; l + 4 <= lanes; l += 4)
+      v.drop(x + e + l, y + e + l,
+             _mm_loadu_si128(reinterpret_cast<const __m128i *>(chosen + l)));
 #endif
     for (; l < lanes; ++l)
       y[e + l] = dropElement(x[e + l], chosen[l], key);

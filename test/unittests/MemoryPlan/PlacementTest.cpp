@@ -41,31 +41,43 @@ void expectValid(const std::vector<Slot> &slots, const SlotPlacement &p) {
   EXPECT_EQ(p.arenaBytes, top);
 }
 
-/// Places \p slots (of random round \p round) at their live peak and fails
-/// the test where the placement is invalid, below the peak, or not the same
-/// twice (the planner compares placements of the same plan).
-void expectPlacedAbovePeak(const std::vector<Slot> &slots, int round) {
+/// Places \p slots at their live peak, fails the test (naming \p what)
+/// where the placement is invalid, below the peak, or not the same twice
+/// (the planner compares placements of the same plan), and returns it.
+SlotPlacement expectPlacedAbovePeak(const std::vector<Slot> &slots,
+                                    const std::string &what) {
   int64_t peak = liveSlotPeak(slots);
   SlotPlacement p = placeSlots(slots, peak);
   expectValid(slots, p);
-  EXPECT_GE(p.arenaBytes, peak) << "round " << round;
-  EXPECT_EQ(placeSlots(slots, peak).offsets, p.offsets) << "round " << round;
+  EXPECT_GE(p.arenaBytes, peak) << what;
+  EXPECT_EQ(placeSlots(slots, peak).offsets, p.offsets) << what;
+  return p;
+}
+
+/// 200 random rounds from \p seed, each of minSlots + rng() % slotsRange
+/// slots over minOps + rng() % opsRange ops, each slot \p slotOf(rng, ops),
+/// placed by expectPlacedAbovePeak.
+template <typename SlotOf>
+void placeRandomRounds(uint64_t seed, int minSlots, int slotsRange, int minOps,
+                       int opsRange, SlotOf slotOf) {
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<Slot> slots;
+    int n = minSlots + rng() % slotsRange;
+    int ops = minOps + rng() % opsRange;
+    for (int k = 0; k < n; ++k)
+      slots.push_back(slotOf(rng, ops));
+    expectPlacedAbovePeak(slots, "round " + std::to_string(round));
+  }
 }
 
 TEST(PlacementTest, RandomSlotsArePlacedValidlyAboveThePeak) {
-  std::mt19937_64 rng(5);
-  for (int round = 0; round < 200; ++round) {
-    std::vector<Slot> slots;
-    int n = 1 + rng() % 60;
-    int ops = 1 + rng() % 40;
-    for (int k = 0; k < n; ++k) {
-      int64_t a = rng() % ops, b = rng() % ops;
-      // Sizes of a few classes, as a step's activations are, and zeros.
-      int64_t bytes = 64 * static_cast<int64_t>(rng() % 5) * (1 + rng() % 3);
-      slots.push_back({std::min(a, b), std::max(a, b), bytes});
-    }
-    expectPlacedAbovePeak(slots, round);
-  }
+  placeRandomRounds(5, 1, 60, 1, 40, [](std::mt19937_64 &rng, int ops) {
+    int64_t a = rng() % ops, b = rng() % ops;
+    // Sizes of a few classes, as a step's activations are, and zeros.
+    int64_t bytes = 64 * static_cast<int64_t>(rng() % 5) * (1 + rng() % 3);
+    return Slot{std::min(a, b), std::max(a, b), bytes};
+  });
 }
 
 TEST(PlacementTest, KnownArenas) {
@@ -85,19 +97,12 @@ TEST(PlacementTest, KnownArenas) {
 // skyline's starts, built where the fixed orders leave holes, must hold it
 // too (they once looked for it over ops 0 on only, and never ended).
 TEST(PlacementTest, SlotsFromTheEntryArePlaced) {
-  std::mt19937_64 rng(11);
-  for (int round = 0; round < 200; ++round) {
-    std::vector<Slot> slots;
-    int n = 2 + rng() % 40;
-    int ops = 2 + rng() % 30;
-    for (int k = 0; k < n; ++k) {
-      int64_t a = static_cast<int64_t>(rng() % (ops + 1)) - 1,
-              b = static_cast<int64_t>(rng() % (ops + 1)) - 1;
-      int64_t bytes = 64 * (1 + static_cast<int64_t>(rng() % 4));
-      slots.push_back({std::min(a, b), std::max(a, b), bytes});
-    }
-    expectPlacedAbovePeak(slots, round);
-  }
+  placeRandomRounds(11, 2, 40, 2, 30, [](std::mt19937_64 &rng, int ops) {
+    int64_t a = static_cast<int64_t>(rng() % (ops + 1)) - 1,
+            b = static_cast<int64_t>(rng() % (ops + 1)) - 1;
+    int64_t bytes = 64 * (1 + static_cast<int64_t>(rng() % 4));
+    return Slot{std::min(a, b), std::max(a, b), bytes};
+  });
 }
 
 TEST(PlacementTest, RecordedGatStepHeadByHead) {
@@ -114,18 +119,14 @@ TEST(PlacementTest, RecordedGatStepHeadByHead) {
     slots.push_back(slot);
   }
   ASSERT_EQ(slots.size(), 155u);
-  int64_t peak = liveSlotPeak(slots);
-  EXPECT_EQ(peak, 554001664);
-  SlotPlacement p = placeSlots(slots, peak);
-  expectValid(slots, p);
-  EXPECT_GE(p.arenaBytes, peak);
+  EXPECT_EQ(liveSlotPeak(slots), 554001664);
+  SlotPlacement p = expectPlacedAbovePeak(slots, "the recorded GAT step");
   // From the fixed orders and their local search first fit left 64 MB of
   // holes on this step (a 64 MB head slice above the rest: 618,001,664
   // bytes), and GAT at 25% of keep-all on this graph then planned in 7 s,
   // its first rooms refused for the holes; the skyline's orders leave 32
   // MB (docs/MemoryPlanning.md, "Placement").
   EXPECT_LE(p.arenaBytes, 586001984);
-  EXPECT_EQ(placeSlots(slots, peak).offsets, p.offsets);
 }
 
 } // namespace
