@@ -26,6 +26,8 @@
 #include "gnnrt/Arena.h"
 #include "gnnrt/ProcessStats.h"
 
+#include "HostCopy.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -55,26 +57,8 @@ constexpr uint64_t kMaxChunk = 4 << 20;
 /// chunks rather than a table of 16384 slots).
 constexpr uint64_t kMaxSlots = 4096;
 
-/// Copies to and from the host tier, and home loads, are the host's own
-/// work on the CPU device, where a GPU would give them to a copy engine:
-/// the kernels' threads are idle meanwhile, and one core does not draw all
-/// of the memory bandwidth, so a large copy is split over the threads
-/// (OpenMP's, as the kernels'). Pieces of kCopyPiece bytes, or of whole
-/// rows of about that size.
-constexpr uint64_t kThreadedCopyBytes = 1 << 20;
-constexpr uint64_t kCopyPiece = 256 << 10;
-
-void copyBytes(void *to, const void *from, uint64_t bytes) {
-  const auto pieces =
-      static_cast<int64_t>((bytes + kCopyPiece - 1) / kCopyPiece);
-#pragma omp parallel for schedule(static) if (bytes >= kThreadedCopyBytes)
-  for (int64_t k = 0; k < pieces; ++k) {
-    const uint64_t at = static_cast<uint64_t>(k) * kCopyPiece;
-    std::memcpy(static_cast<char *>(to) + at,
-                static_cast<const char *>(from) + at,
-                std::min(kCopyPiece, bytes - at));
-  }
-}
+using detail::kCopyPiece;
+using detail::kThreadedCopyBytes;
 
 /// Copies \p count rows of \p rowBytes bytes: row t from `from` at byte
 /// `fromAt(t)` to `to` at `toAt(t)`.
@@ -634,7 +618,7 @@ int OffloadTiers::offloadToHost(int32_t handle, const void *src,
   void *block = d.placeOnHost(*entry, handle, size, status);
   if (!block)
     return status;
-  copyBytes(block, src, size);
+  detail::copyHostBytes(block, src, size);
   return GNNRT_OK;
 }
 
@@ -773,7 +757,7 @@ int OffloadTiers::Impl::homeCopy(const char *what, void *dst, const void *src,
                                  int64_t bytes, uint64_t &counter) {
   if (int status = checkHomeCopy(what, dst, src, bytes))
     return status;
-  copyBytes(dst, src, static_cast<uint64_t>(bytes));
+  detail::copyHostBytes(dst, src, static_cast<uint64_t>(bytes));
   counter += static_cast<uint64_t>(bytes);
   return GNNRT_OK;
 }
@@ -953,7 +937,7 @@ int OffloadTiers::prefetch(int32_t handle, void *dst, int64_t bytes) {
                                               ": the destination is null");
   auto size = static_cast<uint64_t>(bytes);
   if (entry->tier == Tier::Host) {
-    copyBytes(dst, entry->host, size);
+    detail::copyHostBytes(dst, entry->host, size);
     d.fromHost += size;
     return GNNRT_OK;
   }
