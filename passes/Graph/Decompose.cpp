@@ -400,9 +400,7 @@ struct DecomposePass : mlir::gnn::impl::GnnDecomposeBase<DecomposePass> {
     ModuleOp module = getOperation();
     if (!llvm::is_contained(kSplitHeadsModes, StringRef(splitHeads))) {
       module.emitError("gnn-decompose: split-heads = '")
-          << splitHeads << "' is not one of "
-          << llvm::join(std::begin(kSplitHeadsModes),
-                        std::end(kSplitHeadsModes), ", ");
+          << splitHeads << "' is not one of " << nameList(kSplitHeadsModes);
       return signalPassFailure();
     }
     OpBuilder builder(&getContext());

@@ -52,6 +52,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -1941,7 +1942,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   std::string policyName = policy.empty() ? getStr("plan", "auto") : policy;
   if (!llvm::is_contained(plan::kPolicyNames, policyName))
     return func.emitError("gnn-plan-memory: unknown policy '")
-           << policyName << "' (" << plan::nameList(plan::kPolicyNames) << ")";
+           << policyName << "' (" << nameList(plan::kPolicyNames) << ")";
   std::string savedPrecision = getStr("saved_precision", "exact");
   Builder b(func.getContext());
   Type narrowType =
@@ -2066,19 +2067,17 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   // The solver that chose the last solution ("none" for a forced policy),
   // recorded as `mem.solver` so `gnnc plan` can say what `auto` picked.
   std::string solverUsed = "none";
-  // Per problem (the sign options in or out, told apart by its number of
-  // options), the greatest device capacity the exact search proved to
-  // have no plan, and that answer. A capacity at or below it has none
-  // either (its plans are among the larger one's), and the searches below
-  // ask for many such: each room that does not place ends at one, and the
-  // greedy pass before the exact one was a fifth of their time.
-  llvm::DenseMap<size_t, std::pair<int64_t, plan::Solution>> noPlanBelow;
-  auto optionCount = [&] {
-    size_t n = 0;
-    for (const plan::Candidate &c : problem.candidates)
-      n += c.options.size();
-    return n;
-  };
+  // Whether tryRoom has taken the sign options out of the problem: the
+  // only change the problem sees once built, so the two are the only
+  // problems the solvers are asked.
+  bool signsOut = false;
+  // Per problem (indexed by signsOut), the greatest device capacity the
+  // exact search proved to have no plan, and that answer. A capacity at or
+  // below it has none either (its plans are among the larger one's), and
+  // the searches below ask for many such: each room that does not place
+  // ends at one, and the greedy pass before the exact one was a fifth of
+  // their time.
+  std::array<std::optional<std::pair<int64_t, plan::Solution>>, 2> noPlanBelow;
   auto solve = [&]() -> FailureOr<plan::Solution> {
     solverUsed = "none";
     if (policyName == "keep_all")
@@ -2096,12 +2095,11 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       // from it: small steps get a proven optimum, large ones the best
       // plan the search found within its node budget (never worse than
       // the greedy's), and planning stays well under a second.
-      const size_t options = optionCount();
-      if (auto known = noPlanBelow.find(options);
-          known != noPlanBelow.end() &&
-          problem.capacity[0] <= known->second.first) {
+      std::optional<std::pair<int64_t, plan::Solution>> &known =
+          noPlanBelow[signsOut];
+      if (known && problem.capacity[0] <= known->first) {
         solverUsed = "exact";
-        return known->second.second;
+        return known->second;
       }
       plan::Solution greedy = plan::solveGreedy(problem);
       plan::ExactLimits limits;
@@ -2113,12 +2111,9 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
         solverUsed = "greedy";
         return greedy;
       }
-      if (exact.optimal && !exact.feasible) {
-        auto [known, added] =
-            noPlanBelow.try_emplace(options, problem.capacity[0], exact);
-        if (!added && known->second.first < problem.capacity[0])
-          known->second = {problem.capacity[0], exact};
-      }
+      if (exact.optimal && !exact.feasible &&
+          (!known || known->first < problem.capacity[0]))
+        known.emplace(problem.capacity[0], exact);
       solverUsed = exact.optimal                    ? "exact"
                    : exact.seconds < greedy.seconds ? "greedy+exact"
                                                     : "greedy";
@@ -2137,7 +2132,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       return plan::solveGreedy(problem);
     if (which != "exact") {
       func.emitError("gnn-plan-memory: unknown solver '")
-          << which << "' (" << plan::nameList(plan::kSolverNames) << ")";
+          << which << "' (" << nameList(plan::kSolverNames) << ")";
       return failure();
     }
     plan::Solution s = plan::solveExact(problem);
@@ -2324,7 +2319,9 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
     // steps, may take them where only a plan without them fits. So a room
     // that no plan fits is tried again without them.
     if (SignOptions signs = takeSignOptions(problem); !signs.empty()) {
+      signsOut = true;
       FailureOr<Attempt> without = placeWithin(room);
+      signsOut = false;
       restoreSignOptions(problem, std::move(signs));
       if (failed(without) || without->placed)
         return without;

@@ -35,19 +35,14 @@
 namespace mlir::gnn::plan {
 
 /// The memory policies (`plan` in the language, --plan) and the solvers
-/// (--planner): the one list the pass and the tools check names against.
+/// (--planner): the one list the pass and the tools check names against
+/// (and name in messages: mlir::gnn::nameList).
 /// `checkpoint_layers` (keep each layer's input, recompute inside layers)
 /// is for comparisons, through --plan only: language v1 does not name it.
 inline constexpr llvm::StringLiteral kPolicyNames[] = {
     "auto", "keep_all", "recompute_all", "offload_all", "checkpoint_layers"};
 inline constexpr llvm::StringLiteral kSolverNames[] = {"auto", "exact",
                                                        "greedy", "ilp"};
-/// "a, b, c" for messages.
-template <size_t N>
-std::string nameList(const llvm::StringLiteral (&names)[N]) {
-  return llvm::join(std::begin(names), std::end(names), ", ");
-}
-
 /// Where bytes are held. The order is the index into per-tier arrays.
 enum class Tier { Device = 0, Host = 1, Disk = 2 };
 constexpr int kNumTiers = 3;

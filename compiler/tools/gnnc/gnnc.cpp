@@ -372,15 +372,14 @@ int main(int argc, char **argv) {
   if (!planPolicy.empty() &&
       !llvm::is_contained(kPolicyNames, llvm::StringRef(planPolicy)))
     return usageError("unknown --plan '" + planPolicy + "' (" +
-                      mlir::gnn::plan::nameList(kPolicyNames) + ")");
+                      mlir::gnn::nameList(kPolicyNames) + ")");
   if (!llvm::is_contained(kSolverNames, llvm::StringRef(planSolver)))
     return usageError("unknown --planner '" + planSolver + "' (" +
-                      mlir::gnn::plan::nameList(kSolverNames) + ")");
+                      mlir::gnn::nameList(kSolverNames) + ")");
   if (!llvm::is_contained(mlir::gnn::kSplitHeadsModes,
                           llvm::StringRef(splitHeads)))
     return usageError("unknown --split-heads '" + splitHeads + "' (" +
-                      mlir::gnn::plan::nameList(mlir::gnn::kSplitHeadsModes) +
-                      ")");
+                      mlir::gnn::nameList(mlir::gnn::kSplitHeadsModes) + ")");
   if (memoryBudget.getNumOccurrences()) {
     llvm::Expected<uint64_t> bytes = parseSizeSpelling(memoryBudget);
     if (!bytes)
