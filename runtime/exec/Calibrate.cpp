@@ -1,7 +1,8 @@
 //===- Calibrate.cpp - Measuring this machine's rates for the planner -----===//
 //
-// Each rate is a real kernel (or memcpy, or file IO) timed on this machine:
-// repeated until it has run long enough, and the fastest repetition kept.
+// Each rate is a real kernel (or the runtime's host copy, or file IO) timed
+// on this machine: repeated until it has run long enough, and the fastest
+// repetition kept.
 // Other work on the machine (a build, another test) only ever slows a
 // repetition down, and on a small machine it does so by whole scheduler
 // quanta (a kernel's OpenMP barrier waits for a descheduled thread): the
@@ -462,7 +463,7 @@ bool Calibrator::coldWrite() {
   // The host copies of a plan whose arena stays in cache: each slice out
   // of the cached region to the next slice of the large one (an offload)
   // and back (a prefetch). Only the large side crosses the memory bus, so
-  // these run faster than the host copy test's memory-to-memory memcpy.
+  // these run faster than the host copy test's memory-to-memory copy.
   auto copies = [&](bool out) {
     return [&, out](std::string &) {
       for (int64_t s = 0; s < slices; ++s) {
