@@ -9,7 +9,6 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
-#include <functional>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -50,9 +49,9 @@ int64_t mlir::gnn::liveSlotPeak(llvm::ArrayRef<Slot> slots) {
 /// offset here (a value that overlaps one placed before it in time lies wholly
 /// below it here, and first fit can only move that one down), so the caller's
 /// first fit and its local search take it as one more start.
-template <typename Before>
-static std::vector<uint32_t> skylineOrder(llvm::ArrayRef<Slot> slots,
-                                          Before before) {
+static std::vector<uint32_t>
+skylineOrder(llvm::ArrayRef<Slot> slots,
+             llvm::function_ref<bool(uint32_t, uint32_t)> before) {
   const size_t n = slots.size();
   std::vector<uint32_t> order;
   std::vector<uint32_t> pending;
@@ -257,40 +256,35 @@ SlotPlacement mlir::gnn::placeSlots(llvm::ArrayRef<Slot> slots,
       return span(x) > span(y);
     return slots[x].bytes > slots[y].bytes;
   };
-  // The skyline's orders (skylineOrder), built only when the fixed orders
-  // above leave holes: the longest lived first, the largest first, the
-  // largest area first.
-  std::vector<uint32_t> skylineBySpan, skylineBySize, skylineByArea;
-  auto skyline = [&](std::vector<uint32_t> &order, auto before) {
-    if (order.empty())
-      order = skylineOrder(slots, before);
-    return &order;
-  };
-  // Each start: its order (built when reached) and its offset rule.
-  const std::pair<std::function<std::vector<uint32_t> *()>, bool> starts[] = {
-      {[&] { return &bySize; }, false},
-      {[&] { return &byDefinition; }, true},
-      {[&] { return &bySize; }, true},
-      {[&] { return &bySizeThenSpan; }, false},
-      {[&] { return &byArea; }, false},
-      {[&] { return &bySizeThenSpan; }, true},
-      {[&] { return &byArea; }, true},
-      {[&] { return skyline(skylineBySpan, longerFirst); }, false},
-      {[&] { return skyline(skylineBySize, largerFirst); }, false},
-      {[&] { return skyline(skylineByArea, areaFirst); }, false}};
+  const std::pair<const std::vector<uint32_t> *, bool> starts[] = {
+      {&bySize, false},         {&byDefinition, true}, {&bySize, true},
+      {&bySizeThenSpan, false}, {&byArea, false},      {&bySizeThenSpan, true},
+      {&byArea, true}};
+  // Then the skyline's orders (skylineOrder), built only when the fixed
+  // orders above leave holes: the longest lived first, the largest first,
+  // the largest area first.
+  const llvm::function_ref<bool(uint32_t, uint32_t)> skylineBefore[] = {
+      longerFirst, largerFirst, areaFirst};
   SlotPlacement best = place(byDefinition, /*fresh=*/false);
   std::vector<uint32_t> bestOrder = byDefinition;
   bool bestFresh = false;
-  for (const auto &[start, fresh] : starts) {
-    if (best.arenaBytes <= lowerBound)
-      break;
-    std::vector<uint32_t> *order = start();
-    SlotPlacement tried = place(*order, fresh);
+  auto tryStart = [&](const std::vector<uint32_t> &order, bool fresh) {
+    SlotPlacement tried = place(order, fresh);
     if (tried.arenaBytes < best.arenaBytes) {
       best = std::move(tried);
-      bestOrder = *order;
+      bestOrder = order;
       bestFresh = fresh;
     }
+  };
+  for (auto [order, fresh] : starts) {
+    if (best.arenaBytes <= lowerBound)
+      break;
+    tryStart(*order, fresh);
+  }
+  for (auto before : skylineBefore) {
+    if (best.arenaBytes <= lowerBound)
+      break;
+    tryStart(skylineOrder(slots, before), /*fresh=*/false);
   }
 
   // Neither order is optimal when a value overlaps two large ones that
