@@ -2391,15 +2391,15 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   };
   std::optional<SplitFailure> splitFailure;
   func::FuncOp predict = siblingOf(getOperation(), func, "predict");
+  // The everySize settings the split is tried with below; none where it
+  // is not tried.
+  SmallVector<bool, 2> splitSizes;
   // Plans the step and predict with their aggregations split (every size
   // or only the large ones): success keeps the split bodies planned; on
   // failure the bodies are restored, \p failed holds the errors and
   // \p smallest the split step's smallest plan, where it has one. With
   // \p probe, planned as planStep's probeBudget, the bodies are restored
   // either way.
-  // The everySize settings the split is tried with below; none where it
-  // is not tried.
-  SmallVector<bool, 2> splitSizes;
   auto planSplit = [&](bool everySize, SplitFailure &failed,
                        std::optional<int64_t> &smallest,
                        std::optional<int64_t> probe = {}) -> LogicalResult {
