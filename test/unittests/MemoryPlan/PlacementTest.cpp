@@ -10,7 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -103,6 +105,41 @@ TEST(PlacementTest, SlotsFromTheEntryArePlaced) {
     int64_t bytes = 64 * (1 + static_cast<int64_t>(rng() % 4));
     return Slot{std::min(a, b), std::max(a, b), bytes};
   });
+}
+
+// With a lower bound no placement can exceed, placeSlots keeps its first
+// start: first fit in definition order. Its offsets must be those of first
+// fit written the plain way, over the overlapping values sorted by offset
+// (placeSlots finds the lowest clear offset without sorting them).
+TEST(PlacementTest, FirstFitMatchesTheSortedScan) {
+  std::mt19937_64 rng(17);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<Slot> slots;
+    int n = 1 + rng() % 80, ops = 1 + rng() % 50;
+    for (int k = 0; k < n; ++k) {
+      int64_t a = rng() % ops, b = rng() % ops;
+      slots.push_back({std::min(a, b), std::max(a, b),
+                       64 * static_cast<int64_t>(rng() % 6) * (1 + rng() % 3)});
+    }
+    std::vector<int64_t> expected(n, -1);
+    for (int k = 0; k < n; ++k) {
+      std::vector<std::pair<int64_t, int64_t>> busy;
+      for (int j = 0; j < k; ++j)
+        if (slots[j].bytes > 0 && slots[k].bytes > 0 &&
+            slots[j].begin <= slots[k].end && slots[k].begin <= slots[j].end)
+          busy.push_back({expected[j], expected[j] + slots[j].bytes});
+      std::sort(busy.begin(), busy.end());
+      int64_t offset = 0;
+      for (auto [lo, hi] : busy) {
+        if (offset + slots[k].bytes <= lo)
+          break;
+        offset = std::max(offset, hi);
+      }
+      expected[k] = offset;
+    }
+    SlotPlacement p = placeSlots(slots, std::numeric_limits<int64_t>::max());
+    EXPECT_EQ(p.offsets, expected) << "round " << round;
+  }
 }
 
 TEST(PlacementTest, RecordedGatStepHeadByHead) {
