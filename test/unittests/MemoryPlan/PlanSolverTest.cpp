@@ -307,4 +307,33 @@ TEST(PlanSolver, ExactFromAnIncumbent) {
   EXPECT_GT(improved, 0);
 }
 
+// The solvers leave out a tier no plan can go over (host memory without a
+// limit): a capacity exactly the most every option could hold there at
+// once is such a tier, one byte less is not and must be respected. Two
+// values offloaded over the same points need both their host bytes.
+TEST(PlanSolver, HostCapacityAtItsBoundIsRespected) {
+  for (int64_t slack : {0, -1}) {
+    Problem p(8);
+    p.candidates.push_back(makeCandidate("a", 100, 0, 1, 5, 6, 9.0, 0, 1.0));
+    p.candidates.push_back(makeCandidate("b", 100, 0, 1, 5, 6, 9.0, 0, 1.0));
+    // Over [3, 4] the device holds the base's 200 and neither value: both
+    // are offloaded (or recomputed, which costs more).
+    p.base[0][3] = p.base[0][4] = 200;
+    p.capacity = {250, 200 + slack, 0};
+    for (auto [name, solution] :
+         {std::pair{"exact", solveExact(p)}, {"greedy", solveGreedy(p)}}) {
+      SCOPED_TRACE(std::string(name) + " with slack " + std::to_string(slack));
+      EXPECT_LE(solution.peak[1], p.capacity[1]);
+      if (slack == 0) {
+        ASSERT_TRUE(solution.feasible);
+        EXPECT_EQ(solution.choice, (std::vector<int>{2, 2}));
+      } else {
+        // One offloads, the other is recomputed.
+        ASSERT_TRUE(solution.feasible);
+        EXPECT_EQ(solution.peak[1], 100);
+      }
+    }
+  }
+}
+
 } // namespace
