@@ -18,9 +18,6 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memory_sweep  # noqa: E402
 
-FRACTIONS = [1.0, 0.75, 0.5, 0.35, 0.25]
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default="build")
@@ -29,10 +26,10 @@ def main():
     args = parser.parse_args()
     args.epochs = 1  # Sweep writes programs with it; nothing is trained.
     gnnc = os.path.join(memory_sweep.ROOT, args.build, "bin", "gnnc")
-    graphs = [args.graph] if args.graph else ["facebook", "synthetic-2M"]
-    models = [args.only] if args.only else ["GCN-3", "GAT"]
+    graphs = [args.graph] if args.graph else list(memory_sweep.GRAPHS)
+    models = [args.only] if args.only else list(memory_sweep.MODELS)
     header = ["graph", "model", "smallest plan (B)"] + \
-        ["%d%%" % (f * 100) for f in FRACTIONS] + ["smallest"]
+        ["%d%%" % (f * 100) for f in memory_sweep.FRACTIONS] + ["smallest"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     with tempfile.TemporaryDirectory() as tmp:
@@ -46,7 +43,8 @@ def main():
                 keep = json.loads(out)["trains"][0]["peak"]["device_bytes"]
                 smallest = sweep.smallest(model, graph)
                 cells = []
-                for budget in [int(keep * f) for f in FRACTIONS] + [smallest]:
+                budgets = [int(keep * f) for f in memory_sweep.FRACTIONS]
+                for budget in budgets + [smallest]:
                     if budget < smallest:
                         cells.append("-")
                         continue

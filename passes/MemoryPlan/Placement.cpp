@@ -223,11 +223,12 @@ SlotPlacement mlir::gnn::placeSlots(llvm::ArrayRef<Slot> slots,
             continue;
           int64_t at = result.offsets[j];
           bool fits = at + cur.bytes <= top;
-          for (uint32_t i : near) {
-            int64_t lo = result.offsets[i];
+          for (uint32_t other : near) {
+            int64_t lo = result.offsets[other];
             if (!fits)
               break;
-            fits = lo < 0 || !(lo < at + cur.bytes && at < lo + slots[i].bytes);
+            fits = lo < 0 ||
+                   !(lo < at + cur.bytes && at < lo + slots[other].bytes);
           }
           if (fits) {
             offset = at;

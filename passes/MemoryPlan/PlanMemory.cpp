@@ -2264,10 +2264,12 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   };
   // Whether the last placeWithin may have lost a plan to the sign options:
   // one of its rounds' plans took one, or the solver left a capacity
-  // without a plan but did not prove it has none. Otherwise the retry
-  // without signs below asks the same capacities of a problem with fewer
-  // options, and over the test suite and the benchmark's cells it placed
-  // none of 4,400 such rooms (it did place 11 of the 64 others).
+  // without a plan but did not prove it has none (kept here rather than in
+  // the Attempt, which a round may replace by the same plan placed without
+  // hand-offs). Otherwise the retry without signs below asks the same
+  // capacities of a problem with fewer options, and over the test suite
+  // and the benchmark's cells it placed none of 4,400 such rooms (it did
+  // place 11 of the 64 others).
   bool signsMayHelp = false;
   // Solves and places at \p room, lowering the solver's capacity by what
   // the placement added, a few rounds; `placed` says whether one fit.
@@ -2282,7 +2284,7 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
       a.solution = *s;
       a.solver = solverUsed;
       if (!a.solution.feasible)
-        signsMayHelp |= solverUsed != "exact";
+        signsMayHelp |= !a.solution.optimal;
       else
         for (auto [c, cand] : llvm::enumerate(problem.candidates))
           signsMayHelp |= cand.options[a.solution.choice[c]].fate == Fate::Sign;

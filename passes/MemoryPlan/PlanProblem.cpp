@@ -188,16 +188,20 @@ public:
 
     // suffixMin[k][t][p]: the fewest bytes candidates order[k..] can occupy
     // at p in tier t, each on its own (an optimistic completion), plus the
-    // base.
+    // base; left empty for the tiers the search leaves out.
+    skip = neverOver(problem);
     suffixMin.assign(n + 1, {});
-    for (auto &tiers : suffixMin.back())
-      tiers.assign(points, 0);
+    for (int t = 0; t < kNumTiers; ++t)
+      if (!skip[t])
+        suffixMin.back()[t].assign(points, 0);
     suffixCost.assign(n + 1, 0);
     for (int k = n - 1; k >= 0; --k) {
       const Candidate &c = problem.candidates[order[k]];
       suffixMin[k] = suffixMin[k + 1];
       double cheapest = std::numeric_limits<double>::infinity();
       for (int t = 0; t < kNumTiers; ++t) {
+        if (skip[t])
+          continue;
         std::vector<int64_t> least(points, std::numeric_limits<int64_t>::max());
         for (const Option &o : c.options) {
           std::vector<int64_t> curve(points, 0);
@@ -219,7 +223,7 @@ public:
     // than at every point the search checks.
     for (auto &tiers : suffixMin)
       for (int t = 0; t < kNumTiers; ++t)
-        for (int64_t p = 0; p < points; ++p)
+        for (int64_t p = 0; p < points && !skip[t]; ++p)
           tiers[t][p] += problem.base[t][p];
 
     // Options cheapest first, so the first complete plan is a good bound.
@@ -234,9 +238,9 @@ public:
       });
     }
 
-    for (auto &tiers : current)
-      tiers.assign(points, 0);
-    skip = neverOver(problem);
+    for (int t = 0; t < kNumTiers; ++t)
+      if (!skip[t])
+        current[t].assign(points, 0);
     choice.assign(n, -1);
     forced.assign(n, 0);
     forcedTo.assign(n, 0);
@@ -373,7 +377,8 @@ private:
   std::vector<double> suffixCost;
   std::vector<std::vector<int>> optionOrder;
   std::array<std::vector<int64_t>, kNumTiers> current;
-  /// The tiers never over (neverOver): not tracked in `current`.
+  /// The tiers never over (neverOver): not tracked in `current` nor in
+  /// `suffixMin`.
   std::array<bool, kNumTiers> skip = {};
   /// How many chosen options require each candidate's option forcedTo.
   std::vector<int> choice, forced, forcedTo, bestChoice;
