@@ -115,24 +115,23 @@ int main(int argc, char **argv) {
               bandwidth / 1e9);
   std::printf("| width | aggregation | path | ms | GB/s | of the copy's |\n"
               "|---|---|---|---|---|---|\n");
-  for (int64_t d : {16, 64, 128}) {
+  for (int64_t d : {16, 32, 64, 128}) {
     std::vector<float> xs(n * d);
     for (int64_t i = 0; i < n * d; ++i)
       xs[i] = static_cast<float>(i % 97) * 0.01f;
-    // One float more than needed: x + 1 and y + 1 are 4 bytes past a
-    // 16-byte boundary, which sends gnnrt_cuda_spmm to its own kernel (a
-    // thread per element, the CPU's order) instead of cuSPARSE.
-    xs.push_back(0.0f);
-    float *x = static_cast<float *>(upload(xs.data(), 4 * (n * d + 1)));
+    float *x = static_cast<float *>(upload(xs.data(), 4 * n * d));
     float *y = nullptr;
-    check(
-        gnnrt_cuda_malloc(ctx, 4 * (n * d + 1), reinterpret_cast<void **>(&y)),
-        "cudaMalloc");
-    for (bool own : {false, true})
+    check(gnnrt_cuda_malloc(ctx, 4 * n * d, reinterpret_cast<void **>(&y)),
+          "cudaMalloc");
+    // The library's own kernel (float4 rows at these widths) and, asked
+    // for, cusparseSpMM, in one process.
+    for (int path : {GNNRT_CUDA_SPMM_CUSPARSE, GNNRT_CUDA_SPMM_OWN}) {
+      check(gnnrt_cuda_set_spmm_path(ctx, path), "set_spmm_path");
+      const bool own = path == GNNRT_CUDA_SPMM_OWN;
       for (bool weighted : {false, true}) {
         double t = median([&] {
-          check(gnnrt_cuda_spmm(&g, GNNRT_AGGR_SUM, x + own, d,
-                                weighted ? weights : nullptr, 1, y + own),
+          check(gnnrt_cuda_spmm(&g, GNNRT_AGGR_SUM, x, d,
+                                weighted ? weights : nullptr, 1, y),
                 "gnnrt_cuda_spmm");
         });
         // CSR rows and sources, x's rows by edge, y; cuSPARSE's values,
@@ -145,6 +144,7 @@ int main(int argc, char **argv) {
                     own ? "own kernel" : "cuSPARSE", t * 1e3, bytes / t / 1e9,
                     100.0 * bytes / t / bandwidth);
       }
+    }
     check(gnnrt_cuda_free(ctx, x), "free");
     check(gnnrt_cuda_free(ctx, y), "free");
   }

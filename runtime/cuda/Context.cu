@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <string>
 
 namespace {
 
@@ -273,6 +274,18 @@ int gnnrt_cuda_info(const gnnrt_cuda *ctx, gnnrt_cuda_device_info *out) {
     return gnnrt::cuda::fail(GNNRT_ERR_NULL_POINTER,
                              "gnnrt_cuda_info: null argument");
   *out = ctx->info;
+  return GNNRT_OK;
+}
+
+int gnnrt_cuda_set_spmm_path(gnnrt_cuda *ctx, int path) {
+  if (!ctx)
+    return gnnrt::cuda::fail(GNNRT_ERR_NULL_POINTER,
+                             "gnnrt_cuda_set_spmm_path: null context");
+  if (path != GNNRT_CUDA_SPMM_OWN && path != GNNRT_CUDA_SPMM_CUSPARSE)
+    return gnnrt::cuda::fail(GNNRT_ERR_BAD_ARGUMENT,
+                             "gnnrt_cuda_set_spmm_path: no path " +
+                                 std::to_string(path));
+  ctx->spmmOwn = path == GNNRT_CUDA_SPMM_OWN;
   return GNNRT_OK;
 }
 

@@ -49,6 +49,8 @@ struct gnnrt_cuda {
   /// size: grown, never shrunk, freed with the context.
   void *staging = nullptr;
   int64_t stagingBytes = 0;
+  /// gnnrt_cuda_set_spmm_path(GNNRT_CUDA_SPMM_OWN) was called.
+  bool spmmOwn = false;
 };
 
 namespace gnnrt::cuda {

@@ -52,6 +52,7 @@ const char *gnnrt_cuda_last_error(void) { return failed ? kMessage : ""; }
 int gnnrt_cuda_info(const gnnrt_cuda *, gnnrt_cuda_device_info *) {
   return unavailable();
 }
+int gnnrt_cuda_set_spmm_path(gnnrt_cuda *, int) { return unavailable(); }
 int gnnrt_cuda_malloc(gnnrt_cuda *, int64_t, void **) { return unavailable(); }
 int gnnrt_cuda_free(gnnrt_cuda *, void *) { return unavailable(); }
 int gnnrt_cuda_host_alloc(gnnrt_cuda *, int64_t, void **) {

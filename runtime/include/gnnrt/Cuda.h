@@ -84,6 +84,22 @@ gnnrt_cuda *gnnrt_cuda_open(int ordinal, char *error, int64_t error_size);
 void gnnrt_cuda_close(gnnrt_cuda *ctx);
 int gnnrt_cuda_info(const gnnrt_cuda *ctx, gnnrt_cuda_device_info *out);
 
+/* Which kernels sum and average over the graph (gnnrt_cuda_spmm).
+   GNNRT_CUDA_SPMM_CUSPARSE, the default: no weights or one weight per
+   edge go to cusparseSpMM (CSR, ALG3, deterministic but in its own order)
+   where its arrays are 16-byte aligned and it takes the shapes; the rest
+   to the own kernel, a thread per element adding in the CPU's order.
+   GNNRT_CUDA_SPMM_OWN: the own kernels only, with rows of float4s where
+   the widths and alignment allow, always in the CPU's order (its bits).
+   On an H100 the float4 kernel took 0.55x of cusparseSpMM's time at width
+   16 on a uniform 2M-node graph (83% of the copy bandwidth, against 50%),
+   but a row is walked by its own threads alone, so a power-law graph's
+   hubs are its tail: as the default it made the 2M-node synthetic GCN's
+   step 21.4 ms against 16.1 (bench/results/cuda-h100-2026-11-23.md).
+   GNNRT_ERR_BAD_ARGUMENT for any other value. */
+enum { GNNRT_CUDA_SPMM_CUSPARSE = 0, GNNRT_CUDA_SPMM_OWN = 1 };
+int gnnrt_cuda_set_spmm_path(gnnrt_cuda *ctx, int path);
+
 /* The context generated code uses on this thread. */
 void gnnrt_cuda_set_current(gnnrt_cuda *ctx);
 gnnrt_cuda *gnnrt_cuda_current(void);

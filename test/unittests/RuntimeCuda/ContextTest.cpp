@@ -253,6 +253,8 @@ TEST(CudaContext, NullContextIsRejected) {
             GNNRT_ERR_NULL_POINTER);
   EXPECT_EQ(gnnrt_cuda_launch(nullptr, &unit, "axpy", 1, nullptr),
             GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cuda_set_spmm_path(nullptr, GNNRT_CUDA_SPMM_CUSPARSE),
+            GNNRT_ERR_NULL_POINTER);
   gnnrt_cuda_close(nullptr);
 }
 
@@ -414,6 +416,8 @@ TEST_F(CudaDevice, ChecksMemoryArguments) {
   EXPECT_EQ(gnnrt_cuda_record(ctx, 2, 0), GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(gnnrt_cuda_wait(ctx, GNNRT_CUDA_COPY, -1), GNNRT_ERR_BAD_ARGUMENT);
   EXPECT_EQ(gnnrt_cuda_mem_info(ctx, nullptr, nullptr), GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cuda_set_spmm_path(ctx, 2), GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(gnnrt_cuda_set_spmm_path(ctx, -1), GNNRT_ERR_BAD_ARGUMENT);
 
   // Only what this context allocated may be freed, once.
   EXPECT_EQ(gnnrt_cuda_free(ctx, &x), GNNRT_ERR_BAD_ARGUMENT);
@@ -675,6 +679,8 @@ TEST(CudaBuild, IsUnavailable) {
   EXPECT_EQ(gnnrt_cuda_compile("", "x.cu", 90, &image, &bytes),
             GNNRT_ERR_NO_CUDA_BUILD);
   EXPECT_EQ(gnnrt_cuda_matmul(nullptr, nullptr, 0, 0, 0, 0, 0, nullptr),
+            GNNRT_ERR_NO_CUDA_BUILD);
+  EXPECT_EQ(gnnrt_cuda_set_spmm_path(nullptr, GNNRT_CUDA_SPMM_OWN),
             GNNRT_ERR_NO_CUDA_BUILD);
   EXPECT_EQ(gnnrt_cuda_current(), nullptr);
 }

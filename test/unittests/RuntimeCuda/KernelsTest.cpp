@@ -490,6 +490,9 @@ protected:
     if (!ctx)
       return;
     EXPECT_EQ(gnnrt_cuda_synchronize(ctx), GNNRT_OK) << gnnrt_cuda_last_error();
+    // The suite shares one context: the next test starts on the default.
+    EXPECT_EQ(gnnrt_cuda_set_spmm_path(ctx, GNNRT_CUDA_SPMM_CUSPARSE),
+              GNNRT_OK);
     for (void *p : allocations) {
       EXPECT_EQ(gnnrt_cuda_free(ctx, p), GNNRT_OK) << gnnrt_cuda_last_error();
     }
@@ -608,12 +611,13 @@ TEST_F(CudaKernels, EdgeNormEqualsTheCpu) {
 // Sparse.cu: aggregation
 //===----------------------------------------------------------------------===//
 
-// cuSPARSE (sum and mean with at most one weight per edge) adds a row's
-// terms in its own order. Each output sums at most ~15 terms of magnitude
-// <= 1 here, so reordering changes it by at most ~15 * 2^-24 * 15 ~ 1.3e-5
-// in the very worst case and typically far less; relative to the largest
-// output (a few units) 1e-5 admits that while any wrong edge, weight or
-// degree is off by 1e-2 or more.
+// cuSPARSE (sum and mean with at most one weight per edge, the default
+// path) adds a row's terms in its own order. Each output sums at most ~15
+// terms of magnitude <= 1 here, so reordering changes it by at most ~15 *
+// 2^-24 * 15 ~ 1.3e-5 in the very worst case and typically far less;
+// relative to the largest output (a few units) 1e-5 admits that while any
+// wrong edge, weight or degree is off by 1e-2 or more. The own kernels add
+// in the CPU's order: its bits.
 constexpr double kSumOrderRtol = 1e-5;
 
 TEST_F(CudaKernels, SpmmSumAndMeanMatchTheCpu) {
@@ -621,35 +625,44 @@ TEST_F(CudaKernels, SpmmSumAndMeanMatchTheCpu) {
   const gnnrt_graph device = upload(graph);
   const std::vector<float> weights = randomFloats(graph.edges, 7, 0, 1);
   const float *dWeights = upload(weights);
-  for (int64_t d : {1, 7, 16, 33}) {
-    const std::vector<float> x = randomFloats(graph.nodes * d, 100 + d);
-    const float *dx = upload(x);
-    for (int aggr : {GNNRT_AGGR_SUM, GNNRT_AGGR_MEAN})
-      for (bool weighted : {false, true}) {
-        SCOPED_TRACE(::testing::Message() << "d " << d << " aggr " << aggr
-                                          << " weighted " << weighted);
-        std::vector<float> want(graph.nodes * d);
-        ASSERT_EQ(gnnrt_cpu_spmm(&host, aggr, x.data(), d,
-                                 weighted ? weights.data() : nullptr, 1,
-                                 want.data()),
-                  GNNRT_OK);
-        float *y = upload(std::vector<float>(want.size(), NAN));
-        ASSERT_CUDA_OK(gnnrt_cuda_spmm(&device, aggr, dx, d,
-                                       weighted ? dWeights : nullptr, 1, y));
-        const std::vector<float> got = download(y, want.size());
-        EXPECT_TRUE(closeTo(got, want, kSumOrderRtol));
-        // Deterministic: the same call gives the same bits.
-        ASSERT_CUDA_OK(gnnrt_cuda_spmm(&device, aggr, dx, d,
-                                       weighted ? dWeights : nullptr, 1, y));
-        EXPECT_TRUE(sameBits(download(y, want.size()), got));
-      }
-  }
+  // With the own kernels only, widths 8 and 16 take the float4 rows, 1, 7
+  // and 33 a thread per element.
+  for (int path : {GNNRT_CUDA_SPMM_CUSPARSE, GNNRT_CUDA_SPMM_OWN})
+    for (int64_t d : {1, 7, 8, 16, 33}) {
+      ASSERT_CUDA_OK(gnnrt_cuda_set_spmm_path(ctx, path));
+      const std::vector<float> x = randomFloats(graph.nodes * d, 100 + d);
+      const float *dx = upload(x);
+      for (int aggr : {GNNRT_AGGR_SUM, GNNRT_AGGR_MEAN})
+        for (bool weighted : {false, true}) {
+          SCOPED_TRACE(::testing::Message()
+                       << "path " << path << " d " << d << " aggr " << aggr
+                       << " weighted " << weighted);
+          std::vector<float> want(graph.nodes * d);
+          ASSERT_EQ(gnnrt_cpu_spmm(&host, aggr, x.data(), d,
+                                   weighted ? weights.data() : nullptr, 1,
+                                   want.data()),
+                    GNNRT_OK);
+          float *y = upload(std::vector<float>(want.size(), NAN));
+          ASSERT_CUDA_OK(gnnrt_cuda_spmm(&device, aggr, dx, d,
+                                         weighted ? dWeights : nullptr, 1, y));
+          const std::vector<float> got = download(y, want.size());
+          if (path == GNNRT_CUDA_SPMM_OWN)
+            EXPECT_TRUE(sameBits(got, want));
+          else
+            EXPECT_TRUE(closeTo(got, want, kSumOrderRtol));
+          // Deterministic: the same call gives the same bits.
+          ASSERT_CUDA_OK(gnnrt_cuda_spmm(&device, aggr, dx, d,
+                                         weighted ? dWeights : nullptr, 1, y));
+          EXPECT_TRUE(sameBits(download(y, want.size()), got));
+        }
+    }
 }
 
 TEST_F(CudaKernels, GcnAggregationOverSelfLoopsMatchesTheCpu) {
   // GCN's prepare and forward: loops, symmetric norms, weighted sum. The
   // looped views live in one buffer, so whether cuSPARSE or the own kernel
-  // sums depends on their alignment: either must match.
+  // sums by default depends on their alignment: either must match. With
+  // the own kernels only, the CPU's bits.
   const gnnrt_graph host = graph.view();
   const gnnrt_graph device = upload(graph);
   const int64_t count =
@@ -673,9 +686,12 @@ TEST_F(CudaKernels, GcnAggregationOverSelfLoopsMatchesTheCpu) {
                            1, want.data()),
             GNNRT_OK);
   float *y = alloc<float>(x.size());
-  ASSERT_CUDA_OK(
-      gnnrt_cuda_spmm(&looped, GNNRT_AGGR_SUM, upload(x), d, dNorm, 1, y));
+  const float *dx = upload(x);
+  ASSERT_CUDA_OK(gnnrt_cuda_spmm(&looped, GNNRT_AGGR_SUM, dx, d, dNorm, 1, y));
   EXPECT_TRUE(closeTo(download(y, x.size()), want, kSumOrderRtol));
+  ASSERT_CUDA_OK(gnnrt_cuda_set_spmm_path(ctx, GNNRT_CUDA_SPMM_OWN));
+  ASSERT_CUDA_OK(gnnrt_cuda_spmm(&looped, GNNRT_AGGR_SUM, dx, d, dNorm, 1, y));
+  EXPECT_TRUE(sameBits(download(y, x.size()), want));
 }
 
 TEST_F(CudaKernels, SpmmWithHeadsAndMaxEqualTheCpu) {
@@ -686,25 +702,32 @@ TEST_F(CudaKernels, SpmmWithHeadsAndMaxEqualTheCpu) {
     int aggr;
     int64_t d, heads;
   };
-  for (Case c : {Case{GNNRT_AGGR_SUM, 16, 4}, Case{GNNRT_AGGR_MEAN, 6, 2},
-                 Case{GNNRT_AGGR_SUM, 24, 3}, Case{GNNRT_AGGR_MAX, 5, 0},
-                 Case{GNNRT_AGGR_MAX, 1, 0}}) {
-    SCOPED_TRACE(::testing::Message()
-                 << "aggr " << c.aggr << " d " << c.d << " heads " << c.heads);
-    const std::vector<float> x = randomQuarters(graph.nodes * c.d, 11 + c.d);
-    const std::vector<float> w =
-        c.heads ? randomFloats(graph.edges * c.heads, 12, 0, 1)
-                : std::vector<float>();
-    std::vector<float> want(graph.nodes * c.d);
-    ASSERT_EQ(gnnrt_cpu_spmm(&host, c.aggr, x.data(), c.d,
-                             c.heads ? w.data() : nullptr, c.heads,
-                             want.data()),
-              GNNRT_OK);
-    float *y = alloc<float>(want.size());
-    ASSERT_CUDA_OK(gnnrt_cuda_spmm(&device, c.aggr, upload(x), c.d,
-                                   c.heads ? upload(w) : nullptr, c.heads, y));
-    EXPECT_TRUE(sameBits(download(y, want.size()), want));
-  }
+  // With the own kernels only, heads of 4 and 8 columns take the float4
+  // rows (GAT's 8 x 8), of 2 and 3 columns a thread per element.
+  for (int path : {GNNRT_CUDA_SPMM_CUSPARSE, GNNRT_CUDA_SPMM_OWN})
+    for (Case c : {Case{GNNRT_AGGR_SUM, 16, 4}, Case{GNNRT_AGGR_MEAN, 6, 2},
+                   Case{GNNRT_AGGR_SUM, 24, 3}, Case{GNNRT_AGGR_SUM, 64, 8},
+                   Case{GNNRT_AGGR_MEAN, 64, 8}, Case{GNNRT_AGGR_SUM, 6, 3},
+                   Case{GNNRT_AGGR_MAX, 5, 0}, Case{GNNRT_AGGR_MAX, 1, 0}}) {
+      ASSERT_CUDA_OK(gnnrt_cuda_set_spmm_path(ctx, path));
+      SCOPED_TRACE(::testing::Message()
+                   << "path " << path << " aggr " << c.aggr << " d " << c.d
+                   << " heads " << c.heads);
+      const std::vector<float> x = randomQuarters(graph.nodes * c.d, 11 + c.d);
+      const std::vector<float> w =
+          c.heads ? randomFloats(graph.edges * c.heads, 12, 0, 1)
+                  : std::vector<float>();
+      std::vector<float> want(graph.nodes * c.d);
+      ASSERT_EQ(gnnrt_cpu_spmm(&host, c.aggr, x.data(), c.d,
+                               c.heads ? w.data() : nullptr, c.heads,
+                               want.data()),
+                GNNRT_OK);
+      float *y = alloc<float>(want.size());
+      ASSERT_CUDA_OK(gnnrt_cuda_spmm(&device, c.aggr, upload(x), c.d,
+                                     c.heads ? upload(w) : nullptr, c.heads,
+                                     y));
+      EXPECT_TRUE(sameBits(download(y, want.size()), want));
+    }
 }
 
 TEST_F(CudaKernels, SpmmOfAGraphWithoutEdges) {
