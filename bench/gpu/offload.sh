@@ -6,7 +6,8 @@
 # trained weights must be the same bytes (cmp of --save-weights files); the
 # final loss of the CPU build is beside them, and the report's planned and
 # measured peaks per tier. compute-sanitizer memcheck on Cora's plans.
-# Usage: bench/gpu/offload.sh OUTDIR [DATA_DIR]
+# Usage: [EPOCHS=50] [PROGRAMS='cora_*'] bench/gpu/offload.sh OUTDIR [DATA_DIR]
+# (PROGRAMS: a glob of the program names to run, all by default)
 set -uo pipefail
 dest=${1:?usage: offload.sh OUTDIR [DATA_DIR]}
 source "$(dirname "$0")/common.sh"
@@ -15,7 +16,7 @@ mkdir -p "$dest" /tmp/gnnc-spill
 log() { echo "$*" | tee -a "$dest/offload-log.txt"; }
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader \
   > "$dest/device.txt" 2>&1
-for keep in "$bin"/plans/*-offload.cuda; do
+for keep in "$bin"/plans/${PROGRAMS:-*}-offload.cuda; do
   b=$(basename "$keep" -offload.cuda)
   ds=$(dataset "$b")
   args=(--quiet --epochs "$epochs" ${ds:+--data "$data/$ds"})
@@ -25,6 +26,7 @@ for keep in "$bin"/plans/*-offload.cuda; do
   timeout 300 "$bin/$b.cpu" "${args[@]}" --threads 16 > "$dest/$b-cpu.txt" 2>&1
   log "$b cpu rc=$?"
   for plan in offload tight disk; do
+    [ -x "$bin/plans/$b-$plan.cuda" ] || continue
     timeout 300 "$bin/plans/$b-$plan.cuda" "${args[@]}" \
       --save-weights "$dest/$b-$plan.w" > "$dest/$b-$plan.txt" 2>&1
     rc=$?
