@@ -76,13 +76,10 @@ cmake --install "$build" --prefix "$out/prefix" > /dev/null
 find "$out/prefix/lib" -maxdepth 1 -name 'libGnnc*.a' -delete
 rm -rf "$out/prefix/lib/cmake"
 cp "$build/bin/GnncRuntimeCudaTests" "$out/"
-cp "$build/bin/gnnc-spmm-bandwidth" "$out/"
-# The kernel-shape experiment behind gnnrt_cuda_spmm's own kernel.
-nvcc -O3 -std=c++17 -arch=sm_90 "$root/bench/gpu/spmm_variants.cu" \
-  -o "$out/spmm-variants"
-# The host link's copy rates (pinned, as the host tier), for the cost profile.
-nvcc -O3 -std=c++17 -arch=sm_90 "$root/bench/gpu/host_link.cu" \
-  -o "$out/host-link"
+# The SpMM paths against the bandwidth, the kernel shapes behind the own
+# kernel, and the host link's copy rates (bench/CMakeLists.txt).
+cp "$build/bin/gnnc-spmm-bandwidth" "$build/bin/gnnc-spmm-variants" \
+  "$build/bin/gnnc-host-link" "$out/"
 cp "$build/lib/libgnnrt_cuda.so" "$out/lib/"
 # Shared libraries outside the CUDA toolkit and the C/C++ runtime.
 for exe in "$out"/cora_gcn.cpu "$out/prefix/bin/gnnc"; do

@@ -7,22 +7,15 @@
 // median of 11 after a warm-up. Also pageable memory, which the runtime
 // does not use, for scale.
 //
-// Standalone: nvcc -O3 -arch=sm_90 host_link.cu
+// Standalone (CMake builds it as gnnc-host-link): nvcc -O3 -arch=sm_90
+// host_link.cu
 //
 //===----------------------------------------------------------------------===//
+#include "CudaCheck.h"
+
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));         \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 namespace {
 

@@ -35,9 +35,9 @@ log "spmm bandwidth rc=$?"
 # At Facebook's size, where x fits in L2 (fixed costs show).
 timeout 60 "$bin/gnnc-spmm-bandwidth" 22470 16 > "$dest/spmm-bandwidth-small.txt" 2>&1
 log "spmm bandwidth small rc=$?"
-timeout 60 "$bin/spmm-variants" > "$dest/spmm-variants.txt" 2>&1
+timeout 60 "$bin/gnnc-spmm-variants" > "$dest/spmm-variants.txt" 2>&1
 log "spmm variants rc=$?"
-timeout 60 "$bin/host-link" > "$dest/host-link.txt" 2>&1
+timeout 60 "$bin/gnnc-host-link" > "$dest/host-link.txt" 2>&1
 log "host link rc=$?"
 timeout 180 "$bin/GnncRuntimeCudaTests" > "$dest/runtime-tests.txt" 2>&1
 log "GnncRuntimeCudaTests rc=$?"

@@ -15,14 +15,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../cpu/BenchUtil.h"
+#include "UniformGraph.h"
 
 #include "gnnrt/Cuda.h"
 #include "gnnrt/Kernels.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
 namespace {
@@ -81,30 +80,17 @@ int main(int argc, char **argv) {
   check(gnnrt_cuda_free(ctx, a), "free");
   check(gnnrt_cuda_free(ctx, b), "free");
 
-  // A graph of uniformly random edges, CSR by destination, each row's
-  // sources sorted (as a loader that sorts its edge list gives).
+  const gnnc::bench::UniformGraph graph = gnnc::bench::uniformGraph(n, degree);
   const int64_t e = n * degree;
-  std::mt19937_64 rng(1);
-  std::uniform_int_distribution<int64_t> node(0, n - 1);
-  std::vector<int32_t> dst(e), src(e), indptr(n + 1, 0), ids(e);
-  for (int64_t i = 0; i < e; ++i) {
-    dst[i] = static_cast<int32_t>(node(rng));
-    ++indptr[dst[i] + 1];
-  }
-  for (int64_t v = 0; v < n; ++v)
-    indptr[v + 1] += indptr[v];
-  std::vector<int32_t> fill(indptr.begin(), indptr.end() - 1);
-  for (int64_t i = 0; i < e; ++i)
-    src[fill[dst[i]]++] = static_cast<int32_t>(node(rng));
-  for (int64_t v = 0; v < n; ++v)
-    std::sort(src.begin() + indptr[v], src.begin() + indptr[v + 1]);
+  std::vector<int32_t> ids(e);
   for (int64_t i = 0; i < e; ++i)
     ids[i] = static_cast<int32_t>(i);
   gnnrt_graph g{};
   g.num_nodes = n;
   g.num_edges = e;
-  g.in.indptr = static_cast<int32_t *>(upload(indptr.data(), 4 * (n + 1)));
-  g.in.src = static_cast<int32_t *>(upload(src.data(), 4 * e));
+  g.in.indptr =
+      static_cast<int32_t *>(upload(graph.indptr.data(), 4 * (n + 1)));
+  g.in.src = static_cast<int32_t *>(upload(graph.src.data(), 4 * e));
   g.in.edge_id = static_cast<int32_t *>(upload(ids.data(), 4 * e));
   std::vector<float> w(e, 0.5f);
   const float *weights = static_cast<const float *>(upload(w.data(), 4 * e));

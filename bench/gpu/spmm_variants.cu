@@ -18,26 +18,20 @@
 //             and adds the slots whose source is in the block (the sum's
 //             order is then block by block, not the CPU's)
 //
-// Standalone (no gnnc libraries): nvcc -O3 -arch=sm_90 spmm_variants.cu
+// Standalone (no gnnc libraries; CMake builds it as gnnc-spmm-variants):
+//   nvcc -O3 -arch=sm_90 spmm_variants.cu
 // Usage: spmm_variants [NODES [AVG_DEGREE]]   (default 2000000 10)
 //
 //===----------------------------------------------------------------------===//
+#include "CudaCheck.h"
+#include "UniformGraph.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <vector>
-
-#define CHECK(call)                                                            \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));         \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 __global__ void elemKernel(const int32_t *indptr, const int32_t *src,
                            const float *x, int64_t n, int64_t d, float *y) {
@@ -184,26 +178,13 @@ int main(int argc, char **argv) {
   CHECK(cudaFree(ca));
   CHECK(cudaFree(cb));
 
-  std::mt19937_64 rng(1);
-  std::uniform_int_distribution<int64_t> node(0, n - 1);
-  std::vector<int32_t> dst(e), src(e), indptr(n + 1, 0);
-  for (int64_t i = 0; i < e; ++i) {
-    dst[i] = int32_t(node(rng));
-    ++indptr[dst[i] + 1];
-  }
-  for (int64_t v = 0; v < n; ++v)
-    indptr[v + 1] += indptr[v];
-  std::vector<int32_t> fill(indptr.begin(), indptr.end() - 1);
-  for (int64_t i = 0; i < e; ++i)
-    src[fill[dst[i]]++] = int32_t(node(rng));
-  for (int64_t v = 0; v < n; ++v)
-    std::sort(src.begin() + indptr[v], src.begin() + indptr[v + 1]);
+  const gnnc::bench::UniformGraph graph = gnnc::bench::uniformGraph(n, degree);
   int32_t *dIndptr, *dSrc;
   CHECK(cudaMalloc(&dIndptr, 4 * (n + 1)));
   CHECK(cudaMalloc(&dSrc, 4 * e));
-  CHECK(
-      cudaMemcpy(dIndptr, indptr.data(), 4 * (n + 1), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(dSrc, src.data(), 4 * e, cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(dIndptr, graph.indptr.data(), 4 * (n + 1),
+                   cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(dSrc, graph.src.data(), 4 * e, cudaMemcpyHostToDevice));
 
   std::printf("# SpMM kernel shapes on %s (%d SMs, %d MiB L2): %lld nodes, "
               "%lld edges\ndevice-to-device copy: %.0f GB/s (read + "
@@ -239,9 +220,7 @@ int main(int argc, char **argv) {
         [&] { elemKernel<<<grid(n * d), 256>>>(dIndptr, dSrc, x, n, d, ref); });
     CHECK(cudaGetLastError());
     CHECK(cudaMemcpy(want.data(), ref, 4 * n * d, cudaMemcpyDeviceToHost));
-    std::swap(y, ref);
     report("elem", ms, false);
-    std::swap(y, ref);
     const int64_t d4 = d / 4;
     auto vec = [&](auto unroll, int blocks) {
       constexpr int U = decltype(unroll)::value;
