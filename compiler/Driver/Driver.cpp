@@ -288,7 +288,7 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
   }
   mlir::gnn::PipelineOptions pipelineOptions;
   pipelineOptions.stage = stageName(stage).str();
-  pipelineOptions.restrictRows = cpuTarget && !options.noRestrictRows;
+  pipelineOptions.restrictRows = cpuTarget && !options.allRows;
   pipelineOptions.splitHeads = options.splitHeads;
   pipelineOptions.cache = cpuTarget;
   pipelineOptions.signs = cpuTarget;

@@ -11,6 +11,7 @@
 #define GNNC_COMPILER_DRIVER_DRIVER_H
 
 #include "compiler/Target/CPU/EmitCpp.h"
+#include "gnnc/CompileSettings.h"
 #include "lang/AST/AST.h"
 #include "lang/Sema/CheckedProgram.h"
 
@@ -41,33 +42,13 @@ namespace gnnc {
 
 class DiagnosticEngine;
 
-struct DriverOptions {
-  std::string inputFile;             ///< A path, or "-" for standard input.
-  std::vector<std::string> dataDirs; ///< --data: searched before the rest.
-  std::string only;                  ///< --only: keep this model's trains.
+/// What `gnnc` hands the driver: the settings the JIT takes too
+/// (gnnc/CompileSettings.h), and what only the command line has.
+struct DriverOptions : CompileSettings {
+  std::string inputFile; ///< A path, or "-" for standard input.
   bool showColors = false;
   /// --mlir-print-debuginfo: IR stages print each op's location.
   bool printDebugInfo = false;
-  /// --dense-features: never store input features as CSR
-  /// (gnn-sparse-features off), to compare with or to debug the sparse form.
-  bool denseFeatures = false;
-  /// --all-rows: compute every row of every node tensor (gnn-restrict-rows
-  /// off), to compare with or to debug the restricted step.
-  bool noRestrictRows = false;
-  /// --split-heads: when gnn-decompose rewrites a multi-head gat_conv head
-  /// by head (auto: when the budget needs it; always; never).
-  std::string splitHeads = "auto";
-  /// --profile: the machine profile the memory planner uses (empty: the
-  /// resolution order of CostModel.h's resolveProfile).
-  std::string profile;
-  /// --plan, --solver: override the program's `plan` and the planner's
-  /// solver (empty: the program's; "auto").
-  std::string policy, solver = "auto";
-  /// --memory: the device budget of every train block in bytes, replacing
-  /// the program's `memory` after the front end (unset: the program's).
-  std::optional<uint64_t> memory;
-  /// --target: "cpu" or "cuda" (run and compile).
-  std::string target = "cpu";
 };
 
 /// Reads a size the way the language spells one: "3MiB", "3 MiB",

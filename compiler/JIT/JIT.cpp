@@ -24,16 +24,8 @@ llvm::Expected<std::string>
 gnnc::jit::generateCpp(const std::string &path, const std::string *source,
                        const CompileOptions &options) {
   DriverOptions driverOptions;
+  static_cast<CompileSettings &>(driverOptions) = options;
   driverOptions.inputFile = path;
-  driverOptions.dataDirs = options.dataDirs;
-  driverOptions.only = options.only;
-  driverOptions.denseFeatures = options.denseFeatures;
-  driverOptions.noRestrictRows = options.allRows;
-  driverOptions.splitHeads = options.splitHeads;
-  driverOptions.profile = options.profile;
-  driverOptions.policy = options.policy;
-  driverOptions.solver = options.solver;
-  driverOptions.memory = options.memory;
   std::string diags;
   llvm::raw_string_ostream diagOS(diags);
   Compilation compilation(driverOptions, diagOS);

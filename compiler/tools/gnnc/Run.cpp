@@ -100,20 +100,12 @@ int error(const llvm::Twine &message) {
   return 1;
 }
 
-/// The command line's compiler options for the JIT, which both `gnnc run`
-/// and `gnnc compile` build through (one place to add an option to).
+/// The command line's settings for the JIT, which both `gnnc run` and
+/// `gnnc compile` build through: the same CompileSettings, plus the JIT's
+/// own options at their defaults.
 jit::CompileOptions compileOptionsFor(const DriverOptions &driver) {
   jit::CompileOptions options;
-  options.dataDirs = driver.dataDirs;
-  options.only = driver.only;
-  options.denseFeatures = driver.denseFeatures;
-  options.allRows = driver.noRestrictRows;
-  options.splitHeads = driver.splitHeads;
-  options.profile = driver.profile;
-  options.policy = driver.policy;
-  options.solver = driver.solver;
-  options.memory = driver.memory;
-  options.target = driver.target;
+  static_cast<CompileSettings &>(options) = driver;
   return options;
 }
 

@@ -361,7 +361,7 @@ int main(int argc, char **argv) {
   options.only = only;
   options.printDebugInfo = printDebugInfo;
   options.denseFeatures = denseFeatures;
-  options.noRestrictRows = allRows;
+  options.allRows = allRows;
   options.splitHeads = splitHeads;
   options.profile = profileFile;
   options.policy = planPolicy;

@@ -22,6 +22,7 @@
 #ifndef GNNC_JIT_H
 #define GNNC_JIT_H
 
+#include "gnnc/CompileSettings.h"
 #include "gnnrt/Dataset.h"
 #include "gnnrt/Session.h"
 
@@ -35,12 +36,9 @@
 
 namespace gnnc::jit {
 
-struct CompileOptions {
-  /// Searched for dataset("name") before $GNNC_DATA_PATH and the shipped
-  /// datasets (gnnc run --data).
-  std::vector<std::string> dataDirs;
-  /// Keep only the train blocks of this model (gnnc run --only).
-  std::string only;
+/// What a compile takes: the settings `gnnc` takes too (CompileSettings.h),
+/// and where the JIT keeps what it builds.
+struct CompileOptions : CompileSettings {
   /// Reuse shared objects built before for the same generated code.
   bool useCache = true;
   /// Where they are kept; empty: $GNNC_CACHE_DIR, else
@@ -48,27 +46,6 @@ struct CompileOptions {
   std::string cacheDir;
   /// Print the C++ compiler's command line to stderr.
   bool verbose = false;
-  /// Keep input features dense even when they are mostly zeros (by default
-  /// they are stored as CSR, which changes no value: docs/Passes.md).
-  bool denseFeatures = false;
-  /// Compute every row of the training step (by default only the rows the
-  /// loss depends on; the losses are the same: docs/Passes.md).
-  bool allRows = false;
-  /// When a multi-head gat_conv is rewritten head by head: "auto" (when
-  /// the memory budget is below what its heads need together, or the
-  /// whole layers have no plan within it), "always", "never". The values
-  /// are the same bits either way.
-  std::string splitHeads = "auto";
-  /// The memory planner's machine profile file (empty: $GNNC_PROFILE, else
-  /// `gnnc calibrate`'s output, else the built-in profile), and overrides of
-  /// the program's `plan` and of the solver (empty, "auto": the defaults).
-  std::string profile, policy, solver = "auto";
-  /// The device budget in bytes for every train block, replacing the
-  /// program's `memory` (gnnc run --memory); unset: the program's.
-  std::optional<uint64_t> memory;
-  /// Where the training runs: "cpu", or "cuda" (generated CUDA, its kernels
-  /// compiled by NVRTC for the GPU found at run time; docs/Cuda.md).
-  std::string target = "cpu";
 };
 
 class Model;
