@@ -26,7 +26,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace llvm {
 class raw_ostream;

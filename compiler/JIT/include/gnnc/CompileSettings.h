@@ -44,8 +44,9 @@ struct CompileSettings {
   /// The device budget in bytes for every train block, replacing the
   /// program's `memory` (gnnc --memory); unset: the program's.
   std::optional<uint64_t> memory;
-  /// Where the training runs: "cpu", or "cuda" (generated CUDA; docs/Cuda.md;
-  /// gnnc --target).
+  /// Where the training runs: "cpu", or "cuda" (generated CUDA, its kernels
+  /// compiled by NVRTC for the GPU found at run time; docs/Cuda.md; gnnc
+  /// --target).
   std::string target = "cpu";
 };
 
