@@ -739,6 +739,25 @@ private:
 Error OpRunner::run() {
   if (Error e = dispatch())
     return e;
+  // An edge kernel given row sets: the edges into rows outside its set are
+  // 0.
+  if (std::optional<mlir::gnn::RowRestriction> edges =
+          mlir::gnn::getEdgeRestriction(op)) {
+    const Graph *g = graph(op->getOperand(0));
+    const Tensor *computed = tensor(op->getResult(0), "result");
+    if (failed())
+      return fail();
+    const int64_t *levels = rowLevels(edges->rowSets, g->nodes);
+    if (!levels)
+      return fail();
+    Tensor y = *computed;
+    const int64_t width = y.shape[1];
+    for (int64_t e = 0; e < g->numEdges(); ++e)
+      if (levels[g->dst[e]] > edges->level)
+        std::fill(y.data.begin() + e * width, y.data.begin() + (e + 1) * width,
+                  0.0);
+    return bind(op->getResult(0), std::move(y));
+  }
   // A row-wise op (element-wise, bias, dropout) given row sets: the rows
   // outside its set are 0. (SpMM, products and sums read their operands
   // differently with them, in their own handlers.)
@@ -1158,11 +1177,23 @@ Error OpRunner::exec(mlir::gnn::ScatterOp op) {
   const Tensor *x = matrix(op.getInput(), "input");
   if (failed() || !checkDim(*x, 0, g->numEdges(), "input rows (one per edge)"))
     return fail();
-  const auto &ends = op.getEnd() == mlir::gnn::EdgeEnd::src ? g->src : g->dst;
+  const bool atSources = op.getEnd() == mlir::gnn::EdgeEnd::src;
+  const auto &ends = atSources ? g->src : g->dst;
+  const int64_t *levels = nullptr;
+  if (op.getRowSets() && !(levels = rowLevels(op.getRowSets(), g->nodes)))
+    return fail();
+  // With skip, the edges whose other end lies outside R_skip read as 0.
+  const auto &others = atSources ? g->dst : g->src;
+  std::optional<uint64_t> skip = op.getSkip();
   Tensor y = Tensor::zeros({g->nodes, x->shape[1]});
-  for (int64_t e = 0; e < g->numEdges(); ++e)
+  for (int64_t e = 0; e < g->numEdges(); ++e) {
+    if (skip && levels[others[e]] > static_cast<int64_t>(*skip))
+      continue;
     for (int64_t c = 0; c < x->shape[1]; ++c)
       y.at(ends[e], c) += x->at(e, c);
+  }
+  if (levels)
+    zeroOutside(y, levels, static_cast<int64_t>(*op.getLevel()));
   return bind(op.getResult(), std::move(y));
 }
 

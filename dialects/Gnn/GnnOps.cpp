@@ -281,8 +281,6 @@ LogicalResult SpmmOp::verify() {
     return failure();
   if (getRowSets() && getAggr() == Aggregation::max)
     return emitOpError("row sets need sum or mean aggregation");
-  if (getRowSets() && getWeights() && rank(getWeights()) != 1)
-    return emitOpError("row sets need [E] weights (one head)");
   Value w = getWeights();
   if (!w)
     return success();
@@ -312,7 +310,9 @@ LogicalResult SddmmOp::verify() {
       failed(expectNodeRows(*this, getGraph(), getRhs(), "rhs")) ||
       failed(expectDim(*this, getRhs(), 1, dim(getLhs(), 1), "rhs width")) ||
       failed(expectEdgeRows(*this, getGraph(), getResult(), "result")) ||
-      failed(expectDim(*this, getResult(), 1, getHeads(), "result columns")))
+      failed(expectDim(*this, getResult(), 1, getHeads(), "result columns")) ||
+      failed(checkRowSets(*this, getRowSets(), getLevelAttr(), {},
+                          graphOf(getGraph()).getNodes())))
     return failure();
   int64_t d = dim(getLhs(), 1);
   if (!ShapedType::isDynamic(d) && d % getHeads() != 0)
@@ -337,7 +337,12 @@ static LogicalResult verifyGatherScatter(EdgeOp op, bool toEdges) {
   return success();
 }
 LogicalResult GatherOp::verify() { return verifyGatherScatter(*this, true); }
-LogicalResult ScatterOp::verify() { return verifyGatherScatter(*this, false); }
+LogicalResult ScatterOp::verify() {
+  if (failed(verifyGatherScatter(*this, false)))
+    return failure();
+  return checkRowSets(*this, getRowSets(), getLevelAttr(), getSkipAttr(),
+                      graphOf(getGraph()).getNodes());
+}
 
 LogicalResult EdgeAddOp::verify() {
   if (failed(sameElementTypes(*this)) ||
@@ -349,15 +354,22 @@ LogicalResult EdgeAddOp::verify() {
       failed(expectDim(*this, getResult(), 1, dim(getSrcInput(), 1),
                        "result width")))
     return failure();
-  return success();
+  return checkRowSets(*this, getRowSets(), getLevelAttr(), {},
+                      graphOf(getGraph()).getNodes());
 }
 
 LogicalResult EdgeSoftmaxOp::verify() {
-  return expectEdgeRows(*this, getGraph(), getInput(), "input");
+  if (failed(expectEdgeRows(*this, getGraph(), getInput(), "input")))
+    return failure();
+  return checkRowSets(*this, getRowSets(), getLevelAttr(), {},
+                      graphOf(getGraph()).getNodes());
 }
 
 LogicalResult EdgeSoftmaxGradOp::verify() {
-  return expectEdgeRows(*this, getGraph(), getOutput(), "output");
+  if (failed(expectEdgeRows(*this, getGraph(), getOutput(), "output")))
+    return failure();
+  return checkRowSets(*this, getRowSets(), getLevelAttr(), {},
+                      graphOf(getGraph()).getNodes());
 }
 
 //===----------------------------------------------------------------------===//

@@ -343,7 +343,8 @@ def Gnn_SpmmOp : Gnn_Op<"spmm", [AttrSizedOperandSegments]> {
     attention is applied. Nodes without incoming edges get 0. `max` takes
     no weights.
 
-    With `rows` (set by `gnn-restrict-rows`; sum and mean only), only the
+    With `rows` (set by `gnn-restrict-rows`; sum and mean only, weights
+    `[E]` or `[E, heads]`), only the
     rows of `R_level` of the row sets are computed and every other row is
     0; with `skip` as well, the rows of `x` outside `R_skip` are taken to be
     0 (the pass sets it only where they are) and their edges are not read.
@@ -405,15 +406,30 @@ def Gnn_SddmmOp : Gnn_Op<"sddmm"> {
     `[E, heads]`. It is the gradient of an edge-weighted `gnn.spmm` with
     respect to its weights, and attention's score kernel.
 
+    With `rows` (set by `gnn-restrict-rows`), only the edges into the rows
+    of `R_level` of the row sets (the graph's destinations) are computed
+    and every other edge row is 0.
+
     Example:
     ```mlir
     %s = gnn.sddmm %g, %dy, %x {heads = 1 : i64} : (!gnn.graph<?x?>, tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x1xf32>
     ```
   }];
   let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$lhs,
-      Gnn_NodeTensor:$rhs, ConfinedAttr<I64Attr, [IntPositive]>:$heads);
+      Gnn_NodeTensor:$rhs, ConfinedAttr<I64Attr, [IntPositive]>:$heads,
+      Optional<Gnn_RowSets>:$row_sets, OptionalAttr<Gnn_RowLevelAttr>:$level);
   let results = (outs Gnn_NodeTensor:$result);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat =
+      "$graph `,` $lhs `,` $rhs (`rows` $row_sets^)? attr-dict `:` functional-type(operands, results)";
+  // Every op but gnn-restrict-rows builds it without row sets.
+  let builders = [
+    OpBuilder<(ins "Type":$result, "Value":$graph, "Value":$lhs,
+                   "Value":$rhs, "int64_t":$heads), [{
+      build($_builder, $_state, result, graph, lhs, rhs,
+            $_builder.getI64IntegerAttr(heads), /*row_sets=*/Value(),
+            /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -442,15 +458,28 @@ def Gnn_EdgeAddOp : Gnn_Op<"edge_add"> {
     gathers wrote one each and both were live at the add (on Facebook's GAT
     that is 5.8 MB of the predict's peak). Its adjoint is the two scatters.
 
+    With `rows` (set by `gnn-restrict-rows`), only the edges into the rows
+    of `R_level` of the row sets (the graph's destinations) are computed
+    and every other edge row is 0.
+
     Example:
     ```mlir
     %e = gnn.edge_add %g, %a, %b : (!gnn.graph<?x?>, tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
     ```
   }];
   let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$src_input,
-      Gnn_NodeTensor:$dst_input);
+      Gnn_NodeTensor:$dst_input, Optional<Gnn_RowSets>:$row_sets,
+      OptionalAttr<Gnn_RowLevelAttr>:$level);
   let results = (outs Gnn_NodeTensor:$result);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat =
+      "$graph `,` $src_input `,` $dst_input (`rows` $row_sets^)? attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "Value":$graph, "Value":$src_input,
+                   "Value":$dst_input), [{
+      build($_builder, $_state, result, graph, src_input, dst_input,
+            /*row_sets=*/Value(), /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -459,16 +488,32 @@ def Gnn_ScatterOp : Gnn_Op<"scatter"> {
   let description = [{
     The adjoint of `gnn.gather` with the same `end`.
 
+    With `rows` (set by `gnn-restrict-rows`), only the rows of `R_level` of
+    the row sets are computed and every other row is 0; with `skip` as well,
+    the edge rows of `x` whose other end (the source for `dst`, the
+    destination for `src`) lies outside `R_skip` are taken to be 0 (the
+    pass sets it only where they are) and are not read.
+
     Example:
     ```mlir
     %y = gnn.scatter dst %g, %e : (!gnn.graph<?x?>, tensor<?x4xf32>) -> tensor<?x4xf32>
     ```
   }];
   let arguments = (ins Gnn_EdgeEndAttr:$end, Gnn_GraphType:$graph,
-      Gnn_NodeTensor:$input);
+      Gnn_NodeTensor:$input, Optional<Gnn_RowSets>:$row_sets,
+      OptionalAttr<Gnn_RowLevelAttr>:$level,
+      OptionalAttr<Gnn_RowLevelAttr>:$skip);
   let results = (outs Gnn_NodeTensor:$result);
   let assemblyFormat =
-      "`` $end $graph `,` $input attr-dict `:` functional-type(operands, results)";
+      "`` $end $graph `,` $input (`rows` $row_sets^)? attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "EdgeEnd":$end, "Value":$graph,
+                   "Value":$input), [{
+      build($_builder, $_state, result,
+            EdgeEndAttr::get($_builder.getContext(), end), graph, input,
+            /*row_sets=*/Value(), /*level=*/IntegerAttr(), /*skip=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -478,14 +523,26 @@ def Gnn_EdgeSoftmaxOp : Gnn_Op<"edge_softmax", [AllTypesMatch<["input", "result"
     For `x : [E, H]`, `y[e, k] = exp(x[e, k] - m) / sum exp(x[e', k] - m)`
     over the edges `e'` with `dst(e') = dst(e)`, `m` being their maximum.
 
+    With `rows` (set by `gnn-restrict-rows`), only the edges into the rows
+    of `R_level` of the row sets (the graph's destinations) are computed
+    and every other edge row is 0.
+
     Example:
     ```mlir
     %a = gnn.edge_softmax %g, %s : (!gnn.graph<?x?>, tensor<?x8xf32>) -> tensor<?x8xf32>
     ```
   }];
-  let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$input);
+  let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$input,
+      Optional<Gnn_RowSets>:$row_sets, OptionalAttr<Gnn_RowLevelAttr>:$level);
   let results = (outs Gnn_NodeTensor:$result);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat =
+      "$graph `,` $input (`rows` $row_sets^)? attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "Value":$graph, "Value":$input), [{
+      build($_builder, $_state, result, graph, input, /*row_sets=*/Value(),
+            /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
@@ -496,15 +553,28 @@ def Gnn_EdgeSoftmaxGradOp : Gnn_Op<"edge_softmax_grad",
     `dx[e, k] = y[e, k] * (dy[e, k] - sum y[e', k] dy[e', k])` over the edges
     `e'` sharing `dst(e)`, `y` being the softmax's output.
 
+    With `rows` (set by `gnn-restrict-rows`), only the edges into the rows
+    of `R_level` of the row sets (the graph's destinations) are computed
+    and every other edge row is 0.
+
     Example:
     ```mlir
     %dx = gnn.edge_softmax_grad %g, %y, %dy : (!gnn.graph<?x?>, tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
     ```
   }];
   let arguments = (ins Gnn_GraphType:$graph, Gnn_NodeTensor:$output,
-      Gnn_NodeTensor:$result_grad);
+      Gnn_NodeTensor:$result_grad, Optional<Gnn_RowSets>:$row_sets,
+      OptionalAttr<Gnn_RowLevelAttr>:$level);
   let results = (outs Gnn_NodeTensor:$result);
-  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat =
+      "$graph `,` $output `,` $result_grad (`rows` $row_sets^)? attr-dict `:` functional-type(operands, results)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "Value":$graph, "Value":$output,
+                   "Value":$result_grad), [{
+      build($_builder, $_state, result, graph, output, result_grad,
+            /*row_sets=*/Value(), /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -18,12 +18,52 @@ template <typename Fn> bool withRowOp(Operation *op, Fn fn) {
   return llvm::TypeSwitch<Operation *, bool>(op)
       .Case<SpmmOp, MatmulOp, DropoutOp, BiasAddOp, RowMulOp, ReduceOp, AddOp,
             SubOp, MulOp, ScaleOp, ActivationOp, ActivationGradOp, SliceOp,
-            InsertColumnsOp>([&](auto o) {
+            InsertColumnsOp, ScatterOp>([&](auto o) {
         fn(o);
         return true;
       })
       .Default([](Operation *) { return false; });
 }
+
+/// withRowOp for the edge kernels, whose level names destinations.
+template <typename Fn> bool withEdgeRowOp(Operation *op, Fn fn) {
+  return llvm::TypeSwitch<Operation *, bool>(op)
+      .Case<SddmmOp, EdgeAddOp, EdgeSoftmaxOp, EdgeSoftmaxGradOp>([&](auto o) {
+        fn(o);
+        return true;
+      })
+      .Default([](Operation *) { return false; });
+}
+
+/// The restriction \p with finds on \p op.
+template <typename With>
+std::optional<RowRestriction> restrictionOf(Operation *op, With with) {
+  std::optional<RowRestriction> restriction;
+  with(op, [&](auto o) {
+    if (Value sets = o.getRowSets())
+      restriction = RowRestriction{sets, static_cast<int64_t>(*o.getLevel())};
+  });
+  return restriction;
+}
+
+/// Sets \p op's row sets and level through \p with.
+template <typename With>
+void restrict(Operation *op, Value rowSets, int64_t level, With with) {
+  bool known = with(op, [&](auto o) {
+    o.getRowSetsMutable().assign(rowSets);
+    o.setLevelAttr(Builder(op->getContext()).getI64IntegerAttr(level));
+  });
+  assert(known && "the op takes no row sets");
+  (void)known;
+}
+
+/// withRowOp and withEdgeRowOp as callables.
+constexpr auto kRowOps = [](Operation *op, auto fn) {
+  return withRowOp(op, fn);
+};
+constexpr auto kEdgeRowOps = [](Operation *op, auto fn) {
+  return withEdgeRowOp(op, fn);
+};
 
 } // namespace
 
@@ -43,19 +83,22 @@ bool mlir::gnn::takesRowSets(Operation *op) {
 }
 
 std::optional<RowRestriction> mlir::gnn::getRowRestriction(Operation *op) {
-  std::optional<RowRestriction> restriction;
-  withRowOp(op, [&](auto o) {
-    if (Value sets = o.getRowSets())
-      restriction = RowRestriction{sets, static_cast<int64_t>(*o.getLevel())};
-  });
-  return restriction;
+  return restrictionOf(op, kRowOps);
 }
 
 void mlir::gnn::setRowRestriction(Operation *op, Value rowSets, int64_t level) {
-  bool known = withRowOp(op, [&](auto o) {
-    o.getRowSetsMutable().assign(rowSets);
-    o.setLevelAttr(Builder(op->getContext()).getI64IntegerAttr(level));
-  });
-  assert(known && "the op takes no row sets");
-  (void)known;
+  restrict(op, rowSets, level, kRowOps);
+}
+
+bool mlir::gnn::takesEdgeRowSets(Operation *op) {
+  return withEdgeRowOp(op, [](auto) {});
+}
+
+std::optional<RowRestriction> mlir::gnn::getEdgeRestriction(Operation *op) {
+  return restrictionOf(op, kEdgeRowOps);
+}
+
+void mlir::gnn::setEdgeRestriction(Operation *op, Value rowSets,
+                                   int64_t level) {
+  restrict(op, rowSets, level, kEdgeRowOps);
 }

@@ -57,6 +57,21 @@ std::optional<RowRestriction> getRowRestriction(Operation *op);
 /// Restricts \p op (takesRowSets) to the rows of R_level of \p rowSets.
 void setRowRestriction(Operation *op, Value rowSets, int64_t level);
 
+/// Whether \p op is an edge kernel that can take row sets: gnn.sddmm,
+/// gnn.edge_add, gnn.edge_softmax and gnn.edge_softmax_grad, whose result
+/// has a row per edge. Restricted, such an op computes only the edge rows of
+/// the edges into R_level (its graph's destinations), so its result's rows
+/// are not the sets' rows: getRowRestriction does not see it, and nothing
+/// that moves or reads a restricted value by its rows (host copies of rows,
+/// fused row runs) takes it for one.
+bool takesEdgeRowSets(Operation *op);
+
+/// \p op's restriction to the edges into R_level, if it has one.
+std::optional<RowRestriction> getEdgeRestriction(Operation *op);
+
+/// Restricts \p op (takesEdgeRowSets) to the edges into R_level.
+void setEdgeRestriction(Operation *op, Value rowSets, int64_t level);
+
 } // namespace mlir::gnn
 
 #endif // GNNC_DIALECTS_GNN_ROWSETS_H

@@ -316,6 +316,10 @@ Operation *mlir::mem::nonProductReader(Value csr) {
 
 bool mlir::mem::readsGraphInTiles(OpOperand &use) {
   Operation *user = use.getOwner();
+  // The edge kernels restricted to some rows have no tiled form (yet): they
+  // read their rows' slots of a graph on the device.
+  if (gnn::getEdgeRestriction(user))
+    return false;
   if (auto spmm = dyn_cast<gnn::SpmmOp>(user))
     return use.get() == spmm.getGraph() &&
            spmm.getAggr() != gnn::Aggregation::max;

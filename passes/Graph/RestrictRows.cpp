@@ -17,6 +17,14 @@
 // demanded rows holds either its true value or zero: finite either way,
 // which is all the unrestricted ops that read it need.
 //
+// Edge tensors (a row per edge of the graph, GAT's scores and attention)
+// get levels too, by their destinations: an edge tensor at level k is zero
+// (support) or unread (demand) outside the edges into R_k. The edge kernels
+// (SDDMM, edge add, edge soft-max and its gradient) then compute only the
+// edges into R_demand, the scatters and the per-head aggregation only the
+// rows of R_demand; element-wise ops over edge tensors still compute every
+// edge, but what they compute outside the demand is never read.
+//
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
@@ -69,17 +77,29 @@ public:
     auto it = demands.find(v);
     return std::min(it == demands.end() ? kAll : it->second, support(v));
   }
-  bool isNodeTensor(Value v) const {
-    auto t = dyn_cast<RankedTensorType>(v.getType());
-    return t && t.getRank() == 2 && t.getDimSize(0) == nodes;
-  }
+  bool isNodeTensor(Value v) const { return rowsOf(v) == nodes; }
+  /// Whether \p v has a row per edge of the graphs the edge ops read (all
+  /// of one edge set, that of the input graph or its version with self
+  /// loops, forwards or transposed; else no value is an edge tensor).
+  bool isEdgeTensor(Value v) const { return edges >= 0 && rowsOf(v) == edges; }
   Direction direction(Value g) const;
+  /// Whether a scatter sums at the destinations of the input graph's edges
+  /// (a `dst` scatter over it, a `src` one over its transpose).
+  bool scattersToDestinations(ScatterOp o) const {
+    return (o.getEnd() == EdgeEnd::dst) ==
+           (direction(o.getGraph()) == Direction::Forward);
+  }
 
 private:
+  int64_t rowsOf(Value v) const {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.getRank() == 2 ? t.getDimSize(0) : -1;
+  }
+  void findEdges();
   void forward(Operation *op);
   void backward(Operation *op);
   void need(Value v, int64_t level) {
-    if (!isNodeTensor(v))
+    if (!isNodeTensor(v) && !isEdgeTensor(v))
       return;
     auto [it, inserted] = demands.try_emplace(v, level);
     if (!inserted)
@@ -94,8 +114,40 @@ private:
   func::FuncOp func;
   BlockArgument graph;
   int64_t nodes;
+  /// The edge count of the edge tensors; -1 when there are none to track.
+  int64_t edges = -1;
   llvm::DenseMap<Value, int64_t> supports, demands;
 };
+
+/// The graph an edge op reads, or null for any other op.
+Value edgeOpGraph(Operation *op) {
+  if (isa<SddmmOp, EdgeAddOp, EdgeSoftmaxOp, EdgeSoftmaxGradOp, GatherOp,
+          ScatterOp>(op))
+    return op->getOperand(0);
+  if (auto o = dyn_cast<SpmmOp>(op); o && o.getWeights())
+    return o.getGraph();
+  return Value();
+}
+
+void RowAnalysis::findEdges() {
+  // Levels of edge rows are by the input graph's destinations: every graph
+  // an edge op reads must be the input graph (with self loops or not,
+  // transposed or not) and all of them of one edge set, which must not
+  // look like a node tensor's rows.
+  int64_t count = -1;
+  for (Operation &op : func.getBody().front()) {
+    Value g = edgeOpGraph(&op);
+    if (!g)
+      continue;
+    int64_t e = cast<GraphType>(g.getType()).getEdges();
+    if (direction(g) == Direction::Unknown || ShapedType::isDynamic(e) ||
+        (count >= 0 && e != count))
+      return;
+    count = e;
+  }
+  if (count != nodes)
+    edges = count;
+}
 
 Direction RowAnalysis::direction(Value g) const {
   if (g == graph)
@@ -116,7 +168,8 @@ Direction RowAnalysis::direction(Value g) const {
 }
 
 void RowAnalysis::forward(Operation *op) {
-  if (op->getNumResults() != 1 || !isNodeTensor(op->getResult(0)))
+  if (op->getNumResults() != 1 ||
+      (!isNodeTensor(op->getResult(0)) && !isEdgeTensor(op->getResult(0))))
     return;
   Value result = op->getResult(0);
   int64_t s = kAll;
@@ -148,6 +201,25 @@ void RowAnalysis::forward(Operation *op) {
     if (o.getAggr() != Aggregation::max &&
         direction(o.getGraph()) == Direction::Transposed)
       s = bump(support(o.getInput()));
+  } else if (auto o = dyn_cast<SddmmOp>(op)) {
+    // Edge e gets lhs[dst(e)] . rhs[src(e)]: zero where lhs's row is.
+    if (direction(o.getGraph()) == Direction::Forward)
+      s = support(o.getLhs());
+  } else if (auto o = dyn_cast<EdgeSoftmaxGradOp>(op)) {
+    // y (dy - sum y dy) over a destination's edges: zero where dy is.
+    if (direction(o.getGraph()) == Direction::Forward)
+      s = support(o.getResultGrad());
+  } else if (auto o = dyn_cast<GatherOp>(op)) {
+    if (o.getEnd() == EdgeEnd::dst &&
+        direction(o.getGraph()) == Direction::Forward)
+      s = support(o.getInput());
+  } else if (auto o = dyn_cast<ScatterOp>(op)) {
+    // At destinations, row i sums the edges into i; at sources, row j the
+    // edges out of j, non-zero only for an edge into R_k, which puts j in
+    // R_{k+1}.
+    if (direction(o.getGraph()) != Direction::Unknown)
+      s = scattersToDestinations(o) ? support(o.getInput())
+                                    : bump(support(o.getInput()));
   }
   if (s != kAll)
     supports[result] = s;
@@ -157,7 +229,9 @@ void RowAnalysis::backward(Operation *op) {
   // What the op needs of each node tensor it reads, given what is needed
   // of its result.
   Value result = op->getNumResults() == 1 ? op->getResult(0) : Value();
-  int64_t mine = result && isNodeTensor(result) ? demanded(result) : kAll;
+  int64_t mine = result && (isNodeTensor(result) || isEdgeTensor(result))
+                     ? demanded(result)
+                     : kAll;
   if (mine < 0)
     return; // nothing reads the result
   auto rowWise = [&] {
@@ -170,9 +244,37 @@ void RowAnalysis::backward(Operation *op) {
                  DropoutOp, BiasAddOp, RowMulOp, SliceOp, ConcatOp>(op)) {
     rowWise();
   } else if (auto o = dyn_cast<SpmmOp>(op)) {
-    // Row i reads its in-neighbours, which R_{k+1} holds for i in R_k.
+    // Row i reads its in-neighbours, which R_{k+1} holds for i in R_k, and
+    // the weights of its edges. Over the transposed graph a row's edges
+    // run to anywhere, but a restricted sum leaves out (skip) the edges
+    // from the rows of its input outside the input's support.
     bool forwardGraph = direction(o.getGraph()) == Direction::Forward;
     need(o.getInput(), forwardGraph ? bump(mine) : kAll);
+    if (Value w = o.getWeights())
+      need(w, forwardGraph || mine == kAll ? mine : support(o.getInput()));
+  } else if (auto o = dyn_cast<SddmmOp>(op)) {
+    bool forwardGraph = direction(o.getGraph()) == Direction::Forward;
+    need(o.getLhs(), forwardGraph ? mine : kAll);
+    need(o.getRhs(), forwardGraph ? bump(mine) : kAll);
+  } else if (auto o = dyn_cast<EdgeAddOp>(op)) {
+    bool forwardGraph = direction(o.getGraph()) == Direction::Forward;
+    need(o.getDstInput(), forwardGraph ? mine : kAll);
+    need(o.getSrcInput(), forwardGraph ? bump(mine) : kAll);
+  } else if (auto o = dyn_cast<GatherOp>(op)) {
+    bool forwardGraph = direction(o.getGraph()) == Direction::Forward;
+    bool dst = o.getEnd() == EdgeEnd::dst;
+    need(o.getInput(), !forwardGraph ? kAll : dst ? mine : bump(mine));
+  } else if (isa<EdgeSoftmaxOp, EdgeSoftmaxGradOp>(op)) {
+    // A destination's edges are normalised together: row-wise by
+    // destination.
+    bool forwardGraph = direction(op->getOperand(0)) == Direction::Forward;
+    for (Value v : op->getOperands().drop_front())
+      need(v, forwardGraph ? mine : kAll);
+  } else if (auto o = dyn_cast<ScatterOp>(op)) {
+    // At destinations, the edges into R_k; at sources, the edges out of
+    // R_k, into anywhere (capped by the input's support).
+    bool known = direction(o.getGraph()) != Direction::Unknown;
+    need(o.getInput(), known && scattersToDestinations(o) ? mine : kAll);
   } else if (auto o = dyn_cast<ReduceOp>(op)) {
     need(o.getInput(), o.getDim() == 0 ? support(o.getInput()) : mine);
   } else if (auto o = dyn_cast<MatmulOp>(op)) {
@@ -195,6 +297,7 @@ void RowAnalysis::backward(Operation *op) {
 }
 
 void RowAnalysis::run() {
+  findEdges();
   Block &body = func.getBody().front();
   for (Operation &op : body)
     forward(&op);
@@ -205,10 +308,44 @@ void RowAnalysis::run() {
 /// The level of the rows outside which \p user, restricted, reads \p v:
 /// kAll when it may read any row of it (unrestricted users among them).
 int64_t readLevel(const RowAnalysis &analysis, Operation *user, Value v) {
+  if (std::optional<RowRestriction> edges = getEdgeRestriction(user)) {
+    // The edges into R_level: their edge rows, their destinations' rows,
+    // their sources' rows (one level up).
+    bool atSource = (isa<SddmmOp>(user) && v == user->getOperand(2)) ||
+                    (isa<EdgeAddOp>(user) && v == user->getOperand(1));
+    return atSource ? bump(edges->level) : edges->level;
+  }
   std::optional<RowRestriction> rows = getRowRestriction(user);
-  if (!rows)
-    return kAll;
+  if (!rows) {
+    // An element-wise op over edge tensors computes every edge, but what it
+    // computes from rows no one reads is itself unread: it reads \p v
+    // where its own result is read.
+    Value result = user->getNumResults() == 1 ? user->getResult(0) : Value();
+    if (!result || !analysis.isEdgeTensor(result) ||
+        !(isElementwiseOp(user) || isa<DropoutOp>(user)))
+      return kAll;
+    for (auto [operand, broadcast] : elementwiseReads(user))
+      if (operand == v && broadcast)
+        return kAll;
+    int64_t level = -1;
+    for (Operation *next : result.getUsers())
+      level = std::max(level, readLevel(analysis, next, result));
+    return result.use_empty() ? kAll : level;
+  }
+  if (auto o = dyn_cast<ScatterOp>(user)) {
+    // At sources, the edges into R_skip; at destinations, into R_level.
+    if (analysis.scattersToDestinations(o))
+      return rows->level;
+    return o.getSkip() ? static_cast<int64_t>(*o.getSkip()) : kAll;
+  }
   if (auto o = dyn_cast<SpmmOp>(user)) {
+    if (v == o.getWeights()) {
+      // The edges into the rows computed, or over the transposed graph
+      // those from sources in R_skip.
+      if (analysis.direction(o.getGraph()) == Direction::Forward)
+        return rows->level;
+      return o.getSkip() ? static_cast<int64_t>(*o.getSkip()) : kAll;
+    }
     if (v != o.getInput())
       return kAll;
     if (o.getSkip())
@@ -239,6 +376,8 @@ int64_t readLevel(const RowAnalysis &analysis, Operation *user, Value v) {
 void markRestUnread(const RowAnalysis &analysis, ArrayRef<Operation *> ops) {
   for (Operation *op : ops) {
     std::optional<RowRestriction> rows = getRowRestriction(op);
+    if (!rows)
+      rows = getEdgeRestriction(op);
     if (!rows || op->getNumResults() != 1)
       continue;
     Value result = op->getResult(0);
@@ -278,6 +417,9 @@ void markRowsRead(const RowAnalysis &analysis, BlockArgument features,
 struct Restriction {
   Operation *op;
   int64_t level, skip;
+  /// Whether the level names the destinations of the edges the op computes
+  /// (setEdgeRestriction) rather than its rows.
+  bool edges = false;
 };
 
 /// Restricts the ops of \p func; returns how many.
@@ -319,11 +461,23 @@ unsigned restrictFunction(func::FuncOp func) {
     if (auto o = dyn_cast<SpmmOp>(op)) {
       Value w = o.getWeights();
       int64_t level = rows.demand(o.getResult());
-      if (o.getAggr() == Aggregation::max ||
-          (w && cast<RankedTensorType>(w.getType()).getRank() != 1) ||
-          level == kAll)
+      if (o.getAggr() == Aggregation::max || level == kAll)
         continue;
       restrictions.push_back({&op, level, rows.support(o.getInput())});
+    } else if (isa<SddmmOp, EdgeAddOp, EdgeSoftmaxOp, EdgeSoftmaxGradOp>(op)) {
+      // The edges into R_demand, over the input graph's own direction.
+      int64_t level = rows.demand(op.getResult(0));
+      if (rows.isEdgeTensor(op.getResult(0)) && level != kAll &&
+          rows.direction(op.getOperand(0)) == Direction::Forward)
+        restrictions.push_back({&op, level, kAll, /*edges=*/true});
+    } else if (auto o = dyn_cast<ScatterOp>(op)) {
+      // At sources, the edges from the rows of R_demand into R_support.
+      int64_t level = rows.demand(o.getResult());
+      if (rows.isEdgeTensor(o.getInput()) && level != kAll)
+        restrictions.push_back({&op, level,
+                                rows.scattersToDestinations(o)
+                                    ? kAll
+                                    : rows.support(o.getInput())});
     } else if (auto o = dyn_cast<DropoutOp>(op)) {
       // CSR (sparse features) or a plain f32 node tensor.
       int64_t level = rows.demand(o.getResult());
@@ -340,7 +494,8 @@ unsigned restrictFunction(func::FuncOp func) {
       // A sum over rows needs only the rows where its input can be
       // non-zero.
       int64_t level = rows.support(o.getInput());
-      if (o.getDim() == 0 && o.getKind() != ReduceKind::max && level != kAll)
+      if (o.getDim() == 0 && o.getKind() != ReduceKind::max && level != kAll &&
+          rows.isNodeTensor(o.getInput()))
         restrictions.push_back({&op, level, kAll});
     } else if (auto o = dyn_cast<MatmulOp>(op)) {
       bool csr = isCsr(o.getLhs().getType());
@@ -371,15 +526,18 @@ unsigned restrictFunction(func::FuncOp func) {
   // itself would be one more graph resident on the device when only its
   // version with self loops is used (Facebook: 5.6 MB). A graph with self
   // loops has the same sets.
-  // When no restricted SpMM reads one (GAT: its attention is not
-  // restricted, only the last layer's linear part), another op's graph
-  // with self loops serves, if it exists before the first restricted op.
+  // A restricted SpMM's or edge kernel's graph serves; when none reads one
+  // (a max aggregation is not restricted, only the layer after it),
+  // another op's graph with self loops, if it exists before the first
+  // restricted op.
   Value setsGraph = graph;
   for (const Restriction &r : restrictions)
-    if (auto o = dyn_cast<SpmmOp>(r.op);
-        o && rows.direction(o.getGraph()) == Direction::Forward) {
-      setsGraph = o.getGraph();
-      break;
+    if (isa<SpmmOp>(r.op) || r.edges) {
+      Value g = r.op->getOperand(0);
+      if (rows.direction(g) == Direction::Forward) {
+        setsGraph = g;
+        break;
+      }
     }
   if (setsGraph == graph) {
     Operation *first = restrictions.front().op;
@@ -406,9 +564,17 @@ unsigned restrictFunction(func::FuncOp func) {
                                       builder.getI64IntegerAttr(hops));
   SmallVector<Operation *> restricted;
   for (const Restriction &r : restrictions) {
-    setRowRestriction(r.op, sets, r.level);
-    if (r.skip != kAll)
-      cast<SpmmOp>(r.op).setSkipAttr(builder.getI64IntegerAttr(r.skip));
+    if (r.edges)
+      setEdgeRestriction(r.op, sets, r.level);
+    else
+      setRowRestriction(r.op, sets, r.level);
+    if (r.skip != kAll) {
+      IntegerAttr skip = builder.getI64IntegerAttr(r.skip);
+      if (auto o = dyn_cast<SpmmOp>(r.op))
+        o.setSkipAttr(skip);
+      else
+        cast<ScatterOp>(r.op).setSkipAttr(skip);
+    }
     restricted.push_back(r.op);
   }
   markRestUnread(rows, restricted);

@@ -916,6 +916,15 @@ double mlir::gnn::transferredRowShare(Value rowSets, int64_t level,
 
 namespace {
 
+/// \p op's restriction to the rows of a set, or (an edge kernel) to the
+/// edges into them: either way it computes about the set's share of the
+/// whole, taking the edges into a set to be its share of the edges.
+std::optional<RowRestriction> restrictionOf(Operation *op) {
+  if (std::optional<RowRestriction> rows = getRowRestriction(op))
+    return rows;
+  return getEdgeRestriction(op);
+}
+
 double copiedBytes(Value value, Value rowSets, std::optional<uint64_t> level) {
   double bytes = bytesOf(value);
   if (rowSets)
@@ -927,7 +936,7 @@ double copiedBytes(Value value, Value rowSets, std::optional<uint64_t> level) {
 /// The estimated share of its rows that \p op computes: 1 unless
 /// gnn-restrict-rows restricted it to a set whose size is estimated.
 double rowShare(Operation *op) {
-  std::optional<RowRestriction> restriction = getRowRestriction(op);
+  std::optional<RowRestriction> restriction = restrictionOf(op);
   if (!restriction)
     return 1;
   auto sets = restriction->rowSets.getDefiningOp<ReceptiveRowsOp>();
@@ -999,7 +1008,7 @@ OpCost estimate(Operation *op, const Pricer &p) {
 /// gnn.rest_unread) writes those too.
 OpCost estimateRows(Operation *op, const Pricer &p) {
   OpCost whole = estimateWhole(op, p);
-  std::optional<RowRestriction> restriction = getRowRestriction(op);
+  std::optional<RowRestriction> restriction = restrictionOf(op);
   if (!restriction || whole.rate == CostRate::Mixed ||
       whole.rate == CostRate::None)
     return whole;
@@ -1013,7 +1022,7 @@ OpCost estimateRows(Operation *op, const Pricer &p) {
   Value result = op->getResult(0);
   // (A restricted insert leaves the other rows as they are.)
   if (!op->hasAttr(kRestUnreadAttr) && !isa<InsertColumnsOp>(op) &&
-      dim(result, 0) == nodes)
+      (dim(result, 0) == nodes || getEdgeRestriction(op)))
     cleared = (1.0 - fraction) * bytesOf(result);
   if (whole.randomValues > 0)
     return p.random(fraction * whole.randomValues,

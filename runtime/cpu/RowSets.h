@@ -54,6 +54,16 @@ inline int rowSetArgs(const int32_t *rowSets, int64_t n, int64_t hops,
   return GNNRT_OK;
 }
 
+/// The slots of the CSR rows `order[0, count)`: the work of a kernel over
+/// a set's rows, for worthThreads.
+inline int64_t slotsOfRows(const int32_t *indptr, const int32_t *order,
+                           int64_t count) {
+  int64_t slots = 0;
+  for (int64_t t = 0; t < count; ++t)
+    slots += indptr[order[t] + 1] - indptr[order[t]];
+  return slots;
+}
+
 /// Rows handed to a thread at a time by forEachRun.
 inline constexpr int64_t kRunBlock = 4096;
 

@@ -34,15 +34,6 @@ using namespace gnnrt::cpu;
 
 namespace {
 
-/// The slots of the CSR rows `order[0, count)`.
-int64_t slotsOfRows(const int32_t *indptr, const int32_t *order,
-                    int64_t count) {
-  int64_t slots = 0;
-  for (int64_t t = 0; t < count; ++t)
-    slots += indptr[order[t] + 1] - indptr[order[t]];
-  return slots;
-}
-
 /// Rows `order[t]`, t in [begin, end), of the sum or mean aggregation
 /// (sumRow, as gnnrt_cpu_spmm computes them), leaving out the sources whose
 /// level exceeds \p skip when \p Skip. Compiled for AVX-512 too: every

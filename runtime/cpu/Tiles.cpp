@@ -390,7 +390,6 @@ int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
   GNNRT_CHECK(!weights_tile || weights, GNNRT_ERR_BAD_ARGUMENT);
   RowSets sets{};
   if (row_sets) {
-    GNNRT_CHECK(heads == 1, GNNRT_ERR_BAD_ARGUMENT);
     if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
       return status;
   }

@@ -203,3 +203,57 @@ func.func @features_rows(%g: !gnn.graph<4x6> {gnn.input = "graph"},
   %dz = train.cross_entropy_grad %z, %labels, %mask, %one : (tensor<4x2xf32>, tensor<4xi32>, tensor<4xi1>, tensor<f32>) -> tensor<4x2xf32>
   return %loss, %dz : tensor<f32>, tensor<4x2xf32>
 }
+
+// -----
+
+// GAT's attention, one layer of two heads: the edge kernels compute the
+// edges into the rows their results are read at (edge levels count the
+// destinations' sets). The aggregation into R_0 reads the soft-max at the
+// edges into R_0, which reads the scores there, whose edge add reads the
+// source scores at R_1 and the destination scores at R_0. Backwards, the
+// SDDMM of the loss gradient (zero outside R_0) is zero outside the edges
+// into R_0, and so are the soft-max gradient and the leaky ReLU's; the
+// scatter to destinations sums them at R_0, the one to sources at R_1
+// from the edges into R_0 (skip 0), as the transposed aggregation does.
+// The leaky ReLU and its gradient still compute every edge: what they
+// compute outside the edges into R_0 is never read, so the edge add is
+// `gnn.rest_unread` too. One hop: 4 + 1 + 1 + 1 = 7 integers.
+// CHECK-LABEL: func.func @attention
+// CHECK: %[[L:.*]] = gnn.add_self_loops
+// CHECK-NEXT: %[[R:.*]] = gnn.receptive_rows %[[L]], %{{.*}} {hops = 1 : i64} : (!gnn.graph<4x10>, tensor<4xi1>) -> tensor<7xi32>
+// CHECK: %[[A:.*]] = gnn.matmul %{{.*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64}
+// CHECK: %[[B:.*]] = gnn.matmul %{{.*}} rows %[[R]] {gnn.rest_unread, level = 0 : i64}
+// CHECK: %[[E:.*]] = gnn.edge_add %[[L]], %[[A]], %[[B]] rows %[[R]] {gnn.rest_unread, level = 0 : i64}
+// CHECK: %[[LR:.*]] = gnn.activation leaky_relu %[[E]] {slope
+// CHECK: %[[S:.*]] = gnn.edge_softmax %[[L]], %[[LR]] rows %[[R]] {gnn.rest_unread, level = 0 : i64}
+// CHECK: gnn.spmm sum %[[L]], %{{.*}}, %[[S]] rows %[[R]] {level = 0 : i64}
+// CHECK: gnn.spmm sum %{{.*}}, %{{.*}}, %[[S]] rows %[[R]] {level = 1 : i64, skip = 0 : i64}
+// CHECK: %[[DS:.*]] = gnn.sddmm %[[L]], %{{.*}}, %{{.*}} rows %[[R]] {gnn.rest_unread, heads = 2 : i64, level = 0 : i64}
+// CHECK: %[[DR:.*]] = gnn.edge_softmax_grad %[[L]], %[[S]], %[[DS]] rows %[[R]] {gnn.rest_unread, level = 0 : i64}
+// CHECK: %[[DE:.*]] = gnn.activation_grad leaky_relu %[[E]], %[[DR]] {slope
+// CHECK: gnn.scatter src %[[L]], %[[DE]] rows %[[R]] {level = 1 : i64, skip = 0 : i64}
+// CHECK: gnn.scatter dst %[[L]], %[[DE]] rows %[[R]] {level = 0 : i64}
+func.func @attention(%g: !gnn.graph<4x6> {gnn.input = "graph"},
+                     %x: tensor<4x4xf32>, %labels: tensor<4xi32>,
+                     %mask: tensor<4xi1>, %ws: tensor<4x2xf32>,
+                     %wd: tensor<4x2xf32>)
+    -> (tensor<f32>, tensor<4x4xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %l = gnn.add_self_loops %g : !gnn.graph<4x6> -> !gnn.graph<4x10>
+  %a = gnn.matmul %x, %ws : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %b = gnn.matmul %x, %wd : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %e = gnn.edge_add %l, %a, %b : (!gnn.graph<4x10>, tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<10x2xf32>
+  %r = gnn.activation leaky_relu %e {slope = 2.000000e-01 : f64} : tensor<10x2xf32>
+  %s = gnn.edge_softmax %l, %r : (!gnn.graph<4x10>, tensor<10x2xf32>) -> tensor<10x2xf32>
+  %z = gnn.spmm sum %l, %x, %s : (!gnn.graph<4x10>, tensor<4x4xf32>, tensor<10x2xf32>) -> tensor<4x4xf32>
+  %loss = train.cross_entropy %z, %labels, %mask : (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi1>) -> tensor<f32>
+  %dz = train.cross_entropy_grad %z, %labels, %mask, %one : (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi1>, tensor<f32>) -> tensor<4x4xf32>
+  %lt = gnn.transpose %l : !gnn.graph<4x10>
+  %dx = gnn.spmm sum %lt, %dz, %s : (!gnn.graph<4x10>, tensor<4x4xf32>, tensor<10x2xf32>) -> tensor<4x4xf32>
+  %ds = gnn.sddmm %l, %dz, %x {heads = 2 : i64} : (!gnn.graph<4x10>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<10x2xf32>
+  %dr = gnn.edge_softmax_grad %l, %s, %ds : (!gnn.graph<4x10>, tensor<10x2xf32>, tensor<10x2xf32>) -> tensor<10x2xf32>
+  %de = gnn.activation_grad leaky_relu %e, %dr {slope = 2.000000e-01 : f64} : tensor<10x2xf32>
+  %da = gnn.scatter src %l, %de : (!gnn.graph<4x10>, tensor<10x2xf32>) -> tensor<4x2xf32>
+  %db = gnn.scatter dst %l, %de : (!gnn.graph<4x10>, tensor<10x2xf32>) -> tensor<4x2xf32>
+  return %loss, %dx, %da, %db : tensor<f32>, tensor<4x4xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}

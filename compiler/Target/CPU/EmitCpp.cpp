@@ -173,10 +173,35 @@ private:
   /// A restricted aggregation's `skip`: its input's rows outside R_skip are
   /// zeros whose edges it need not read; hops + 1 (every row read) when it
   /// has none.
-  static std::string skipArg(SpmmOp op) {
+  template <typename AggregationOp>
+  static std::string skipArg(AggregationOp op) {
     if (std::optional<uint64_t> skip = op.getSkip())
       return std::to_string(*skip);
     return std::to_string(rowSetsHops(op.getRowSets(), op.getResult()) + 1);
+  }
+  /// An edge kernel's row-set arguments (its level names destinations of
+  /// \p graph), its zero_rest, for its `_rows` form.
+  SmallVector<std::string> edgeSetArgs(Operation *op, Value graph) {
+    std::optional<RowRestriction> rows = getEdgeRestriction(op);
+    int64_t nodes = cast<GraphType>(graph.getType()).getNodes();
+    return {name(rows->rowSets),
+            std::to_string(gnn::rowSetsHops(
+                cast<RankedTensorType>(rows->rowSets.getType()).getDimSize(0),
+                nodes)),
+            std::to_string(rows->level), zeroRest(op)};
+  }
+  /// An edge kernel: \p callee(args..., result), its `_rows` form when
+  /// gnn-restrict-rows restricted it, or its `_tiles` form when its graph
+  /// is read a tile at a time (never both: mem::readsGraphInTiles).
+  void callEdgeKernel(Operation *op, StringRef callee, Value graph,
+                      SmallVector<std::string> args) {
+    if (getEdgeRestriction(op)) {
+      llvm::append_range(args, edgeSetArgs(op, graph));
+      args.push_back(names[op->getResult(0)]);
+      call((callee + "_rows").str(), args);
+      return;
+    }
+    callMaybeTiled(callee, graph, std::move(args), names[op->getResult(0)]);
   }
   /// Declares result \p index of \p op at its assigned place.
   LogicalResult define(Operation *op, unsigned index);
@@ -606,7 +631,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return failure();
   if (failed(checkCsr(op)))
     return failure();
-  if (cuda() && (getRowRestriction(op) || isa<ReceptiveRowsOp>(op)))
+  if (cuda() && (getRowRestriction(op) || getEdgeRestriction(op) ||
+                 isa<ReceptiveRowsOp>(op)))
     return op->emitError()
            << "'" << op->getName()
            << "' with row sets (gnn-restrict-rows) is not supported yet by "
@@ -903,8 +929,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return unsupported();
   // Element-wise ops with row sets are fused runs (above); any other op
   // here that has them has its own row kernel below.
-  if (getRowRestriction(op) &&
-      !isa<SpmmOp, MatmulOp, DropoutOp, ReduceOp, SliceOp, InsertColumnsOp>(op))
+  if (getRowRestriction(op) && !isa<SpmmOp, MatmulOp, DropoutOp, ReduceOp,
+                                    SliceOp, InsertColumnsOp, ScatterOp>(op))
     return op->emitError() << "'" << op->getName()
                            << "' with row sets is not supported by the "
                            << targetName()
@@ -968,12 +994,20 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
           return success();
         }
         if (Value sets = o.getRowSets()) {
+          // Weights per head (GAT's attention) have their own kernel;
+          // [E, 1] weights are laid out as [E].
+          bool perHead = w &&
+                         cast<RankedTensorType>(w.getType()).getRank() == 2 &&
+                         cast<RankedTensorType>(w.getType()).getDimSize(1) != 1;
           SmallVector<std::string> args = {
               name(o.getGraph()), ival(o.getAggr()), name(o.getInput()),
               d(o.getInput(), 1), w ? name(w) : "nullptr"};
+          if (perHead)
+            args.push_back(d(w, 1));
           llvm::append_range(args, setArgs(sets, o.getResult(), *o.getLevel()));
           args.append({skipArg(o), zeroRest(op), out()});
-          call("gnnrt_cpu_spmm_rows", args);
+          call(perHead ? "gnnrt_cpu_spmm_heads_rows" : "gnnrt_cpu_spmm_rows",
+               args);
           return success();
         }
         std::string heads =
@@ -994,7 +1028,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         SmallVector<std::string> args = {name(o.getGraph()), name(o.getLhs()),
                                          name(o.getRhs()), d(o.getLhs(), 1),
                                          i64(o.getHeads())};
-        callMaybeTiled("gnnrt_cpu_sddmm", o.getGraph(), std::move(args), out());
+        callEdgeKernel(op, "gnnrt_cpu_sddmm", o.getGraph(), std::move(args));
         return success();
       })
       .Case([&](GatherOp o) {
@@ -1004,29 +1038,34 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return success();
       })
       .Case([&](EdgeAddOp o) {
-        call("gnnrt_cpu_edge_add",
-             {name(o.getGraph()), name(o.getSrcInput()), name(o.getDstInput()),
-              d(o.getSrcInput(), 1), out()});
+        callEdgeKernel(op, "gnnrt_cpu_edge_add", o.getGraph(),
+                       {name(o.getGraph()), name(o.getSrcInput()),
+                        name(o.getDstInput()), d(o.getSrcInput(), 1)});
         return success();
       })
       .Case([&](ScatterOp o) {
-        call("gnnrt_cpu_scatter",
-             {name(o.getGraph()), ival(o.getEnd()), name(o.getInput()),
-              d(o.getInput(), 1), out()});
+        SmallVector<std::string> args = {name(o.getGraph()), ival(o.getEnd()),
+                                         name(o.getInput()),
+                                         d(o.getInput(), 1)};
+        if (Value sets = o.getRowSets()) {
+          llvm::append_range(args, setArgs(sets, o.getResult(), *o.getLevel()));
+          args.append({skipArg(o), zeroRest(op)});
+        }
+        args.push_back(out());
+        call(o.getRowSets() ? "gnnrt_cpu_scatter_rows" : "gnnrt_cpu_scatter",
+             args);
         return success();
       })
       .Case([&](EdgeSoftmaxOp o) {
-        callMaybeTiled(
-            "gnnrt_cpu_edge_softmax", o.getGraph(),
-            {name(o.getGraph()), name(o.getInput()), d(o.getInput(), 1)},
-            out());
+        callEdgeKernel(
+            op, "gnnrt_cpu_edge_softmax", o.getGraph(),
+            {name(o.getGraph()), name(o.getInput()), d(o.getInput(), 1)});
         return success();
       })
       .Case([&](EdgeSoftmaxGradOp o) {
-        callMaybeTiled("gnnrt_cpu_edge_softmax_grad", o.getGraph(),
+        callEdgeKernel(op, "gnnrt_cpu_edge_softmax_grad", o.getGraph(),
                        {name(o.getGraph()), name(o.getOutput()),
-                        name(o.getResultGrad()), d(o.getOutput(), 1)},
-                       out());
+                        name(o.getResultGrad()), d(o.getOutput(), 1)});
         return success();
       })
       // Dense.

@@ -370,6 +370,55 @@ int gnnrt_cpu_spmm_rows(const gnnrt_graph *g, int aggr, const float *x,
                         const int32_t *row_sets, int64_t hops, int64_t level,
                         int64_t skip, int zero_rest, float *y);
 
+/* The edge kernels at the rows of R_level (gnn-restrict-rows on GAT): each
+   computes, of its whole kernel's output, only what belongs to the rows of
+   R_level of the row sets (over g's N nodes), with the whole kernel's bits
+   there, whatever the thread count.
+
+   gnnrt_cpu_sddmm_rows, gnnrt_cpu_edge_add_rows,
+   gnnrt_cpu_edge_softmax_rows and gnnrt_cpu_edge_softmax_grad_rows write
+   the edge rows (edge ids) of the slots of the CSR rows (destinations) in
+   R_level; with \p zero_rest nonzero every other edge row is +0.0, else
+   left as it was. The soft-max and its gradient are in place as their
+   whole kernels.
+
+   gnnrt_cpu_scatter_rows writes the node rows of R_level (sums over the
+   slots of each row of the `end` view, as gnnrt_cpu_scatter), leaving out
+   every slot whose other end (the view's `src`) has a level above \p skip
+   when skip <= hops (the caller knows those edge rows of x are +-0.0);
+   zero_rest as above, over node rows.
+
+   gnnrt_cpu_spmm_heads_rows is gnnrt_cpu_spmm_rows with `[E,
+   weight_heads]` weights (GAT's attention; weight_heads divides d, head k
+   weighing columns [k d/H, (k+1) d/H)), sum or mean, with
+   gnnrt_cpu_spmm's bits at the computed rows; the weights are required
+   (null is GNNRT_ERR_NULL_POINTER). */
+int gnnrt_cpu_sddmm_rows(const gnnrt_graph *g, const float *lhs,
+                         const float *rhs, int64_t d, int64_t heads,
+                         const int32_t *row_sets, int64_t hops, int64_t level,
+                         int zero_rest, float *y);
+int gnnrt_cpu_edge_add_rows(const gnnrt_graph *g, const float *a,
+                            const float *b, int64_t d, const int32_t *row_sets,
+                            int64_t hops, int64_t level, int zero_rest,
+                            float *y);
+int gnnrt_cpu_edge_softmax_rows(const gnnrt_graph *g, const float *x,
+                                int64_t heads, const int32_t *row_sets,
+                                int64_t hops, int64_t level, int zero_rest,
+                                float *y);
+int gnnrt_cpu_edge_softmax_grad_rows(const gnnrt_graph *g, const float *y,
+                                     const float *dy, int64_t heads,
+                                     const int32_t *row_sets, int64_t hops,
+                                     int64_t level, int zero_rest, float *dx);
+int gnnrt_cpu_scatter_rows(const gnnrt_graph *g, int end, const float *x,
+                           int64_t d, const int32_t *row_sets, int64_t hops,
+                           int64_t level, int64_t skip, int zero_rest,
+                           float *y);
+int gnnrt_cpu_spmm_heads_rows(const gnnrt_graph *g, int aggr, const float *x,
+                              int64_t d, const float *weights,
+                              int64_t weight_heads, const int32_t *row_sets,
+                              int64_t hops, int64_t level, int64_t skip,
+                              int zero_rest, float *y);
+
 /* gnn.spmm (sum or mean) over a graph whose `in` view stays in host memory
    (a plan's `mem.load_graph_home {tile_bytes}`), read a tile at a time
    through \p graph_tile (device memory, \p graph_tile_bytes; 28 bytes per
@@ -377,7 +426,8 @@ int gnnrt_cpu_spmm_rows(const gnnrt_graph *g, int aggr, const float *x,
    or in host memory when \p weights_tile is non-null (`mem.load_home
    {tile_bytes}`): their tile then holds 4 * weight_heads bytes per slot.
    With \p row_sets non-null the rows are R_level's and the rest is as
-   gnnrt_cpu_spmm_rows (one weight per edge); else every row. \p y gets the
+   gnnrt_cpu_spmm_rows (gnnrt_cpu_spmm_heads_rows with weights per head);
+   else every row. \p y gets the
    bits of gnnrt_cpu_spmm (gnnrt_cpu_spmm_rows), whatever the tile sizes and
    thread count: a row longer than a tile goes on in the next one. The tile
    is cut into one section per thread. Adds the bytes copied from host

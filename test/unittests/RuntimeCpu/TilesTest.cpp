@@ -203,6 +203,41 @@ TEST_F(TilesTest, RowSetsGiveTheSpmmRowsBits) {
   }
 }
 
+TEST_F(TilesTest, RowSetsWithWeightsPerHeadGiveTheSpmmHeadsRowsBits) {
+  // GAT's restricted aggregation: a weight per head, read from the device
+  // and from host memory through the tile, at the rows of each set, with
+  // and without skipped sources.
+  const TilesCase &t = tilesCase();
+  const gnnrt_graph g = t.csr.view();
+  gnnrt_cpu_set_num_threads(1);
+  for (int64_t d : {TilesCase::kHeads * 8, TilesCase::kHeads * 3}) {
+    const std::vector<float> x = toF32(randomF32({kNodes, d}, 60 + d));
+    for (int64_t level = 0; level <= kHops; ++level)
+      for (int64_t skip : {int64_t(0), kHops + 1}) {
+        std::vector<float> want(x.size(), NAN);
+        ASSERT_EQ(gnnrt_cpu_spmm_heads_rows(&g, GNNRT_AGGR_SUM, x.data(), d,
+                                            t.headWeights.data(),
+                                            TilesCase::kHeads, t.sets.data(),
+                                            kHops, level, skip, 1, want.data()),
+                  GNNRT_OK);
+        for (bool tiled : {false, true}) {
+          SCOPED_TRACE("width " + std::to_string(d) + ", level " +
+                       std::to_string(level) + ", skip " +
+                       std::to_string(skip) + (tiled ? ", tiled" : ""));
+          TileArgs a;
+          a.weights = t.headWeights.data();
+          a.heads = TilesCase::kHeads;
+          a.tileWeights = tiled;
+          a.slots = 5;
+          a.sets = &t.sets;
+          a.level = level;
+          a.skip = skip;
+          EXPECT_TRUE(sameBits(spmmTiles(g, x, d, a), want));
+        }
+      }
+  }
+}
+
 TEST_F(TilesTest, ThreadTeamsGiveTheSameBits) {
   gnnrt_cpu_set_num_threads(2);
   if (gnnrt_cpu_get_num_threads() < 2)
