@@ -189,6 +189,11 @@ void RowAnalysis::forward(Operation *op) {
     s = std::max(support(op->getOperand(0)), support(op->getOperand(1)));
   } else if (auto o = dyn_cast<SliceOp>(op)) {
     s = support(o.getInput());
+  } else if (isa<ConcatOp>(op)) {
+    // Side by side: zero where every part is (GAT's heads joined).
+    s = 0;
+    for (Value v : op->getOperands())
+      s = std::max(s, support(v));
   } else if (auto o = dyn_cast<MatmulOp>(op)) {
     // x W keeps x's zero rows.
     if (!o.getTransposeA() && isNodeTensor(o.getLhs()))
@@ -489,6 +494,11 @@ unsigned restrictFunction(func::FuncOp func) {
       // Those the CPU target fuses (plain f32), over node tensors.
       int64_t level = rows.demand(op.getResult(0));
       if (rows.isNodeTensor(op.getResult(0)) && level != kAll)
+        restrictions.push_back({&op, level, kAll});
+    } else if (auto o = dyn_cast<SliceOp>(op)) {
+      // A head's columns of a node tensor (GAT by heads), at its rows.
+      int64_t level = rows.demand(o.getResult());
+      if (rows.isNodeTensor(o.getResult()) && level != kAll)
         restrictions.push_back({&op, level, kAll});
     } else if (auto o = dyn_cast<ReduceOp>(op)) {
       // A sum over rows needs only the rows where its input can be
