@@ -257,3 +257,42 @@ func.func @attention(%g: !gnn.graph<4x6> {gnn.input = "graph"},
   %db = gnn.scatter dst %l, %de : (!gnn.graph<4x10>, tensor<10x2xf32>) -> tensor<4x2xf32>
   return %loss, %dx, %da, %db : tensor<f32>, tensor<4x4xf32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// A layer by heads (GAT's split-heads form, without the attention): each
+// head's columns of z are a gnn.slice read at R_1 by its aggregation into
+// R_0, so the slices and the product compute R_1. The heads' cotangents
+// are joined by a concat, zero outside R_1 because each part is, so the
+// weight gradient sums over R_1 only.
+// CHECK-LABEL: func.func @heads
+// CHECK: %[[R:.*]] = gnn.receptive_rows
+// CHECK: %[[Z:.*]] = gnn.matmul %{{[^ ]*}}, %{{[^ ]*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64}
+// CHECK: gnn.slice %[[Z]] rows %[[R]] : tensor<7xi32> {gnn.rest_unread, level = 1 : i64, offset = 0 : i64}
+// CHECK: gnn.slice %[[Z]] rows %[[R]] : tensor<7xi32> {gnn.rest_unread, level = 1 : i64, offset = 2 : i64}
+// CHECK: gnn.concat
+// CHECK: %[[DZ:.*]] = gnn.concat
+// CHECK: gnn.matmul %{{[^ ]*}}, %[[DZ]] rows %[[R]] {level = 1 : i64, transpose_a}
+func.func @heads(%g: !gnn.graph<4x6> {gnn.input = "graph"},
+                 %x: tensor<4x4xf32>, %labels: tensor<4xi32>,
+                 %mask: tensor<4xi1>, %w: tensor<4x4xf32>)
+    -> (tensor<f32>, tensor<4x4xf32>) {
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %l = gnn.add_self_loops %g : !gnn.graph<4x6> -> !gnn.graph<4x10>
+  %z = gnn.matmul %x, %w : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %z0 = gnn.slice %z {offset = 0 : i64} : tensor<4x4xf32> -> tensor<4x2xf32>
+  %z1 = gnn.slice %z {offset = 2 : i64} : tensor<4x4xf32> -> tensor<4x2xf32>
+  %y0 = gnn.spmm sum %l, %z0 : (!gnn.graph<4x10>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %y1 = gnn.spmm sum %l, %z1 : (!gnn.graph<4x10>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %y = gnn.concat %y0, %y1 : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x4xf32>
+  %loss = train.cross_entropy %y, %labels, %mask : (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi1>) -> tensor<f32>
+  %dy = train.cross_entropy_grad %y, %labels, %mask, %one : (tensor<4x4xf32>, tensor<4xi32>, tensor<4xi1>, tensor<f32>) -> tensor<4x4xf32>
+  %d0 = gnn.slice %dy {offset = 0 : i64} : tensor<4x4xf32> -> tensor<4x2xf32>
+  %d1 = gnn.slice %dy {offset = 2 : i64} : tensor<4x4xf32> -> tensor<4x2xf32>
+  %lt = gnn.transpose %l : !gnn.graph<4x10>
+  %g0 = gnn.spmm sum %lt, %d0 : (!gnn.graph<4x10>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g1 = gnn.spmm sum %lt, %d1 : (!gnn.graph<4x10>, tensor<4x2xf32>) -> tensor<4x2xf32>
+  %dz = gnn.concat %g0, %g1 : (tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<4x4xf32>
+  %dw = gnn.matmul %x, %dz {transpose_a} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %loss, %dw : tensor<f32>, tensor<4x4xf32>
+}
