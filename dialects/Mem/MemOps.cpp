@@ -316,10 +316,15 @@ Operation *mlir::mem::nonProductReader(Value csr) {
 
 bool mlir::mem::readsGraphInTiles(OpOperand &use) {
   Operation *user = use.getOwner();
-  // The edge kernels restricted to some rows have no tiled form (yet): they
-  // read their rows' slots of a graph on the device.
+  // The edge kernels restricted to the edges into some rows copy those
+  // rows' slots through the tile (gnnrt_cpu_sddmm_rows_tiles and the like),
+  // leaving the other edges' rows as they were: only for a result no op
+  // reads there. A restricted scatter reads the view of its end.
   if (gnn::getEdgeRestriction(user))
-    return false;
+    return use.get() == user->getOperand(0) &&
+           user->hasAttr(gnn::kRestUnreadAttr);
+  if (auto scatter = dyn_cast<gnn::ScatterOp>(user))
+    return use.get() == scatter.getGraph() && scatter.getRowSets();
   if (auto spmm = dyn_cast<gnn::SpmmOp>(user))
     return use.get() == spmm.getGraph() &&
            spmm.getAggr() != gnn::Aggregation::max;
@@ -574,14 +579,15 @@ LogicalResult LoadGraphHomeOp::verify() {
   if (failed(verifyHomeOperand(*this, getHome())))
     return failure();
   if (getTileBytes()) {
-    // gnnrt_cpu_spmm_tiles and the edge kernels' tiles read the `in` view.
-    if (getOut())
-      return emitOpError("with tile_bytes reads the in view only");
+    // gnnrt_cpu_spmm_tiles and the edge kernels' tiles read the `in` view;
+    // a restricted scatter to sources (gnnrt_cpu_scatter_rows_tiles) the
+    // `out` view.
     for (OpOperand &use : getResult().getUses())
       if (!readsGraphInTiles(use))
         return emitOpError("with tile_bytes may only be read as the graph of "
                            "gnn.spmm sum or mean, gnn.sddmm, gnn.edge_softmax "
-                           "or gnn.edge_softmax_grad, but '")
+                           "or gnn.edge_softmax_grad, or of one restricted to "
+                           "some rows, but '")
                << use.getOwner()->getName() << "' reads it";
   }
   GraphView copied = getOut() ? GraphView::Out : GraphView::In;

@@ -71,8 +71,9 @@ bool isDenseF32Matrix(Type type);
 /// Whether \p use reads a graph as an op that can read it from host memory
 /// a tile at a time (`mem.load_graph_home {tile_bytes}`): the graph of a
 /// gnn.spmm sum or mean (gnnrt_cpu_spmm_tiles), of a gnn.sddmm, or of a
-/// gnn.edge_softmax or its gradient (gnnrt_cpu_sddmm_tiles and the like),
-/// unless gnn-restrict-rows restricted that edge kernel to some rows.
+/// gnn.edge_softmax or its gradient (gnnrt_cpu_sddmm_tiles and the like);
+/// restricted by gnn-restrict-rows, those and gnn.edge_add when their result
+/// is `gnn.rest_unread`, and a gnn.scatter (gnnrt_cpu_*_rows_tiles).
 bool readsGraphInTiles(OpOperand &use);
 
 /// The bytes mem.store_sign packs \p tensor into: a row of ceil(C / 8)

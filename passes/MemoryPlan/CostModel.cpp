@@ -568,6 +568,9 @@ double mlir::gnn::tiledReadBytes(int64_t rows, int64_t edges,
 }
 
 bool mlir::gnn::tilesCarrySources(Operation *user) {
+  // A scatter's tile carries the other end only to skip by its level.
+  if (auto scatter = dyn_cast<ScatterOp>(user))
+    return scatter.getSkip().has_value();
   return !isa<EdgeSoftmaxOp, EdgeSoftmaxGradOp>(user);
 }
 

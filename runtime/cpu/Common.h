@@ -273,6 +273,30 @@ GNNRT_ALWAYS_INLINE void sumRow(const gnnrt_csr &in, const float *x, int64_t d,
   }
 }
 
+/// gnnrt_cpu_sddmm's edge row for one slot of row \p i: `y[edge, k]` =
+/// dot8 of head k's columns of lhs's row i and rhs's row \p source. Every
+/// slot is its own computation: shared by the whole, `_rows` and tiled
+/// kernels (Sparse.cpp, Tiles.cpp), which must agree to the bit.
+inline void sddmmSlot(const float *lhs, const float *rhs, int64_t d,
+                      int64_t heads, float *y, int64_t i, int64_t source,
+                      int64_t edge) {
+  const int64_t f = d / heads;
+  const float *li = lhs + i * d, *rs = rhs + source * d;
+  float *ye = y + edge * heads;
+  for (int64_t k = 0; k < heads; ++k)
+    ye[k] = dot8(li + k * f, rs + k * f, f);
+}
+
+/// gnnrt_cpu_edge_add's edge row for one slot of row \p i: `y[edge]` =
+/// `a[source] + b[i]`, shared as sddmmSlot is.
+inline void edgeAddSlot(const float *a, const float *b, int64_t d, float *y,
+                        int64_t i, int64_t source, int64_t edge) {
+  const float *as = a + source * d, *bi = b + i * d;
+  float *ye = y + edge * d;
+  for (int64_t c = 0; c < d; ++c)
+    ye[c] = as[c] + bi[c];
+}
+
 /// Calls `fn(std::integral_constant<int64_t, W>())` with W = \p width when
 /// it is one of the row widths worth a loop of their own (a GCN's hidden
 /// and class widths, GAT's head width), else W = 0 (the width is then

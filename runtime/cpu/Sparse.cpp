@@ -13,10 +13,12 @@
 // whole kernel runs over every row and its `_rows` form (gnn-restrict-rows,
 // at the end of this file) over the rows of one set R_level: the computed
 // rows must have the whole kernel's bits, and sharing the code is what
-// guarantees it. As in Rows.cpp, the `_rows` forms deal out the set's rows
-// in chunks of kRowChunk, and leaving out terms the caller knows are +-0.0
-// (scatter's and SpMM's slots whose other end is outside R_skip) keeps the
-// bits because a sum that starts at +0.0 absorbs them.
+// guarantees it (SDDMM's and the edge add's per-slot bodies, sddmmSlot and
+// edgeAddSlot in Common.h, are the tiled kernels' too). As in Rows.cpp, the
+// `_rows` forms deal out the set's rows in chunks of kRowChunk, and leaving out
+// terms the caller knows are +-0.0 (scatter's and SpMM's slots whose other end
+// is outside R_skip) keeps the bits because a sum that starts at +0.0 absorbs
+// them.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -89,34 +91,22 @@ inline void headsRow(const gnnrt_csr &in, const float *x, int64_t d,
   }
 }
 
-/// The edge rows of gnnrt_cpu_sddmm for the slots of row \p i:
-/// `y[e, k] = dot8` of lhs's row i and the source's rhs row, head k's
-/// columns.
+/// The edge rows of gnnrt_cpu_sddmm for the slots of row \p i (sddmmSlot,
+/// Common.h, which the tiled kernels share).
 inline void sddmmRow(const gnnrt_csr &in, const float *lhs, const float *rhs,
                      int64_t d, int64_t heads, float *y, int64_t i) {
   const int32_t *src = in.src, *eid = in.edge_id;
-  const int64_t f = d / heads;
-  const float *li = lhs + i * d;
-  for (int64_t s = in.indptr[i], last = in.indptr[i + 1]; s < last; ++s) {
-    const float *rs = rhs + static_cast<int64_t>(src[s]) * d;
-    float *ye = y + static_cast<int64_t>(eid[s]) * heads;
-    for (int64_t k = 0; k < heads; ++k)
-      ye[k] = dot8(li + k * f, rs + k * f, f);
-  }
+  for (int64_t s = in.indptr[i], last = in.indptr[i + 1]; s < last; ++s)
+    sddmmSlot(lhs, rhs, d, heads, y, i, src[s], eid[s]);
 }
 
 /// The edge rows of gnnrt_cpu_edge_add for the slots of row \p i:
-/// `y[e] = a[src] + b[i]`.
+/// `y[e] = a[src] + b[i]` (edgeAddSlot).
 inline void edgeAddRow(const gnnrt_csr &in, const float *a, const float *b,
                        int64_t d, float *y, int64_t i) {
   const int32_t *src = in.src, *eid = in.edge_id;
-  const float *bi = b + i * d;
-  for (int64_t s = in.indptr[i], last = in.indptr[i + 1]; s < last; ++s) {
-    const float *as = a + static_cast<int64_t>(src[s]) * d;
-    float *ye = y + static_cast<int64_t>(eid[s]) * d;
-    for (int64_t c = 0; c < d; ++c)
-      ye[c] = as[c] + bi[c];
-  }
+  for (int64_t s = in.indptr[i], last = in.indptr[i + 1]; s < last; ++s)
+    edgeAddSlot(a, b, d, y, i, src[s], eid[s]);
 }
 
 /// Row \p i of gnnrt_cpu_scatter over \p view: the edge rows of its slots

@@ -29,6 +29,14 @@
 // gives the same bits.) The pieces, and so the bytes copied, depend on
 // where the runs and sections end, and so on the thread count.
 //
+// The edge kernels read the graph the same way: SDDMM and the edge add a
+// slot at a time (each slot's output its own, so any cut keeps the bits),
+// the soft-max and its gradient a whole row at a time (its normalisation
+// reads all of it; a row longer than the tile is read through it once per
+// pass), the scatter as SpMM sums, by edge id. With row sets they walk the
+// set's order instead of every row, so only the slots of R_level's rows are
+// copied and only their outputs written, with their `_rows` kernels' bits.
+//
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 #include "CsrMatrix.h"
@@ -75,9 +83,11 @@ static_assert(sizeof(Piece) == gnnrt::footprint::kTilePieceBytes &&
 struct Tile {
   Piece *pieces;
   /// Per slot, the row of the dense operand it reads: an edge's source, or
-  /// a CSR slot's other index (its column for `a b`, its row for `a^T b`).
+  /// a CSR slot's other index (its column for `a b`, its row for `a^T b`);
+  /// the scatter's other end, whose level says whether the slot is skipped
+  /// (the scatter reads x by edge id).
   int32_t *src;
-  int32_t *eid;   // SpMM's edge ids; null for a CSR product
+  int32_t *eid;   // a graph slot's edge id; null for a CSR product
   float *weights; // SpMM's weights when tiled, a CSR slot's value; null:
                   // SpMM's weights are read on the device by edge id
   int64_t numPieces = 0, numSlots = 0;
@@ -96,8 +106,11 @@ struct Tile {
 
 /// Sums the tile's pieces into \p y (width \p Fixed, or \p d when 0), as
 /// sumRow does; a CSR product's as productRow does, its values being
-/// weights tiled with one head.
-template <int64_t Fixed>
+/// weights tiled with one head. \p ByEdge: the rows of \p x are read by
+/// the slots' edge ids rather than their sources, as scatterRow (Sparse.cpp)
+/// sums them (x is `[E, d]`; no weights). With \p level, the slots whose
+/// source (the scatter's other end) has a level above \p skip are left out.
+template <int64_t Fixed, bool ByEdge = false>
 GNNRT_VECTOR_CLONES void sumPieces(const Tile &tile, const float *x, int64_t d,
                                    const float *weights, int64_t heads,
                                    bool mean, const Level *level, int64_t skip,
@@ -116,10 +129,10 @@ GNNRT_VECTOR_CLONES void sumPieces(const Tile &tile, const float *x, int64_t d,
     else if (acc != yi)
       std::memcpy(acc, yi, sizeof(float) * width);
     for (int64_t s = piece.first; s < piece.first + piece.count; ++s) {
-      const int64_t source = tile.src[s];
-      if (level && level[source] > skip)
+      if (level && level[tile.src[s]] > skip)
         continue;
-      const float *row = x + source * width;
+      const int64_t at = ByEdge ? tile.eid[s] : tile.src[s];
+      const float *row = x + at * width;
       const float *w = tile.weights ? tile.weights + s * heads
                        : weights    ? weights + int64_t(tile.eid[s]) * heads
                                     : nullptr;
@@ -274,18 +287,18 @@ int64_t streamRow(const Tile &tile, int64_t capacity, const int32_t *eid,
   return count;
 }
 
-/// Packs the edge ids of whole rows t in [\p begin, \p end) of \p view,
-/// row after row, into \p tile (\p capacity slots and piece records), and
-/// calls `row(ids, count)` on each row of a tile once the tile is full: a
-/// row-wise operation over a row's edges (the soft-max's) needs all of
-/// them at once. A row longer than the whole tile goes to `longRow(first,
-/// count)`, which reads it in parts (streamRow) and returns the ids it
-/// copied. Rows without edges are skipped. Adds the pieces and ids
+/// Packs the edge ids of whole rows `rowAt(t)`, t in [\p begin, \p end),
+/// of \p view, row after row, into \p tile (\p capacity slots and piece
+/// records), and calls `row(ids, count)` on each row of a tile once the
+/// tile is full: a row-wise operation over a row's edges (the soft-max's)
+/// needs all of them at once. A row longer than the whole tile goes to
+/// `longRow(first, count)`, which reads it in parts (streamRow) and returns the
+/// ids it copied. Rows without edges are skipped. Adds the pieces and ids
 /// copied to \p pieces and \p slots.
-template <typename Row, typename LongRow>
+template <typename RowAt, typename Row, typename LongRow>
 void packWholeRows(Tile &tile, int64_t capacity, int64_t begin, int64_t end,
-                   const gnnrt_csr &view, Row &row, LongRow &longRow,
-                   int64_t &pieces, int64_t &slots) {
+                   const gnnrt_csr &view, RowAt &rowAt, Row &row,
+                   LongRow &longRow, int64_t &pieces, int64_t &slots) {
   tile.numPieces = tile.numSlots = 0;
   auto flush = [&] {
     for (int64_t p = 0; p < tile.numPieces; ++p) {
@@ -296,7 +309,8 @@ void packWholeRows(Tile &tile, int64_t capacity, int64_t begin, int64_t end,
     slots += tile.numSlots;
     tile.numPieces = tile.numSlots = 0;
   };
-  for (int64_t i = begin; i < end; ++i) {
+  for (int64_t t = begin; t < end; ++t) {
+    const int64_t i = rowAt(t);
     const int64_t first = view.indptr[i], count = view.indptr[i + 1] - first;
     if (count == 0)
       continue;
@@ -316,8 +330,9 @@ void packWholeRows(Tile &tile, int64_t capacity, int64_t begin, int64_t end,
   flush();
 }
 
-/// Runs `rowOps(forEachPass, work)` for every row of \p g's in view through
-/// \p buffer's tiles on the threads (whole rows: packWholeRows), where
+/// Runs `rowOps(forEachPass, work)` for every row of \p g's in view, or
+/// every row of R_level when \p sets is not null, through \p buffer's
+/// tiles on the threads (whole rows: packWholeRows), where
 /// `forEachPass(pass)` runs `pass(ids, count)` over the row's edge ids, in
 /// slot order: once over the tile's copy, or over the row in parts for a
 /// row longer than the tile. `work` is \p scratchFloats floats of scratch,
@@ -325,17 +340,22 @@ void packWholeRows(Tile &tile, int64_t capacity, int64_t begin, int64_t end,
 /// record per row that fits a tile, an edge id per slot (per pass for the
 /// longer rows).
 template <typename RowOps>
-int wholeRowsOnThreads(const gnnrt_graph *g, void *buffer, int64_t bytes,
-                       int64_t width, int64_t scratchFloats, RowOps rowOps,
-                       int64_t *moved) {
+int wholeRowsOnThreads(const gnnrt_graph *g, const RowSets *sets, int64_t level,
+                       void *buffer, int64_t bytes, int64_t width,
+                       int64_t scratchFloats, RowOps rowOps, int64_t *moved) {
   const int64_t capacity = bytes / kGraphBytesPerSlot;
   GNNRT_CHECK(capacity >= 1, GNNRT_ERR_BAD_SIZE);
   Tile tile = graphTile(buffer, capacity);
-  const int64_t n = g->num_nodes;
+  const int64_t rows = sets ? sets->count[level] : g->num_nodes;
+  const int64_t slotsRead =
+      sets ? slotsOfRows(g->in.indptr, sets->order, rows) : g->num_edges;
+  auto rowAt = [&](int64_t t) {
+    return sets ? static_cast<int64_t>(sets->order[t]) : t;
+  };
   int64_t pieces = 0, ids = 0;
   bool failed = false;
   walkOnThreads(
-      tile, capacity, 1, n, worthThreads(g->num_edges + n, width),
+      tile, capacity, 1, rows, worthThreads(slotsRead + rows, width),
       [&](Tile &section, int64_t sectionSlots, int64_t begin, int64_t end,
           int64_t &runPieces, int64_t &runIds) {
         std::unique_ptr<float[]> scratchBlock = scratch<float>(scratchFloats);
@@ -358,8 +378,8 @@ int wholeRowsOnThreads(const gnnrt_graph *g, void *buffer, int64_t bytes,
               work);
           return streamed;
         };
-        packWholeRows(section, sectionSlots, begin, end, g->in, row, longRow,
-                      runPieces, runIds);
+        packWholeRows(section, sectionSlots, begin, end, g->in, rowAt, row,
+                      longRow, runPieces, runIds);
       },
       pieces, ids);
   if (failed)
@@ -367,6 +387,123 @@ int wholeRowsOnThreads(const gnnrt_graph *g, void *buffer, int64_t bytes,
   *moved += static_cast<int64_t>(sizeof(Piece)) * pieces +
             static_cast<int64_t>(sizeof(int32_t)) * ids;
   return GNNRT_OK;
+}
+
+/// Runs `slot(row, source, edge)` for every slot of the rows of \p g's in
+/// view, or of the rows of R_level when \p sets is not null, through \p
+/// buffer's tiles on the threads (packTilesOnThreads: a piece record per
+/// row, the source and edge id per slot; a row longer than what is left of
+/// a tile goes on in the next one). For the edge kernels whose every slot
+/// is a computation of its own (SDDMM, the edge add), which any cut of the
+/// rows keeps to the bit. \p width: the floats a slot reads, for
+/// worthThreads. Adds what the tiles copied to *\p moved.
+template <typename SlotFn>
+int slotsOnTiles(const gnnrt_graph *g, const RowSets *sets, int64_t level,
+                 void *buffer, int64_t bytes, int64_t width, SlotFn slot,
+                 int64_t *moved) {
+  const int64_t capacity = bytes / kGraphBytesPerSlot;
+  GNNRT_CHECK(capacity >= 1, GNNRT_ERR_BAD_SIZE);
+  Tile tile = graphTile(buffer, capacity);
+  const gnnrt_csr &in = g->in;
+  const int64_t rows = sets ? sets->count[level] : g->num_nodes;
+  const int64_t slotsRead =
+      sets ? slotsOfRows(in.indptr, sets->order, rows) : g->num_edges;
+  auto pack = [&](Tile &t, int64_t first, int64_t last, int64_t room) {
+    const int64_t take = std::min(last - first, room), at = t.numSlots;
+    copyInts(t.src + at, in.src + first, take);
+    copyInts(t.eid + at, in.edge_id + first, take);
+    return Packed{first + take, take};
+  };
+  auto visit = [&](const Tile &t) {
+    for (int64_t p = 0; p < t.numPieces; ++p) {
+      const Piece &piece = t.pieces[p];
+      for (int64_t s = piece.first; s < piece.first + piece.count; ++s)
+        slot(static_cast<int64_t>(piece.row), static_cast<int64_t>(t.src[s]),
+             static_cast<int64_t>(t.eid[s]));
+    }
+  };
+  int64_t pieces = 0, slots = 0;
+  packTilesOnThreads(
+      tile, capacity, 1, rows, in.indptr,
+      [&](int64_t t) {
+        return sets ? static_cast<int64_t>(sets->order[t]) : t;
+      },
+      pack, visit, worthThreads(slotsRead + rows, width), pieces, slots);
+  *moved += static_cast<int64_t>(sizeof(Piece)) * pieces +
+            2 * static_cast<int64_t>(sizeof(int32_t)) * slots;
+  return GNNRT_OK;
+}
+
+/// gnnrt_cpu_edge_softmax_tiles at every row (\p sets null) or at the rows
+/// of R_level, once the caller has checked its arguments.
+int softmaxOnTiles(const gnnrt_graph *g, const float *x, int64_t heads,
+                   const RowSets *sets, int64_t level, void *buffer,
+                   int64_t bytes, float *y, int64_t *moved) {
+  // gnnrt_cpu_edge_softmax's operations on each head, in its order
+  // (softmaxRow, Sparse.cpp): the maximum, then the exponentials and their
+  // sum, then the quotients, each over the row's slots in order. The heads
+  // go side by side (a row's slots are read once per pass, not once per
+  // head and pass), which changes no head's sequence of operations. Each
+  // x[e, k] is read before y[e, k] is written, which is what allows y == x.
+  auto rowOps = [&](auto forEachPass, float *work) {
+    float *m = work, *sum = work + heads;
+    std::fill(m, m + heads, -std::numeric_limits<float>::infinity());
+    std::fill(sum, sum + heads, 0.0f);
+    forEachPass([&](const int32_t *ids, int64_t count) {
+      for (int64_t s = 0; s < count; ++s)
+        for (int64_t k = 0; k < heads; ++k) {
+          const float v = x[static_cast<int64_t>(ids[s]) * heads + k];
+          m[k] = m[k] < v ? v : m[k];
+        }
+    });
+    forEachPass([&](const int32_t *ids, int64_t count) {
+      for (int64_t s = 0; s < count; ++s)
+        for (int64_t k = 0; k < heads; ++k) {
+          const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
+          const float ev = std::exp(x[p] - m[k]);
+          y[p] = ev;
+          sum[k] += ev;
+        }
+    });
+    forEachPass([&](const int32_t *ids, int64_t count) {
+      for (int64_t s = 0; s < count; ++s)
+        for (int64_t k = 0; k < heads; ++k)
+          y[static_cast<int64_t>(ids[s]) * heads + k] /= sum[k];
+    });
+  };
+  return wholeRowsOnThreads(g, sets, level, buffer, bytes, heads, 2 * heads,
+                            rowOps, moved);
+}
+
+/// gnnrt_cpu_edge_softmax_grad_tiles at every row (\p sets null) or at the
+/// rows of R_level, once the caller has checked its arguments.
+int softmaxGradOnTiles(const gnnrt_graph *g, const float *y, const float *dy,
+                       int64_t heads, const RowSets *sets, int64_t level,
+                       void *buffer, int64_t bytes, float *dx, int64_t *moved) {
+  // gnnrt_cpu_edge_softmax_grad's operations on each head, in its order
+  // (softmaxGradRow; the heads side by side, as in softmaxOnTiles): the sum
+  // of y dy over the row, then each slot's y (dy - sum). Each slot's y and
+  // dy are read before its dx is written (dx == y or dx == dy).
+  auto rowOps = [&](auto forEachPass, float *work) {
+    float *total = work;
+    std::fill(total, total + heads, 0.0f);
+    forEachPass([&](const int32_t *ids, int64_t count) {
+      for (int64_t s = 0; s < count; ++s)
+        for (int64_t k = 0; k < heads; ++k) {
+          const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
+          total[k] += y[p] * dy[p];
+        }
+    });
+    forEachPass([&](const int32_t *ids, int64_t count) {
+      for (int64_t s = 0; s < count; ++s)
+        for (int64_t k = 0; k < heads; ++k) {
+          const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
+          dx[p] = y[p] * (dy[p] - total[k]);
+        }
+    });
+  };
+  return wholeRowsOnThreads(g, sets, level, buffer, bytes, heads, heads, rowOps,
+                            moved);
 }
 
 } // namespace
@@ -546,38 +683,14 @@ int gnnrt_cpu_sddmm_tiles(const gnnrt_graph *g, const float *lhs,
   if (int status = kernel::sddmmArgs(g, lhs, rhs, d, heads, y, eh))
     return status;
   GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
-  const int64_t capacity = graph_tile_bytes / kGraphBytesPerSlot;
-  GNNRT_CHECK(capacity >= 1, GNNRT_ERR_BAD_SIZE);
-
-  Tile tile = graphTile(graph_tile, capacity);
-  const int64_t n = g->num_nodes, f = d / heads;
-  auto pack = [&](Tile &t, int64_t first, int64_t last, int64_t room) {
-    const int64_t take = std::min(last - first, room), at = t.numSlots;
-    copyInts(t.src + at, g->in.src + first, take);
-    copyInts(t.eid + at, g->in.edge_id + first, take);
-    return Packed{first + take, take};
-  };
-  // Each slot's heads are gnnrt_cpu_sddmm's dot products: the same bits,
-  // wherever the tiles cut a row.
-  auto products = [&](const Tile &t) {
-    for (int64_t p = 0; p < t.numPieces; ++p) {
-      const Piece &piece = t.pieces[p];
-      const float *li = lhs + static_cast<int64_t>(piece.row) * d;
-      for (int64_t s = piece.first; s < piece.first + piece.count; ++s) {
-        const float *rs = rhs + static_cast<int64_t>(t.src[s]) * d;
-        float *ye = y + static_cast<int64_t>(t.eid[s]) * heads;
-        for (int64_t k = 0; k < heads; ++k)
-          ye[k] = dot8(li + k * f, rs + k * f, f);
-      }
-    }
-  };
-  int64_t pieces = 0, slots = 0;
-  packTilesOnThreads(
-      tile, capacity, 1, n, g->in.indptr, [](int64_t i) { return i; }, pack,
-      products, worthThreads(g->num_edges + n, d), pieces, slots);
-  *moved += static_cast<int64_t>(sizeof(Piece)) * pieces +
-            2 * static_cast<int64_t>(sizeof(int32_t)) * slots;
-  return GNNRT_OK;
+  // Each slot's heads are gnnrt_cpu_sddmm's dot products (sddmmSlot): the
+  // same bits, wherever the tiles cut a row.
+  return slotsOnTiles(
+      g, nullptr, 0, graph_tile, graph_tile_bytes, d,
+      [&](int64_t i, int64_t source, int64_t edge) {
+        sddmmSlot(lhs, rhs, d, heads, y, i, source, edge);
+      },
+      moved);
 }
 
 int gnnrt_cpu_edge_softmax_tiles(const gnnrt_graph *g, const float *x,
@@ -590,40 +703,8 @@ int gnnrt_cpu_edge_softmax_tiles(const gnnrt_graph *g, const float *x,
   if (int status = kernel::edgeSoftmaxArgs(g, x, heads, y, eh))
     return status;
   GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
-  // gnnrt_cpu_edge_softmax's operations on each head, in its order: the
-  // maximum, then the exponentials and their sum, then the quotients, each
-  // over the row's slots in order. The heads go side by side (a row's
-  // slots are read once per pass, not once per head and pass), which
-  // changes no head's sequence of operations. Each x[e, k] is read before
-  // y[e, k] is written, which is what allows y == x.
-  auto rowOps = [&](auto forEachPass, float *work) {
-    float *m = work, *sum = work + heads;
-    std::fill(m, m + heads, -std::numeric_limits<float>::infinity());
-    std::fill(sum, sum + heads, 0.0f);
-    forEachPass([&](const int32_t *ids, int64_t count) {
-      for (int64_t s = 0; s < count; ++s)
-        for (int64_t k = 0; k < heads; ++k) {
-          const float v = x[static_cast<int64_t>(ids[s]) * heads + k];
-          m[k] = m[k] < v ? v : m[k];
-        }
-    });
-    forEachPass([&](const int32_t *ids, int64_t count) {
-      for (int64_t s = 0; s < count; ++s)
-        for (int64_t k = 0; k < heads; ++k) {
-          const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
-          const float ev = std::exp(x[p] - m[k]);
-          y[p] = ev;
-          sum[k] += ev;
-        }
-    });
-    forEachPass([&](const int32_t *ids, int64_t count) {
-      for (int64_t s = 0; s < count; ++s)
-        for (int64_t k = 0; k < heads; ++k)
-          y[static_cast<int64_t>(ids[s]) * heads + k] /= sum[k];
-    });
-  };
-  return wholeRowsOnThreads(g, graph_tile, graph_tile_bytes, heads, 2 * heads,
-                            rowOps, moved);
+  return softmaxOnTiles(g, x, heads, nullptr, 0, graph_tile, graph_tile_bytes,
+                        y, moved);
 }
 
 int gnnrt_cpu_edge_softmax_grad_tiles(const gnnrt_graph *g, const float *y,
@@ -637,30 +718,155 @@ int gnnrt_cpu_edge_softmax_grad_tiles(const gnnrt_graph *g, const float *y,
   if (int status = kernel::edgeSoftmaxGradArgs(g, y, dy, heads, dx, eh))
     return status;
   GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
-  // gnnrt_cpu_edge_softmax_grad's operations on each head, in its order
-  // (the heads side by side, as in gnnrt_cpu_edge_softmax_tiles): the sum
-  // of y dy over the row, then each slot's y (dy - sum). Each slot's y and
-  // dy are read before its dx is written (dx == y or dx == dy).
-  auto rowOps = [&](auto forEachPass, float *work) {
-    float *total = work;
-    std::fill(total, total + heads, 0.0f);
-    forEachPass([&](const int32_t *ids, int64_t count) {
-      for (int64_t s = 0; s < count; ++s)
-        for (int64_t k = 0; k < heads; ++k) {
-          const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
-          total[k] += y[p] * dy[p];
-        }
-    });
-    forEachPass([&](const int32_t *ids, int64_t count) {
-      for (int64_t s = 0; s < count; ++s)
-        for (int64_t k = 0; k < heads; ++k) {
-          const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
-          dx[p] = y[p] * (dy[p] - total[k]);
-        }
+  return softmaxGradOnTiles(g, y, dy, heads, nullptr, 0, graph_tile,
+                            graph_tile_bytes, dx, moved);
+}
+
+//===----------------------------------------------------------------------===//
+// The edge kernels at the rows of one set (gnn-restrict-rows), tiled
+//===----------------------------------------------------------------------===//
+
+// Each packs only the slots of the rows of R_level (the set's order), so no
+// other edge row is written, and computes them as the kernel above or
+// gnnrt_cpu_spmm_tiles does, with the per-row operations of its `_rows`
+// kernel (Sparse.cpp): the same bits.
+
+int gnnrt_cpu_sddmm_rows_tiles(const gnnrt_graph *g, const float *lhs,
+                               const float *rhs, int64_t d, int64_t heads,
+                               const int32_t *row_sets, int64_t hops,
+                               int64_t level, void *graph_tile,
+                               int64_t graph_tile_bytes, float *y,
+                               int64_t *moved) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t eh;
+  if (int status = kernel::sddmmArgs(g, lhs, rhs, d, heads, y, eh))
+    return status;
+  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
+    return status;
+  return slotsOnTiles(
+      g, &sets, level, graph_tile, graph_tile_bytes, d,
+      [&](int64_t i, int64_t source, int64_t edge) {
+        sddmmSlot(lhs, rhs, d, heads, y, i, source, edge);
+      },
+      moved);
+}
+
+int gnnrt_cpu_edge_add_rows_tiles(const gnnrt_graph *g, const float *a,
+                                  const float *b, int64_t d,
+                                  const int32_t *row_sets, int64_t hops,
+                                  int64_t level, void *graph_tile,
+                                  int64_t graph_tile_bytes, float *y,
+                                  int64_t *moved) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t ed;
+  if (int status = kernel::edgeAddArgs(g, a, b, d, y, ed))
+    return status;
+  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
+    return status;
+  return slotsOnTiles(
+      g, &sets, level, graph_tile, graph_tile_bytes, d,
+      [&](int64_t i, int64_t source, int64_t edge) {
+        edgeAddSlot(a, b, d, y, i, source, edge);
+      },
+      moved);
+}
+
+int gnnrt_cpu_edge_softmax_rows_tiles(const gnnrt_graph *g, const float *x,
+                                      int64_t heads, const int32_t *row_sets,
+                                      int64_t hops, int64_t level,
+                                      void *graph_tile,
+                                      int64_t graph_tile_bytes, float *y,
+                                      int64_t *moved) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t eh;
+  if (int status = kernel::edgeSoftmaxArgs(g, x, heads, y, eh))
+    return status;
+  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
+    return status;
+  return softmaxOnTiles(g, x, heads, &sets, level, graph_tile, graph_tile_bytes,
+                        y, moved);
+}
+
+int gnnrt_cpu_edge_softmax_grad_rows_tiles(
+    const gnnrt_graph *g, const float *y, const float *dy, int64_t heads,
+    const int32_t *row_sets, int64_t hops, int64_t level, void *graph_tile,
+    int64_t graph_tile_bytes, float *dx, int64_t *moved) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t eh;
+  if (int status = kernel::edgeSoftmaxGradArgs(g, y, dy, heads, dx, eh))
+    return status;
+  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
+    return status;
+  return softmaxGradOnTiles(g, y, dy, heads, &sets, level, graph_tile,
+                            graph_tile_bytes, dx, moved);
+}
+
+int gnnrt_cpu_scatter_rows_tiles(const gnnrt_graph *g, int end, const float *x,
+                                 int64_t d, const int32_t *row_sets,
+                                 int64_t hops, int64_t level, int64_t skip,
+                                 int zero_rest, void *graph_tile,
+                                 int64_t graph_tile_bytes, float *y,
+                                 int64_t *moved) {
+  const gnnrt_csr *viewOf = nullptr;
+  if (int status = kernel::scatterView(g, end, viewOf))
+    return status;
+  const gnnrt_csr &view = *viewOf;
+  if (int status = checkView(g, view))
+    return status;
+  int64_t nd;
+  if (int status = kernel::scatterArgs(g, x, d, y, nd))
+    return status;
+  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
+    return status;
+  const int64_t capacity = graph_tile_bytes / kGraphBytesPerSlot;
+  GNNRT_CHECK(capacity >= 1, GNNRT_ERR_BAD_SIZE);
+
+  // scatterRow's sums (Sparse.cpp) as gnnrt_cpu_spmm_tiles's: each row's
+  // edge rows of x, read by the edge ids the tile holds, added in slot order
+  // to +0.0 or to what the previous tile left in the output row. With skip,
+  // the tile also holds each slot's other end (the view's src), and the
+  // slots whose other end is above skip are left out as scatterRow leaves
+  // them out.
+  Tile tile = graphTile(graph_tile, capacity);
+  const int64_t rows = sets.count[level];
+  const Level *levels = skip <= hops ? sets.level : nullptr;
+  auto pack = [&](Tile &t, int64_t first, int64_t last, int64_t room) {
+    const int64_t take = std::min(last - first, room), at = t.numSlots;
+    if (levels)
+      copyInts(t.src + at, view.src + first, take);
+    copyInts(t.eid + at, view.edge_id + first, take);
+    return Packed{first + take, take};
+  };
+  auto sum = [&](const Tile &t) {
+    withRowWidth(d, [&](auto fixed) {
+      sumPieces<fixed(), true>(t, x, d, nullptr, 1, false, levels, skip, y);
     });
   };
-  return wholeRowsOnThreads(g, graph_tile, graph_tile_bytes, heads, heads,
-                            rowOps, moved);
+  int64_t pieces = 0, slots = 0;
+  packTilesOnThreads(
+      tile, capacity, 1, rows, view.indptr,
+      [&](int64_t t) { return static_cast<int64_t>(sets.order[t]); }, pack, sum,
+      worthThreads(slotsOfRows(view.indptr, sets.order, rows) + rows, d),
+      pieces, slots);
+  if (zero_rest)
+    zeroOtherRows(sets.level, g->num_nodes, level, d, y);
+  *moved += static_cast<int64_t>(sizeof(Piece)) * pieces +
+            (levels ? 2 : 1) * static_cast<int64_t>(sizeof(int32_t)) * slots;
+  return GNNRT_OK;
 }
 
 } // extern "C"

@@ -191,17 +191,29 @@ private:
             std::to_string(rows->level), zeroRest(op)};
   }
   /// An edge kernel: \p callee(args..., result), its `_rows` form when
-  /// gnn-restrict-rows restricted it, or its `_tiles` form when its graph
-  /// is read a tile at a time (never both: mem::readsGraphInTiles).
+  /// gnn-restrict-rows restricted it, its `_tiles` form when its graph is
+  /// read a tile at a time, or `_rows_tiles` when both (which leaves the
+  /// other edges as they were: mem::readsGraphInTiles allows it only for a
+  /// result whose rest is unread).
   void callEdgeKernel(Operation *op, StringRef callee, Value graph,
                       SmallVector<std::string> args) {
-    if (getEdgeRestriction(op)) {
-      llvm::append_range(args, edgeSetArgs(op, graph));
+    if (!getEdgeRestriction(op)) {
+      callMaybeTiled(callee, graph, std::move(args), names[op->getResult(0)]);
+      return;
+    }
+    SmallVector<std::string> sets = edgeSetArgs(op, graph);
+    auto tile = tileOf.find(graph);
+    if (tile == tileOf.end()) {
+      llvm::append_range(args, sets);
       args.push_back(names[op->getResult(0)]);
       call((callee + "_rows").str(), args);
       return;
     }
-    callMaybeTiled(callee, graph, std::move(args), names[op->getResult(0)]);
+    sets.pop_back(); // zero_rest
+    llvm::append_range(args, sets);
+    args.append(
+        {tile->second.first, tile->second.second, names[op->getResult(0)]});
+    callTiled((callee + "_rows_tiles").str(), std::move(args));
   }
   /// Declares result \p index of \p op at its assigned place.
   LogicalResult define(Operation *op, unsigned index);
@@ -1050,6 +1062,11 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         if (Value sets = o.getRowSets()) {
           llvm::append_range(args, setArgs(sets, o.getResult(), *o.getLevel()));
           args.append({skipArg(o), zeroRest(op)});
+          if (auto tile = tileOf.find(o.getGraph()); tile != tileOf.end()) {
+            args.append({tile->second.first, tile->second.second, out()});
+            callTiled("gnnrt_cpu_scatter_rows_tiles", std::move(args));
+            return success();
+          }
         }
         args.push_back(out());
         call(o.getRowSets() ? "gnnrt_cpu_scatter_rows" : "gnnrt_cpu_scatter",

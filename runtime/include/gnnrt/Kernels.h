@@ -492,6 +492,58 @@ int gnnrt_cpu_edge_softmax_grad_tiles(const gnnrt_graph *g, const float *y,
                                       int64_t graph_tile_bytes, float *dx,
                                       int64_t *moved);
 
+/* The edge kernels at the rows of R_level (gnnrt_cpu_sddmm_rows and the
+   like, same arguments before the tile) over a graph whose view stays in
+   host memory, read a tile at a time through \p graph_tile (device
+   memory, \p graph_tile_bytes; 28 bytes per slot): only the slots of the
+   rows of R_level are copied. Each gives the bits of its _rows kernel at
+   what it computes, whatever the tile size and thread count, and adds the
+   bytes copied into the tiles to *moved.
+
+   The edge-output kernels (SDDMM, edge add, the soft-max and its
+   gradient) leave every edge row outside the edges into R_level as it was
+   (zero_rest 0 of their _rows kernels: clearing them would need the rest
+   of the graph): for callers that read none of them (gnn.rest_unread).
+   gnnrt_cpu_scatter_rows_tiles reads the `end` view (g->in for dst,
+   g->out for src) and takes skip and zero_rest as gnnrt_cpu_scatter_rows
+   (its other rows are node rows, cleared without the graph).
+
+   SDDMM, the edge add and the scatter with skip <= hops copy a piece
+   record, the slot's other end and its edge id per slot; the soft-max and
+   its gradient, and the scatter without skip, a piece record and the edge
+   id. The soft-max's tiles hold whole rows (a row longer than the tile is
+   read through it in parts once per pass over it), as
+   gnnrt_cpu_edge_softmax_tiles's. A tile that cannot hold one slot is
+   GNNRT_ERR_BAD_SIZE. */
+int gnnrt_cpu_sddmm_rows_tiles(const gnnrt_graph *g, const float *lhs,
+                               const float *rhs, int64_t d, int64_t heads,
+                               const int32_t *row_sets, int64_t hops,
+                               int64_t level, void *graph_tile,
+                               int64_t graph_tile_bytes, float *y,
+                               int64_t *moved);
+int gnnrt_cpu_edge_add_rows_tiles(const gnnrt_graph *g, const float *a,
+                                  const float *b, int64_t d,
+                                  const int32_t *row_sets, int64_t hops,
+                                  int64_t level, void *graph_tile,
+                                  int64_t graph_tile_bytes, float *y,
+                                  int64_t *moved);
+int gnnrt_cpu_edge_softmax_rows_tiles(const gnnrt_graph *g, const float *x,
+                                      int64_t heads, const int32_t *row_sets,
+                                      int64_t hops, int64_t level,
+                                      void *graph_tile,
+                                      int64_t graph_tile_bytes, float *y,
+                                      int64_t *moved);
+int gnnrt_cpu_edge_softmax_grad_rows_tiles(
+    const gnnrt_graph *g, const float *y, const float *dy, int64_t heads,
+    const int32_t *row_sets, int64_t hops, int64_t level, void *graph_tile,
+    int64_t graph_tile_bytes, float *dx, int64_t *moved);
+int gnnrt_cpu_scatter_rows_tiles(const gnnrt_graph *g, int end, const float *x,
+                                 int64_t d, const int32_t *row_sets,
+                                 int64_t hops, int64_t level, int64_t skip,
+                                 int zero_rest, void *graph_tile,
+                                 int64_t graph_tile_bytes, float *y,
+                                 int64_t *moved);
+
 /* gnn.dropout_rows of a CSR matrix: \p y gets \p x's pattern, as from
    gnnrt_cpu_csr_dropout, and its values at the slots of the rows in
    R_level (row sets over the matrix's rows); +0.0 at every other slot. */

@@ -79,6 +79,17 @@ func.func @load_graph_home_out(%g: !gnn.graph<4x6> {mem.home = "host"}, %e: tens
   return %y : tensor<4x2xf32>
 }
 
+// The out view left in host memory, read a tile at a time by a scatter to
+// sources restricted to the rows of a set (gnnrt_cpu_scatter_rows_tiles).
+// CHECK-LABEL: func.func @load_graph_home_out_tiles
+func.func @load_graph_home_out_tiles(%g: !gnn.graph<4x6> {mem.home = "host"}, %e: tensor<6x2xf32>, %sets: tensor<6xi32>) -> tensor<4x2xf32> {
+  // CHECK: %[[G:.*]] = mem.load_graph_home %{{.*}} {out, tile_bytes = 280 : i64} : !gnn.graph<4x6>
+  %g0 = mem.load_graph_home %g {out, tile_bytes = 280 : i64} : !gnn.graph<4x6>
+  // CHECK: gnn.scatter src %[[G]], %{{.*}} rows %{{.*}} {level = 0 : i64}
+  %y = gnn.scatter src %g0, %e rows %sets {level = 0 : i64} : (!gnn.graph<4x6>, tensor<6x2xf32>, tensor<6xi32>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
 // The in view and the edge weights left in host memory, read a tile at a
 // time by the aggregation.
 // CHECK-LABEL: func.func @load_graph_home_tiles
