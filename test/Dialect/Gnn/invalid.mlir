@@ -543,3 +543,37 @@ func.func @dropout_mask_columns_shape(%x: tensor<5x2xf32>, %k: !gnn.rng_key) -> 
   %y = gnn.dropout %x, %k {mask_columns = array<i64: 4>, p = 0.5 : f64, stream = 0 : i64} : tensor<5x2xf32>
   return %y : tensor<5x2xf32>
 }
+
+// -----
+
+// An edge kernel's level names its graph's destinations: the sets must
+// describe its graph's nodes.
+func.func @edge_rows_too_deep(%g: !gnn.graph<4x6>, %x: tensor<4x3xf32>, %r: tensor<8xi32>) {
+  // expected-error @+1 {{level 3 is beyond the row sets' 2 hops}}
+  %s = gnn.sddmm %g, %x, %x rows %r {heads = 1 : i64, level = 3 : i64} : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<8xi32>) -> tensor<6x1xf32>
+  return
+}
+
+// -----
+
+func.func @edge_rows_other_graph(%g: !gnn.graph<7x6>, %e: tensor<6x2xf32>, %r: tensor<8xi32>) {
+  // expected-error @+1 {{row sets of 8 integers cannot describe 7 nodes}}
+  %y = gnn.edge_softmax %g, %e rows %r {level = 0 : i64} : (!gnn.graph<7x6>, tensor<6x2xf32>, tensor<8xi32>) -> tensor<6x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_skip_too_deep(%g: !gnn.graph<4x6>, %e: tensor<6x2xf32>, %r: tensor<8xi32>) {
+  // expected-error @+1 {{skip 4 is beyond the row sets' 2 hops}}
+  %y = gnn.scatter src %g, %e rows %r {level = 1 : i64, skip = 4 : i64} : (!gnn.graph<4x6>, tensor<6x2xf32>, tensor<8xi32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @edge_level_without_rows(%g: !gnn.graph<4x6>, %a: tensor<4x2xf32>) {
+  // expected-error @+1 {{'level' and 'skip' need row sets ('rows')}}
+  %y = gnn.edge_add %g, %a, %a {level = 0 : i64} : (!gnn.graph<4x6>, tensor<4x2xf32>, tensor<4x2xf32>) -> tensor<6x2xf32>
+  return
+}
