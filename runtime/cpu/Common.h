@@ -350,6 +350,20 @@ inline int checkIn(const gnnrt_graph *g) {
   return g ? checkView(g, g->in) : GNNRT_ERR_NULL_POINTER;
 }
 
+/// The checks of every scatter kernel (whole, at some rows, in tiles): the
+/// view of its `end` (g->in for dst, g->out for src), which \p view gets,
+/// checked like a graph, and its operands.
+inline int scatterKernelArgs(const gnnrt_graph *g, int end, const float *x,
+                             int64_t d, const float *y,
+                             const gnnrt_csr *&view) {
+  if (int status = kernel::scatterView(g, end, view))
+    return status;
+  if (int status = checkView(g, *view))
+    return status;
+  int64_t nd;
+  return kernel::scatterArgs(g, x, d, y, nd);
+}
+
 /// Scratch that never throws: kernels report GNNRT_ERR_OUT_OF_MEMORY.
 template <typename T> std::unique_ptr<T[]> scratch(int64_t count) {
   return std::unique_ptr<T[]>(

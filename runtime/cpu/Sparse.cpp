@@ -373,14 +373,9 @@ int gnnrt_cpu_edge_add(const gnnrt_graph *g, const float *a, const float *b,
 int gnnrt_cpu_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,
                       float *y) {
   const gnnrt_csr *viewOf = nullptr;
-  if (int status = kernel::scatterView(g, end, viewOf))
+  if (int status = scatterKernelArgs(g, end, x, d, y, viewOf))
     return status;
   const gnnrt_csr &view = *viewOf;
-  if (int status = checkView(g, view))
-    return status;
-  int64_t nd;
-  if (int status = kernel::scatterArgs(g, x, d, y, nd))
-    return status;
 
   const int64_t n = g->num_nodes;
   [[maybe_unused]] const bool par = worthThreads(g->num_edges + n, d);
@@ -543,14 +538,9 @@ int gnnrt_cpu_scatter_rows(const gnnrt_graph *g, int end, const float *x,
                            int64_t level, int64_t skip, int zero_rest,
                            float *y) {
   const gnnrt_csr *viewOf = nullptr;
-  if (int status = kernel::scatterView(g, end, viewOf))
+  if (int status = scatterKernelArgs(g, end, x, d, y, viewOf))
     return status;
   const gnnrt_csr &view = *viewOf;
-  if (int status = checkView(g, view))
-    return status;
-  int64_t nd;
-  if (int status = kernel::scatterArgs(g, x, d, y, nd))
-    return status;
   RowSets sets;
   if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
     return status;

@@ -58,6 +58,16 @@ using namespace gnnrt::cpu;
 
 namespace {
 
+/// The checks the row-restricted tiled kernels make after their whole
+/// kernels' own: a tile and a byte count to add to, and the row sets over
+/// \p g's nodes.
+int tiledRowSetArgs(const gnnrt_graph *g, const int32_t *rowSets, int64_t hops,
+                    int64_t level, const void *graphTile, const int64_t *moved,
+                    RowSets &sets) {
+  GNNRT_CHECK(graphTile && moved, GNNRT_ERR_NULL_POINTER);
+  return rowSetArgs(rowSets, g->num_nodes, hops, level, sets);
+}
+
 /// One row's slots in a tile: slots [first, first + count) of the tile are
 /// slots of row `row`. `begins`: the row's first slot is among them (the
 /// sum starts at +0.0, else at the output row); `degree`: the row's
@@ -742,9 +752,9 @@ int gnnrt_cpu_sddmm_rows_tiles(const gnnrt_graph *g, const float *lhs,
   int64_t eh;
   if (int status = kernel::sddmmArgs(g, lhs, rhs, d, heads, y, eh))
     return status;
-  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
   RowSets sets;
-  if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
+  if (int status =
+          tiledRowSetArgs(g, row_sets, hops, level, graph_tile, moved, sets))
     return status;
   return slotsOnTiles(
       g, &sets, level, graph_tile, graph_tile_bytes, d,
@@ -765,9 +775,9 @@ int gnnrt_cpu_edge_add_rows_tiles(const gnnrt_graph *g, const float *a,
   int64_t ed;
   if (int status = kernel::edgeAddArgs(g, a, b, d, y, ed))
     return status;
-  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
   RowSets sets;
-  if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
+  if (int status =
+          tiledRowSetArgs(g, row_sets, hops, level, graph_tile, moved, sets))
     return status;
   return slotsOnTiles(
       g, &sets, level, graph_tile, graph_tile_bytes, d,
@@ -788,9 +798,9 @@ int gnnrt_cpu_edge_softmax_rows_tiles(const gnnrt_graph *g, const float *x,
   int64_t eh;
   if (int status = kernel::edgeSoftmaxArgs(g, x, heads, y, eh))
     return status;
-  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
   RowSets sets;
-  if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
+  if (int status =
+          tiledRowSetArgs(g, row_sets, hops, level, graph_tile, moved, sets))
     return status;
   return softmaxOnTiles(g, x, heads, &sets, level, graph_tile, graph_tile_bytes,
                         y, moved);
@@ -805,9 +815,9 @@ int gnnrt_cpu_edge_softmax_grad_rows_tiles(
   int64_t eh;
   if (int status = kernel::edgeSoftmaxGradArgs(g, y, dy, heads, dx, eh))
     return status;
-  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
   RowSets sets;
-  if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
+  if (int status =
+          tiledRowSetArgs(g, row_sets, hops, level, graph_tile, moved, sets))
     return status;
   return softmaxGradOnTiles(g, y, dy, heads, &sets, level, graph_tile,
                             graph_tile_bytes, dx, moved);
@@ -820,17 +830,12 @@ int gnnrt_cpu_scatter_rows_tiles(const gnnrt_graph *g, int end, const float *x,
                                  int64_t graph_tile_bytes, float *y,
                                  int64_t *moved) {
   const gnnrt_csr *viewOf = nullptr;
-  if (int status = kernel::scatterView(g, end, viewOf))
+  if (int status = scatterKernelArgs(g, end, x, d, y, viewOf))
     return status;
   const gnnrt_csr &view = *viewOf;
-  if (int status = checkView(g, view))
-    return status;
-  int64_t nd;
-  if (int status = kernel::scatterArgs(g, x, d, y, nd))
-    return status;
-  GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
   RowSets sets;
-  if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
+  if (int status =
+          tiledRowSetArgs(g, row_sets, hops, level, graph_tile, moved, sets))
     return status;
   const int64_t capacity = graph_tile_bytes / kGraphBytesPerSlot;
   GNNRT_CHECK(capacity >= 1, GNNRT_ERR_BAD_SIZE);
