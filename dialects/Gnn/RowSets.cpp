@@ -102,3 +102,9 @@ void mlir::gnn::setEdgeRestriction(Operation *op, Value rowSets,
                                    int64_t level) {
   restrict(op, rowSets, level, kEdgeRowOps);
 }
+
+std::optional<RowRestriction> mlir::gnn::getAnyRestriction(Operation *op) {
+  if (std::optional<RowRestriction> rows = getRowRestriction(op))
+    return rows;
+  return getEdgeRestriction(op);
+}

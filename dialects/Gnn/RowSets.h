@@ -72,6 +72,11 @@ std::optional<RowRestriction> getEdgeRestriction(Operation *op);
 /// Restricts \p op (takesEdgeRowSets) to the edges into R_level.
 void setEdgeRestriction(Operation *op, Value rowSets, int64_t level);
 
+/// getRowRestriction or getEdgeRestriction, whichever \p op has: for what
+/// needs only the set's share of an op's work (its cost, whether its
+/// target runs it), not which rows its result holds.
+std::optional<RowRestriction> getAnyRestriction(Operation *op);
+
 } // namespace mlir::gnn
 
 #endif // GNNC_DIALECTS_GNN_ROWSETS_H

@@ -380,9 +380,7 @@ int64_t readLevel(const RowAnalysis &analysis, Operation *user, Value v) {
 /// tensor. Dropping the mark only costs that memset again.
 void markRestUnread(const RowAnalysis &analysis, ArrayRef<Operation *> ops) {
   for (Operation *op : ops) {
-    std::optional<RowRestriction> rows = getRowRestriction(op);
-    if (!rows)
-      rows = getEdgeRestriction(op);
+    std::optional<RowRestriction> rows = getAnyRestriction(op);
     if (!rows || op->getNumResults() != 1)
       continue;
     Value result = op->getResult(0);

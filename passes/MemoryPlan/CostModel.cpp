@@ -919,15 +919,6 @@ double mlir::gnn::transferredRowShare(Value rowSets, int64_t level,
 
 namespace {
 
-/// \p op's restriction to the rows of a set, or (an edge kernel) to the
-/// edges into them: either way it computes about the set's share of the
-/// whole, taking the edges into a set to be its share of the edges.
-std::optional<RowRestriction> restrictionOf(Operation *op) {
-  if (std::optional<RowRestriction> rows = getRowRestriction(op))
-    return rows;
-  return getEdgeRestriction(op);
-}
-
 double copiedBytes(Value value, Value rowSets, std::optional<uint64_t> level) {
   double bytes = bytesOf(value);
   if (rowSets)
@@ -937,9 +928,11 @@ double copiedBytes(Value value, Value rowSets, std::optional<uint64_t> level) {
 }
 
 /// The estimated share of its rows that \p op computes: 1 unless
-/// gnn-restrict-rows restricted it to a set whose size is estimated.
+/// gnn-restrict-rows restricted it to a set whose size is estimated (an
+/// edge kernel, to the edges into a set: taken to be the set's share of the
+/// edges too).
 double rowShare(Operation *op) {
-  std::optional<RowRestriction> restriction = restrictionOf(op);
+  std::optional<RowRestriction> restriction = getAnyRestriction(op);
   if (!restriction)
     return 1;
   auto sets = restriction->rowSets.getDefiningOp<ReceptiveRowsOp>();
@@ -1011,7 +1004,7 @@ OpCost estimate(Operation *op, const Pricer &p) {
 /// gnn.rest_unread) writes those too.
 OpCost estimateRows(Operation *op, const Pricer &p) {
   OpCost whole = estimateWhole(op, p);
-  std::optional<RowRestriction> restriction = restrictionOf(op);
+  std::optional<RowRestriction> restriction = getAnyRestriction(op);
   if (!restriction || whole.rate == CostRate::Mixed ||
       whole.rate == CostRate::None)
     return whole;

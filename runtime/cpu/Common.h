@@ -350,6 +350,39 @@ inline int checkIn(const gnnrt_graph *g) {
   return g ? checkView(g, g->in) : GNNRT_ERR_NULL_POINTER;
 }
 
+/// The checks of every form of an edge kernel that reads g's in view (whole,
+/// at some rows, in tiles, both): checkIn, then the kernel's own.
+inline int sddmmKernelArgs(const gnnrt_graph *g, const float *lhs,
+                           const float *rhs, int64_t d, int64_t heads,
+                           const float *y) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t eh;
+  return kernel::sddmmArgs(g, lhs, rhs, d, heads, y, eh);
+}
+inline int edgeAddKernelArgs(const gnnrt_graph *g, const float *a,
+                             const float *b, int64_t d, const float *y) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t ed;
+  return kernel::edgeAddArgs(g, a, b, d, y, ed);
+}
+inline int edgeSoftmaxKernelArgs(const gnnrt_graph *g, const float *x,
+                                 int64_t heads, const float *y) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t eh;
+  return kernel::edgeSoftmaxArgs(g, x, heads, y, eh);
+}
+inline int edgeSoftmaxGradKernelArgs(const gnnrt_graph *g, const float *y,
+                                     const float *dy, int64_t heads,
+                                     const float *dx) {
+  if (int status = checkIn(g))
+    return status;
+  int64_t eh;
+  return kernel::edgeSoftmaxGradArgs(g, y, dy, heads, dx, eh);
+}
+
 /// The checks of every scatter kernel (whole, at some rows, in tiles): the
 /// view of its `end` (g->in for dst, g->out for src), which \p view gets,
 /// checked like a graph, and its operands.

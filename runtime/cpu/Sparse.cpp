@@ -318,10 +318,7 @@ int gnnrt_cpu_spmm_max_grad(const gnnrt_graph *g, const float *x,
 
 int gnnrt_cpu_sddmm(const gnnrt_graph *g, const float *lhs, const float *rhs,
                     int64_t d, int64_t heads, float *y) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::sddmmArgs(g, lhs, rhs, d, heads, y, eh))
+  if (int status = sddmmKernelArgs(g, lhs, rhs, d, heads, y))
     return status;
 
   const int64_t n = g->num_nodes;
@@ -356,10 +353,7 @@ int gnnrt_cpu_gather(const gnnrt_graph *g, int end, const float *x, int64_t d,
 
 int gnnrt_cpu_edge_add(const gnnrt_graph *g, const float *a, const float *b,
                        int64_t d, float *y) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t ed;
-  if (int status = kernel::edgeAddArgs(g, a, b, d, y, ed))
+  if (int status = edgeAddKernelArgs(g, a, b, d, y))
     return status;
 
   const int64_t n = g->num_nodes;
@@ -387,10 +381,7 @@ int gnnrt_cpu_scatter(const gnnrt_graph *g, int end, const float *x, int64_t d,
 
 int gnnrt_cpu_edge_softmax(const gnnrt_graph *g, const float *x, int64_t heads,
                            float *y) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::edgeSoftmaxArgs(g, x, heads, y, eh))
+  if (int status = edgeSoftmaxKernelArgs(g, x, heads, y))
     return status;
 
   const int64_t n = g->num_nodes;
@@ -403,10 +394,7 @@ int gnnrt_cpu_edge_softmax(const gnnrt_graph *g, const float *x, int64_t heads,
 
 int gnnrt_cpu_edge_softmax_grad(const gnnrt_graph *g, const float *y,
                                 const float *dy, int64_t heads, float *dx) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::edgeSoftmaxGradArgs(g, y, dy, heads, dx, eh))
+  if (int status = edgeSoftmaxGradKernelArgs(g, y, dy, heads, dx))
     return status;
 
   const int64_t n = g->num_nodes;
@@ -455,10 +443,7 @@ int gnnrt_cpu_sddmm_rows(const gnnrt_graph *g, const float *lhs,
                          const float *rhs, int64_t d, int64_t heads,
                          const int32_t *row_sets, int64_t hops, int64_t level,
                          int zero_rest, float *y) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::sddmmArgs(g, lhs, rhs, d, heads, y, eh))
+  if (int status = sddmmKernelArgs(g, lhs, rhs, d, heads, y))
     return status;
   RowSets sets;
   if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
@@ -476,10 +461,7 @@ int gnnrt_cpu_edge_add_rows(const gnnrt_graph *g, const float *a,
                             const float *b, int64_t d, const int32_t *row_sets,
                             int64_t hops, int64_t level, int zero_rest,
                             float *y) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t ed;
-  if (int status = kernel::edgeAddArgs(g, a, b, d, y, ed))
+  if (int status = edgeAddKernelArgs(g, a, b, d, y))
     return status;
   RowSets sets;
   if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
@@ -496,10 +478,7 @@ int gnnrt_cpu_edge_softmax_rows(const gnnrt_graph *g, const float *x,
                                 int64_t heads, const int32_t *row_sets,
                                 int64_t hops, int64_t level, int zero_rest,
                                 float *y) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::edgeSoftmaxArgs(g, x, heads, y, eh))
+  if (int status = edgeSoftmaxKernelArgs(g, x, heads, y))
     return status;
   RowSets sets;
   if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))
@@ -516,10 +495,7 @@ int gnnrt_cpu_edge_softmax_grad_rows(const gnnrt_graph *g, const float *y,
                                      const float *dy, int64_t heads,
                                      const int32_t *row_sets, int64_t hops,
                                      int64_t level, int zero_rest, float *dx) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::edgeSoftmaxGradArgs(g, y, dy, heads, dx, eh))
+  if (int status = edgeSoftmaxGradKernelArgs(g, y, dy, heads, dx))
     return status;
   RowSets sets;
   if (int status = rowSetArgs(row_sets, g->num_nodes, hops, level, sets))

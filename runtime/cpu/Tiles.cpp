@@ -687,10 +687,7 @@ int gnnrt_cpu_sddmm_tiles(const gnnrt_graph *g, const float *lhs,
                           const float *rhs, int64_t d, int64_t heads,
                           void *graph_tile, int64_t graph_tile_bytes, float *y,
                           int64_t *moved) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::sddmmArgs(g, lhs, rhs, d, heads, y, eh))
+  if (int status = sddmmKernelArgs(g, lhs, rhs, d, heads, y))
     return status;
   GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
   // Each slot's heads are gnnrt_cpu_sddmm's dot products (sddmmSlot): the
@@ -707,10 +704,7 @@ int gnnrt_cpu_edge_softmax_tiles(const gnnrt_graph *g, const float *x,
                                  int64_t heads, void *graph_tile,
                                  int64_t graph_tile_bytes, float *y,
                                  int64_t *moved) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::edgeSoftmaxArgs(g, x, heads, y, eh))
+  if (int status = edgeSoftmaxKernelArgs(g, x, heads, y))
     return status;
   GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
   return softmaxOnTiles(g, x, heads, nullptr, 0, graph_tile, graph_tile_bytes,
@@ -722,10 +716,7 @@ int gnnrt_cpu_edge_softmax_grad_tiles(const gnnrt_graph *g, const float *y,
                                       void *graph_tile,
                                       int64_t graph_tile_bytes, float *dx,
                                       int64_t *moved) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::edgeSoftmaxGradArgs(g, y, dy, heads, dx, eh))
+  if (int status = edgeSoftmaxGradKernelArgs(g, y, dy, heads, dx))
     return status;
   GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
   return softmaxGradOnTiles(g, y, dy, heads, nullptr, 0, graph_tile,
@@ -747,10 +738,7 @@ int gnnrt_cpu_sddmm_rows_tiles(const gnnrt_graph *g, const float *lhs,
                                int64_t level, void *graph_tile,
                                int64_t graph_tile_bytes, float *y,
                                int64_t *moved) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::sddmmArgs(g, lhs, rhs, d, heads, y, eh))
+  if (int status = sddmmKernelArgs(g, lhs, rhs, d, heads, y))
     return status;
   RowSets sets;
   if (int status =
@@ -770,10 +758,7 @@ int gnnrt_cpu_edge_add_rows_tiles(const gnnrt_graph *g, const float *a,
                                   int64_t level, void *graph_tile,
                                   int64_t graph_tile_bytes, float *y,
                                   int64_t *moved) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t ed;
-  if (int status = kernel::edgeAddArgs(g, a, b, d, y, ed))
+  if (int status = edgeAddKernelArgs(g, a, b, d, y))
     return status;
   RowSets sets;
   if (int status =
@@ -793,10 +778,7 @@ int gnnrt_cpu_edge_softmax_rows_tiles(const gnnrt_graph *g, const float *x,
                                       void *graph_tile,
                                       int64_t graph_tile_bytes, float *y,
                                       int64_t *moved) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::edgeSoftmaxArgs(g, x, heads, y, eh))
+  if (int status = edgeSoftmaxKernelArgs(g, x, heads, y))
     return status;
   RowSets sets;
   if (int status =
@@ -810,10 +792,7 @@ int gnnrt_cpu_edge_softmax_grad_rows_tiles(
     const gnnrt_graph *g, const float *y, const float *dy, int64_t heads,
     const int32_t *row_sets, int64_t hops, int64_t level, void *graph_tile,
     int64_t graph_tile_bytes, float *dx, int64_t *moved) {
-  if (int status = checkIn(g))
-    return status;
-  int64_t eh;
-  if (int status = kernel::edgeSoftmaxGradArgs(g, y, dy, heads, dx, eh))
+  if (int status = edgeSoftmaxGradKernelArgs(g, y, dy, heads, dx))
     return status;
   RowSets sets;
   if (int status =

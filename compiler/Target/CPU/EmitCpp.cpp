@@ -179,8 +179,9 @@ private:
       return std::to_string(*skip);
     return std::to_string(rowSetsHops(op.getRowSets(), op.getResult()) + 1);
   }
-  /// An edge kernel's row-set arguments (its level names destinations of
-  /// \p graph), its zero_rest, for its `_rows` form.
+  /// An edge kernel's row-set arguments: its sets, their hops (from their
+  /// length and the node count of \p graph, whose destinations the level
+  /// names) and R_level's level.
   SmallVector<std::string> edgeSetArgs(Operation *op, Value graph) {
     std::optional<RowRestriction> rows = getEdgeRestriction(op);
     int64_t nodes = cast<GraphType>(graph.getType()).getNodes();
@@ -188,31 +189,29 @@ private:
             std::to_string(gnn::rowSetsHops(
                 cast<RankedTensorType>(rows->rowSets.getType()).getDimSize(0),
                 nodes)),
-            std::to_string(rows->level), zeroRest(op)};
+            std::to_string(rows->level)};
   }
   /// An edge kernel: \p callee(args..., result), its `_rows` form when
-  /// gnn-restrict-rows restricted it, its `_tiles` form when its graph is
-  /// read a tile at a time, or `_rows_tiles` when both (which leaves the
-  /// other edges as they were: mem::readsGraphInTiles allows it only for a
-  /// result whose rest is unread).
+  /// gnn-restrict-rows restricted it (with zero_rest), its `_tiles` form
+  /// when its graph is read a tile at a time, or `_rows_tiles` when both
+  /// (no zero_rest: it leaves the other edges as they were, and
+  /// mem::readsGraphInTiles allows it only for a result whose rest is
+  /// unread).
   void callEdgeKernel(Operation *op, StringRef callee, Value graph,
                       SmallVector<std::string> args) {
+    std::string result = names[op->getResult(0)];
     if (!getEdgeRestriction(op)) {
-      callMaybeTiled(callee, graph, std::move(args), names[op->getResult(0)]);
+      callMaybeTiled(callee, graph, std::move(args), std::move(result));
       return;
     }
-    SmallVector<std::string> sets = edgeSetArgs(op, graph);
+    llvm::append_range(args, edgeSetArgs(op, graph));
     auto tile = tileOf.find(graph);
     if (tile == tileOf.end()) {
-      llvm::append_range(args, sets);
-      args.push_back(names[op->getResult(0)]);
+      args.append({zeroRest(op), std::move(result)});
       call((callee + "_rows").str(), args);
       return;
     }
-    sets.pop_back(); // zero_rest
-    llvm::append_range(args, sets);
-    args.append(
-        {tile->second.first, tile->second.second, names[op->getResult(0)]});
+    args.append({tile->second.first, tile->second.second, std::move(result)});
     callTiled((callee + "_rows_tiles").str(), std::move(args));
   }
   /// Declares result \p index of \p op at its assigned place.
@@ -643,8 +642,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return failure();
   if (failed(checkCsr(op)))
     return failure();
-  if (cuda() && (getRowRestriction(op) || getEdgeRestriction(op) ||
-                 isa<ReceptiveRowsOp>(op)))
+  if (cuda() && (getAnyRestriction(op) || isa<ReceptiveRowsOp>(op)))
     return op->emitError()
            << "'" << op->getName()
            << "' with row sets (gnn-restrict-rows) is not supported yet by "

@@ -32,19 +32,10 @@ using gnnrt::cpu::fromBits;
 
 namespace {
 
-/// What every output element starts as: a NaN with a payload no kernel
-/// computes.
-const float kSentinel = fromBits(0x7FC0BEEFu);
-
 /// A random graph (in-degrees 0 to 12, so some rows have no slots), both
 /// views with the slots of each row shuffled, and its row sets for a mask
 /// of about 2% of the nodes plus one row with no slots.
-struct EdgeCase {
-  static constexpr int64_t kHops = 2;
-  ref::Graph graph;
-  CsrGraph csr;
-  RowSets sets;
-
+struct EdgeCase : EdgeSetsCase {
   EdgeCase(int64_t nodes, int64_t maxDegree, uint64_t seed) {
     graph = ref::randomGraph(nodes, maxDegree, seed, /*allowIsolated=*/true);
     csr = toCsr(graph);
@@ -60,16 +51,6 @@ struct EdgeCase {
         break;
       }
     sets = receptiveRows(g, mask, kHops);
-  }
-
-  gnnrt_graph view() const { return csr.view(); }
-  int64_t nodes() const { return csr.nodes; }
-  int64_t edges() const { return csr.edges; }
-
-  /// Whether edge \p e is written at \p level: its destination is in
-  /// R_level.
-  bool edgeComputed(int64_t e, int64_t level) const {
-    return sets.level(graph.dst[e]) <= level;
   }
 
 private:

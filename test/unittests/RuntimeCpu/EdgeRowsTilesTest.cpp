@@ -1,5 +1,4 @@
-//===- EdgeRowsTilesTest.cpp - The edge kernels at the rows, tiled
-//---------===//
+//===- EdgeRowsTilesTest.cpp - The edge kernels at the rows, tiled --------===//
 //
 // gnnrt_cpu_sddmm_rows_tiles, _edge_add_rows_tiles, _edge_softmax_rows_tiles,
 // _edge_softmax_grad_rows_tiles and _scatter_rows_tiles against their
@@ -34,10 +33,6 @@ using gnnrt::cpu::fromBits;
 
 namespace {
 
-/// What every output element starts as: a NaN with a payload no kernel
-/// computes.
-const float kSentinel = fromBits(0x7FC0BEEFu);
-
 /// Bytes of a graph tile per slot (a piece record, the other end, the edge
 /// id).
 constexpr int64_t kSlotBytes = 28;
@@ -47,11 +42,8 @@ constexpr int64_t kSlotBytes = 28;
 /// (kOutHub), its edge list shuffled so that the edge ids are a random
 /// permutation; its row sets for a mask of about 1% of the nodes plus both
 /// hubs and a node with no edges in and one with no edges out.
-struct TiledEdgeCase {
-  static constexpr int64_t kHops = 2, kInHub = 1, kOutHub = 3;
-  ref::Graph graph;
-  CsrGraph csr;
-  RowSets sets;
+struct TiledEdgeCase : EdgeSetsCase {
+  static constexpr int64_t kInHub = 1, kOutHub = 3;
 
   TiledEdgeCase(int64_t nodes, int64_t maxDegree, uint64_t seed) {
     graph = ref::randomGraph(nodes, maxDegree, seed, /*allowIsolated=*/true);
@@ -80,19 +72,6 @@ struct TiledEdgeCase {
     markFirstEmpty(csr.inPtr, mask);
     markFirstEmpty(csr.outPtr, mask);
     sets = receptiveRows(g, mask, kHops);
-  }
-
-  gnnrt_graph view() const { return csr.view(); }
-  int64_t nodes() const { return csr.nodes; }
-  int64_t edges() const { return csr.edges; }
-
-  /// Whether edge \p e is computed at \p level: its destination is in
-  /// R_level.
-  bool edgeComputed(int64_t e, int64_t level) const {
-    return sets.level(graph.dst[e]) <= level;
-  }
-  bool nodeComputed(int64_t i, int64_t level) const {
-    return sets.level(i) <= level;
   }
 
   /// The slots of the rows of R_level in the CSR with offsets \p ptr, and

@@ -1,8 +1,8 @@
-//===- RowSetsUtil.h - Row sets for the restricted kernels' tests -*- C++
-//-*-===//
+//===- RowSetsUtil.h - Row sets for restricted kernels' tests ---*- C++ -*-===//
 //
 // The receptive-row buffers that the tests of the restricted kernels
-// (RowsTest, DenseRowsTest) build and compare against.
+// (RowsTest, DenseRowsTest, EdgeRowsTest, EdgeRowsTilesTest) build and
+// compare against.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GNNC_TEST_RUNTIMECPU_ROWSETSUTIL_H
@@ -53,6 +53,32 @@ inline RowSets receptiveRows(const gnnrt_graph &g,
             GNNRT_OK);
   return sets;
 }
+
+/// A graph, its CSR views and its row sets, for the edge kernels' tests
+/// (EdgeRowsTest, EdgeRowsTilesTest), which build them their own ways.
+struct EdgeSetsCase {
+  static constexpr int64_t kHops = 2;
+  ref::Graph graph;
+  CsrGraph csr;
+  RowSets sets;
+
+  gnnrt_graph view() const { return csr.view(); }
+  int64_t nodes() const { return csr.nodes; }
+  int64_t edges() const { return csr.edges; }
+  /// Whether node \p i is in R_level.
+  bool nodeComputed(int64_t i, int64_t level) const {
+    return sets.level(i) <= level;
+  }
+  /// Whether edge \p e is computed at \p level: its destination is in
+  /// R_level.
+  bool edgeComputed(int64_t e, int64_t level) const {
+    return nodeComputed(graph.dst[e], level);
+  }
+};
+
+/// What every output element of the edge kernels' tests starts as: a NaN
+/// with a payload no kernel computes.
+inline const float kSentinel = fromBits(0x7FC0BEEFu);
 
 /// About \p percent of \p n nodes, from \p seed.
 inline std::vector<uint8_t> randomMask(int64_t n, int percent, uint64_t seed) {
