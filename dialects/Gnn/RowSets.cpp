@@ -13,57 +13,46 @@ using namespace mlir::gnn;
 namespace {
 
 /// Calls \p fn with \p op as its concrete class if that class takes row
-/// sets; returns whether it did.
-template <typename Fn> bool withRowOp(Operation *op, Fn fn) {
-  return llvm::TypeSwitch<Operation *, bool>(op)
-      .Case<SpmmOp, MatmulOp, DropoutOp, BiasAddOp, RowMulOp, ReduceOp, AddOp,
-            SubOp, MulOp, ScaleOp, ActivationOp, ActivationGradOp, SliceOp,
-            InsertColumnsOp, ScatterOp>([&](auto o) {
-        fn(o);
-        return true;
-      })
-      .Default([](Operation *) { return false; });
+/// sets, the row ops' or (\p Edges) the edge kernels', whose level names
+/// destinations; returns whether it did.
+template <bool Edges, typename Fn> bool withRowOp(Operation *op, Fn fn) {
+  auto call = [&](auto o) {
+    fn(o);
+    return true;
+  };
+  if constexpr (Edges)
+    return llvm::TypeSwitch<Operation *, bool>(op)
+        .Case<SddmmOp, EdgeAddOp, EdgeSoftmaxOp, EdgeSoftmaxGradOp>(call)
+        .Default([](Operation *) { return false; });
+  else
+    return llvm::TypeSwitch<Operation *, bool>(op)
+        .Case<SpmmOp, MatmulOp, DropoutOp, BiasAddOp, RowMulOp, ReduceOp, AddOp,
+              SubOp, MulOp, ScaleOp, ActivationOp, ActivationGradOp, SliceOp,
+              InsertColumnsOp, ScatterOp>(call)
+        .Default([](Operation *) { return false; });
 }
 
-/// withRowOp for the edge kernels, whose level names destinations.
-template <typename Fn> bool withEdgeRowOp(Operation *op, Fn fn) {
-  return llvm::TypeSwitch<Operation *, bool>(op)
-      .Case<SddmmOp, EdgeAddOp, EdgeSoftmaxOp, EdgeSoftmaxGradOp>([&](auto o) {
-        fn(o);
-        return true;
-      })
-      .Default([](Operation *) { return false; });
-}
-
-/// The restriction \p with finds on \p op.
-template <typename With>
-std::optional<RowRestriction> restrictionOf(Operation *op, With with) {
+/// The restriction of \p op, of the row ops or (\p Edges) the edge kernels.
+template <bool Edges>
+std::optional<RowRestriction> restrictionOf(Operation *op) {
   std::optional<RowRestriction> restriction;
-  with(op, [&](auto o) {
+  withRowOp<Edges>(op, [&](auto o) {
     if (Value sets = o.getRowSets())
       restriction = RowRestriction{sets, static_cast<int64_t>(*o.getLevel())};
   });
   return restriction;
 }
 
-/// Sets \p op's row sets and level through \p with.
-template <typename With>
-void restrict(Operation *op, Value rowSets, int64_t level, With with) {
-  bool known = with(op, [&](auto o) {
+/// Sets \p op's row sets and level (a row op or, \p Edges, an edge kernel).
+template <bool Edges>
+void restrict(Operation *op, Value rowSets, int64_t level) {
+  bool known = withRowOp<Edges>(op, [&](auto o) {
     o.getRowSetsMutable().assign(rowSets);
     o.setLevelAttr(Builder(op->getContext()).getI64IntegerAttr(level));
   });
   assert(known && "the op takes no row sets");
   (void)known;
 }
-
-/// withRowOp and withEdgeRowOp as callables.
-constexpr auto kRowOps = [](Operation *op, auto fn) {
-  return withRowOp(op, fn);
-};
-constexpr auto kEdgeRowOps = [](Operation *op, auto fn) {
-  return withEdgeRowOp(op, fn);
-};
 
 } // namespace
 
@@ -79,28 +68,28 @@ int64_t mlir::gnn::rowSetsHops(int64_t length, int64_t nodes) {
 }
 
 bool mlir::gnn::takesRowSets(Operation *op) {
-  return withRowOp(op, [](auto) {});
+  return withRowOp<false>(op, [](auto) {});
 }
 
 std::optional<RowRestriction> mlir::gnn::getRowRestriction(Operation *op) {
-  return restrictionOf(op, kRowOps);
+  return restrictionOf<false>(op);
 }
 
 void mlir::gnn::setRowRestriction(Operation *op, Value rowSets, int64_t level) {
-  restrict(op, rowSets, level, kRowOps);
+  restrict<false>(op, rowSets, level);
 }
 
 bool mlir::gnn::takesEdgeRowSets(Operation *op) {
-  return withEdgeRowOp(op, [](auto) {});
+  return withRowOp<true>(op, [](auto) {});
 }
 
 std::optional<RowRestriction> mlir::gnn::getEdgeRestriction(Operation *op) {
-  return restrictionOf(op, kEdgeRowOps);
+  return restrictionOf<true>(op);
 }
 
 void mlir::gnn::setEdgeRestriction(Operation *op, Value rowSets,
                                    int64_t level) {
-  restrict(op, rowSets, level, kEdgeRowOps);
+  restrict<true>(op, rowSets, level);
 }
 
 std::optional<RowRestriction> mlir::gnn::getAnyRestriction(Operation *op) {
