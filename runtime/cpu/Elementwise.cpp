@@ -304,24 +304,31 @@ void dropoutPartialBlock(const float *x, float *y, int64_t begin, int64_t from,
     y[i - begin] = dropElement(x[i - begin], bits[i % 4], d.key);
 }
 
-/// Dropout of the elements [begin, end) of a column slice (\p width of each
-/// row's \p cols elements, from column \p offset), counted in the slice:
-/// element e is element (e / width) * cols + offset + e % width of the
-/// whole call, and takes that element's word, kLanes blocks at a time.
-void dropoutNarrowColumns(const float *x, float *y, int64_t begin, int64_t end,
-                          int64_t width, int64_t cols, int64_t offset,
-                          const DropoutKey &key) {
+/// Dropout of the elements at(k), k in [begin, end), of a column slice
+/// (\p width of each row's \p cols elements, from column \p offset),
+/// counted in the slice: element e is element
+/// (e / width) * cols + offset + e % width of the whole call, and takes that
+/// element's word, kLanes blocks at a time. \p Contiguous says that at is
+/// the identity, so that four consecutive elements are a vector of x and y;
+/// else (the listed rows of gnnrt_cpu_dropout_columns_rows) each element is
+/// dropped on its own, still from its lane's bits.
+template <bool Contiguous, typename AtFn>
+void dropoutNarrow(const float *x, float *y, int64_t begin, int64_t end,
+                   int64_t width, int64_t cols, int64_t offset,
+                   const DropoutKey &key, AtFn at) {
 #if defined(__SSE2__)
   const DropVectors v(key);
 #endif
-  for (int64_t e = begin; e < end; e += kLanes) {
-    const int lanes = end - e < kLanes ? static_cast<int>(end - e) : kLanes;
+  for (int64_t k = begin; k < end; k += kLanes) {
+    const int lanes = end - k < kLanes ? static_cast<int>(end - k) : kLanes;
     uint32_t lo[kLanes], hi[kLanes], word[kLanes], bits[4][kLanes];
+    int64_t elem[kLanes];
     for (int l = 0; l < kLanes; ++l) {
       // Lanes past the end repeat the last element; their bits go unused.
-      const int64_t s = e + (l < lanes ? l : lanes - 1);
+      const int64_t s = at(k + (l < lanes ? l : lanes - 1));
       const int64_t i = (s / width) * cols + offset + s % width;
       const uint64_t block = static_cast<uint64_t>(i / 4);
+      elem[l] = s;
       lo[l] = static_cast<uint32_t>(block);
       hi[l] = static_cast<uint32_t>(block >> 32);
       word[l] = static_cast<uint32_t>(i % 4);
@@ -333,14 +340,27 @@ void dropoutNarrowColumns(const float *x, float *y, int64_t begin, int64_t end,
     int l = 0;
 #if defined(__SSE2__)
     // The elements are contiguous in x and y: four at a time as a block.
-    for (; l + 4 <= lanes; l += 4)
-      v.drop(x + e + l, y + e + l,
-             _mm_loadu_si128(reinterpret_cast<const __m128i *>(chosen + l)));
+    if constexpr (Contiguous)
+      for (; l + 4 <= lanes; l += 4)
+        v.drop(x + k + l, y + k + l,
+               _mm_loadu_si128(reinterpret_cast<const __m128i *>(chosen + l)));
 #endif
     for (; l < lanes; ++l)
-      y[e + l] = dropElement(x[e + l], chosen[l], key);
+      y[elem[l]] = dropElement(x[elem[l]], chosen[l], key);
   }
 }
+
+/// dropoutNarrow over the slice elements [begin, end), contiguous.
+void dropoutNarrowColumns(const float *x, float *y, int64_t begin, int64_t end,
+                          int64_t width, int64_t cols, int64_t offset,
+                          const DropoutKey &key) {
+  dropoutNarrow<true>(x, y, begin, end, width, cols, offset, key,
+                      [](int64_t e) { return e; });
+}
+
+/// Slice elements per chunk of the narrow dropouts' parallel loops: 64
+/// batches of kLanes blocks.
+constexpr int64_t kNarrowChunk = 64 * kLanes;
 
 /// Dropout of the elements [begin, end) of a call, \p x and \p y pointing
 /// at element \p begin. The output is a pure function of the input and the
@@ -787,12 +807,12 @@ int gnnrt_cpu_dropout_columns(const float *x, int64_t rows, int64_t width,
     // dependent rounds per element; kLanes elements' blocks at a time
     // overlap them, with the same bits (it was most of a head-by-head
     // GAT step's dropout time).
-    constexpr int64_t kChunk = 64 * kLanes;
-    const int64_t chunks = (n + kChunk - 1) / kChunk;
+    const int64_t chunks = (n + kNarrowChunk - 1) / kNarrowChunk;
 #pragma omp parallel for schedule(static) if (threads)
     for (int64_t c = 0; c < chunks; ++c)
-      dropoutNarrowColumns(x, y, c * kChunk, std::min(n, (c + 1) * kChunk),
-                           width, cols, offset, d.key);
+      dropoutNarrowColumns(x, y, c * kNarrowChunk,
+                           std::min(n, (c + 1) * kNarrowChunk), width, cols,
+                           offset, d.key);
     return GNNRT_OK;
   }
   // Wider columns: whole blocks go through the tiles, and only a row's
@@ -802,6 +822,53 @@ int gnnrt_cpu_dropout_columns(const float *x, int64_t rows, int64_t width,
     const int64_t first = r * cols + offset;
     dropoutRange(x + r * width, y + r * width, first, first + width, d);
   }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_dropout_columns_rows(const float *x, int64_t rows, int64_t width,
+                                   int64_t cols, int64_t offset, uint64_t seed,
+                                   uint64_t step, uint64_t stream, double p,
+                                   const int32_t *row_sets, int64_t hops,
+                                   int64_t level, int zero_rest, float *y) {
+  int64_t n;
+  if (int status =
+          kernel::dropoutColumnsArgs(x, rows, width, cols, offset, p, y, n))
+    return status;
+  RowSets sets;
+  if (int status = rowSetArgs(row_sets, rows, hops, level, sets))
+    return status;
+  const Dropout d = dropoutOf(seed, step, stream, p);
+  const int32_t *order = sets.order;
+  const int64_t computed = sets.count[level];
+  // The listed rows' elements go through gnnrt_cpu_dropout_columns' own
+  // paths, whose bits are a function of each element's index alone. Rows
+  // narrower than a block are batched across rows, kLanes elements' blocks
+  // at a time: row by row, a one-element row would compute kLanes blocks
+  // for one word. Every row costs the same, so a chunk holds about
+  // kNarrowChunk elements as the whole kernel's do, not kRowChunk rows of a
+  // few elements (a dispatch per 32 such rows cost the sign kernels more
+  // than their work, SignBits.h).
+  const bool narrow = d.mode == Dropout::Random && width < 4;
+  const int64_t chunkRows =
+      std::max(kRowChunk, kNarrowChunk / std::max<int64_t>(width, 1));
+  forEachChunk(
+      computed, chunkRows, worthThreads(computed, width),
+      [&](int64_t first, int64_t last) {
+        if (narrow) {
+          dropoutNarrow<false>(x, y, first * width, last * width, width, cols,
+                               offset, d.key, [&](int64_t k) {
+                                 return int64_t(order[k / width]) * width +
+                                        k % width;
+                               });
+          return;
+        }
+        for (int64_t t = first; t < last; ++t) {
+          const int64_t r = order[t], begin = r * cols + offset;
+          dropoutRange(x + r * width, y + r * width, begin, begin + width, d);
+        }
+      });
+  if (zero_rest)
+    zeroOtherRows(sets.level, rows, level, width, y);
   return GNNRT_OK;
 }
 

@@ -4,8 +4,9 @@
 // within k hops of them: R_0 (the mask) c R_1 c ... c R_k, R_{j+1} adding
 // every source of an edge into R_j. gnnrt_cpu_receptive_rows computes those
 // sets from a graph and a mask (at the start of each step, 0.1 ms on
-// Facebook's graph); the other kernels here are SpMM, CSR
-// dropout and the CSR product computed at the rows of one set, +0.0
+// Facebook's graph), and gnnrt_cpu_receptive_edges the same sets over the
+// edges into them (for per-edge tensors); the other kernels here are SpMM,
+// CSR dropout and the CSR product computed at the rows of one set, +0.0
 // elsewhere (gnn-restrict-rows rewrites a program to call them).
 //
 // At the rows they compute they must give the bits of the whole kernels,
@@ -123,6 +124,15 @@ bool rowsFinite(const float *b, const int32_t *order, int64_t count,
   return all != 0;
 }
 
+/// gnnrt_cpu_receptive_edges sorts each level's edges when they are at most
+/// 1/kSortedEdgesRatio of the graph's, and otherwise places them by a scan
+/// of the level bytes: a sort costs O(m log m) for m edges, the scan O(E)
+/// bytes however few are listed, and bounds the worst case (every edge
+/// listed). On 12 M edges with ids in random order, 2 M nodes, one hop: 4200
+/// edges took 0.20 ms sorted and 0.53 ms scanned, 42 000 took 1.9 and 1.2
+/// ms, 11 M took 0.71 s and 46 ms.
+constexpr int64_t kSortedEdgesRatio = 512;
+
 } // namespace
 
 extern "C" {
@@ -185,6 +195,76 @@ int gnnrt_cpu_receptive_rows(const gnnrt_graph *g, const uint8_t *mask,
   for (int64_t k = hops; k > 0; --k)
     count[k] = count[k - 1];
   count[0] = static_cast<int32_t>(levelZero);
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_receptive_edges(const gnnrt_graph *g, const int32_t *node_sets,
+                              int64_t node_hops, int64_t hops, int32_t *out) {
+  if (int status = checkIn(g))
+    return status;
+  GNNRT_CHECK(out, GNNRT_ERR_NULL_POINTER);
+  // The node sets are read up to R_hops, so hops is their level to
+  // rowSetArgs: 0 <= hops <= node_hops <= GNNRT_ROW_SETS_MAX_HOPS, and
+  // |R_hops| <= N bounds every read of their order.
+  RowSets nodes;
+  if (int status = rowSetArgs(node_sets, g->num_nodes, node_hops, hops, nodes))
+    return status;
+
+  const int64_t e = g->num_edges;
+  const int32_t *indptr = g->in.indptr, *edgeId = g->in.edge_id;
+  int32_t *count = out, *order = out + hops + 1;
+  auto *level = reinterpret_cast<Level *>(order + e);
+  const auto unreached = static_cast<Level>(hops + 1);
+  std::memset(level, unreached, static_cast<size_t>(e));
+  // The bytes that round the levels up to whole int32, zero (never read).
+  std::memset(level + e, 0, static_cast<size_t>((e + 3) / 4 * 4 - e));
+
+  // E_k \ E_{k-1} is the in-edges of R_k \ R_{k-1}, the entries
+  // [|R_{k-1}|, |R_k|) of the nodes' order: list them level by level.
+  int64_t listed = 0;
+  for (int64_t k = 0; k <= hops; ++k) {
+    for (int64_t t = k == 0 ? 0 : nodes.count[k - 1]; t < nodes.count[k]; ++t) {
+      const int32_t v = nodes.order[t];
+      for (int64_t s = indptr[v], last = indptr[v + 1]; s < last; ++s) {
+        const int32_t id = edgeId[s];
+        level[id] = static_cast<Level>(k);
+        order[listed++] = id;
+      }
+    }
+    count[k] = static_cast<int32_t>(listed);
+  }
+
+  // Each level in increasing id, as the nodes' order is: then the order
+  // and the computed rows depend on the graph and the node sets alone, not
+  // on the slot order of the CSR. The entries past |E_hops| stay unwritten.
+  if (listed * kSortedEdgesRatio <= e) {
+    for (int64_t k = 0; k <= hops; ++k)
+      std::sort(order + (k == 0 ? 0 : count[k - 1]), order + count[k]);
+    return GNNRT_OK;
+  }
+  // A counting sort by level, as gnnrt_cpu_receptive_rows ends with, of the
+  // listed edges only; a word of eight unreached bytes, most of them when
+  // the sets are small, is skipped whole.
+  int64_t cursor[kMaxHops + 1];
+  for (int64_t k = 0; k <= hops; ++k)
+    cursor[k] = k == 0 ? 0 : count[k - 1];
+  auto place = [&](int64_t id) {
+    const int64_t k = level[id];
+    if (k <= hops)
+      order[cursor[k]++] = static_cast<int32_t>(id);
+  };
+  const uint64_t allUnreached =
+      0x0101010101010101ull * static_cast<uint8_t>(unreached);
+  int64_t id = 0;
+  for (; id + 8 <= e; id += 8) {
+    uint64_t word;
+    std::memcpy(&word, level + id, sizeof(word));
+    if (word != allUnreached)
+      for (int64_t j = 0; j < 8; ++j)
+        place(id + j);
+  }
+  for (; id < e; ++id)
+    place(id);
   return GNNRT_OK;
 }
 

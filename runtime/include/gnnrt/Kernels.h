@@ -356,6 +356,31 @@ static inline int64_t gnnrt_row_sets_length(int64_t n, int64_t hops) {
 int gnnrt_cpu_receptive_rows(const gnnrt_graph *g, const uint8_t *mask,
                              int64_t hops, int32_t *out);
 
+/* gnn.receptive_edges: the same nested sets over g's E edges, E_k being the
+   edges whose destination (the row of g's CSR by destination that holds
+   the slot) is in R_k, for element-wise ops on per-edge tensors ([E, ...],
+   row e edge id e) to compute only the edges into R_level. \p node_sets
+   is a gnnrt_cpu_receptive_rows buffer over g's N nodes made with
+   \p node_hops; 0 <= hops <= node_hops <= GNNRT_ROW_SETS_MAX_HOPS (else
+   GNNRT_ERR_BAD_ARGUMENT), and |R_hops| in [0, N] is checked as the
+   kernels below check |R_level|. \p out holds gnnrt_row_sets_length(E,
+   hops) int32, laid out as gnnrt_cpu_receptive_rows' over E rows:
+     out[k], k in [0, hops]         |E_k|;
+     out[hops + 1 + t], t < |E_hops| the edge ids of E_0, then of
+                                    E_1 \ E_0, ..., then of
+                                    E_hops \ E_{hops-1}, each level's in
+                                    increasing id;
+   then E level bytes (edge e's: its destination's level when that is at
+   most hops, else hops + 1) and zero bytes up to a whole int32. The order
+   entries from |E_hops| to E are not written: no kernel reads an order
+   past |R_level|, level <= hops, and listing every other edge would cost
+   O(E) int32 writes a step (12 M on a large graph) for nothing.
+   O(E) bytes for the levels plus O(the edges into R_hops) and their
+   ordering (a sort of each level's ids when they are few, else a scan of
+   the level bytes), one thread. */
+int gnnrt_cpu_receptive_edges(const gnnrt_graph *g, const int32_t *node_sets,
+                              int64_t node_hops, int64_t hops, int32_t *out);
+
 /* gnn.spmm_rows: gnnrt_cpu_spmm (sum or mean, weights null or `[E]`; max
    is GNNRT_ERR_BAD_ARGUMENT) at the rows of R_level only, with the bits
    gnnrt_cpu_spmm gives them (a mean still divides by the whole in-degree);
@@ -730,6 +755,19 @@ int gnnrt_cpu_dropout_columns(const float *x, int64_t rows, int64_t width,
                               int64_t cols, int64_t offset, uint64_t seed,
                               uint64_t step, uint64_t stream, double p,
                               float *y);
+
+/* gnnrt_cpu_dropout_columns at the rows of R_level only: \p row_sets is
+   a buffer over its \p rows rows (gnnrt_cpu_receptive_rows' layout;
+   gnnrt_cpu_receptive_edges' for GAT's per-edge tensors), checked as the
+   receptive-row kernels check theirs. Those rows get
+   gnnrt_cpu_dropout_columns' bits, an element's mask being a function of
+   its index `r * cols + offset + c` alone; with \p zero_rest nonzero every
+   other row of y is +0.0, else left as it was. May work in place. */
+int gnnrt_cpu_dropout_columns_rows(const float *x, int64_t rows, int64_t width,
+                                   int64_t cols, int64_t offset, uint64_t seed,
+                                   uint64_t step, uint64_t stream, double p,
+                                   const int32_t *row_sets, int64_t hops,
+                                   int64_t level, int zero_rest, float *y);
 
 /* One op of a fused element-wise chain (gnnrt_cpu_fused). */
 #define GNNRT_FUSED_MAX_OPS 32
