@@ -114,13 +114,26 @@ def GnnRestrictRows : Pass<"gnn-restrict-rows", "::mlir::ModuleOp"> {
       `R_support` of its input (`skip`);
     * `gnn.dropout` of CSR features and `gnn.matmul` with a CSR left
       operand compute only `R_demand`; `dropout(x)^T g` sums only over the
-      rows of `R_k` where `g` can be non-zero.
+      rows of `R_k` where `g` can be non-zero;
+    * edge tensors (a row per edge, GAT's scores and attention) get levels
+      by their destinations: the edge kernels (`gnn.sddmm`,
+      `gnn.edge_add`, `gnn.edge_softmax` and its gradient) compute only
+      the edges into `R_demand`, the scatters and the per-head aggregation
+      only `R_demand`'s rows; element-wise ops over edge tensors and their
+      dropout take the sets of one `gnn.receptive_edges` (`E_k`, the edges
+      into `R_k`) as their rows.
 
     Rows outside a restricted op's set are written as 0, so every other op
     still reads finite values and needs no change; values at the rows that
     matter are the same (the skipped terms are zeros). Functions without
     such a loss (`predict`) are left alone, as are ops of other kinds.
   }];
+  let options = [
+    Option<"edgeRows", "edge-rows", "bool", /*default=*/"true",
+           "Restrict element-wise ops over edge tensors with the sets of a "
+           "gnn.receptive_edges (1.25 integers per edge, live from the "
+           "first edge op on); false: they compute every edge">,
+  ];
   let dependentDialects = ["::mlir::gnn::GnnDialect"];
   let statistics = [
     Statistic<"numRestricted", "restricted-ops",

@@ -69,6 +69,17 @@ bool hasHeadsKeptWhole(const gnnc::sema::CheckedProgram &program) {
   }
   return false;
 }
+
+/// Whether a train block with a memory budget has a GAT layer, whose
+/// element-wise ops over edges gnn-restrict-rows' edge-rows restricts.
+bool hasBudgetedAttention(const gnnc::sema::CheckedProgram &program) {
+  for (const gnnc::sema::BoundTrain &train : program.trains)
+    if (train.config.memory)
+      for (const gnnc::sema::LayerOp &op : train.model.ops)
+        if (op.kind == gnnc::sema::OpKind::GatConv)
+          return true;
+  return false;
+}
 } // namespace
 
 std::optional<Stage> gnnc::parseStage(llvm::StringRef name) {
@@ -328,30 +339,52 @@ mlir::OwningOpRef<mlir::ModuleOp> Compilation::lowerTo(Stage stage,
       return nullptr;
     return module;
   };
-  if (options.splitHeads != "auto" || !hasHeadsKeptWhole(checked))
-    return lower();
-  // Under split-heads=auto gnn-decompose splits a multi-head GAT layer
-  // only below its whole aggregation's need, but the smallest plan of the
-  // whole layers can sit above that need (fragmentation, the layer's
-  // backward): GAT on 2M nodes planned at 25% of keep-all split and was
-  // refused at 30% whole. So where the whole layers have no plan, auto
-  // plans them head by head before it gives up (not where it split them
-  // already: the same attempt again); the first attempt's diagnostics are
-  // held back, and shown only if it succeeds.
-  std::vector<mlir::Diagnostic> held;
-  mlir::OwningOpRef<mlir::ModuleOp> module;
-  {
-    mlir::ScopedDiagnosticHandler hold(context.get(), [&](mlir::Diagnostic &d) {
-      held.push_back(std::move(d));
-      return mlir::success();
-    });
-    module = lower();
+  // Where a budget has no plan, cheaper forms in memory are tried before
+  // giving up, each only where it differs from the attempts before:
+  //  * Under split-heads=auto gnn-decompose splits a multi-head GAT layer
+  //    only below its whole aggregation's need, but the smallest plan of
+  //    the whole layers can sit above that need (fragmentation, the
+  //    layer's backward): GAT on 2M nodes planned at 25% of keep-all split
+  //    and was refused at 30% whole. So auto then plans the heads one by
+  //    one (not where it split them already: the same attempt again).
+  //  * The edge sets that restrict GAT's element-wise edge ops
+  //    (gnn-restrict-rows' edge-rows) are 1.25 integers an edge, live over
+  //    the attention (60 MB on 12 M edges): without them those ops compute
+  //    every edge, slower, but the smallest plan is that much lower.
+  // Each failed attempt's diagnostics are held back; the last attempt's
+  // are shown whatever it gives, a successful one's too.
+  bool splitLater = options.splitHeads == "auto" && hasHeadsKeptWhole(checked);
+  bool edgesLater = pipelineOptions.restrictRows && pipelineOptions.edgeRows &&
+                    hasBudgetedAttention(checked);
+  std::vector<std::pair<std::string, bool>> attempts = {
+      {pipelineOptions.splitHeads, true}};
+  if (edgesLater)
+    attempts.push_back({pipelineOptions.splitHeads, false});
+  if (splitLater) {
+    attempts.push_back({"always", true});
+    if (edgesLater)
+      attempts.push_back({"always", false});
   }
-  if (module) {
-    for (mlir::Diagnostic &d : held)
-      context->getDiagEngine().emit(std::move(d));
-    return module;
+  for (size_t i = 0; i + 1 < attempts.size(); ++i) {
+    pipelineOptions.splitHeads = attempts[i].first;
+    pipelineOptions.edgeRows = attempts[i].second;
+    std::vector<mlir::Diagnostic> held;
+    mlir::OwningOpRef<mlir::ModuleOp> module;
+    {
+      mlir::ScopedDiagnosticHandler hold(context.get(),
+                                         [&](mlir::Diagnostic &d) {
+                                           held.push_back(std::move(d));
+                                           return mlir::success();
+                                         });
+      module = lower();
+    }
+    if (module) {
+      for (mlir::Diagnostic &d : held)
+        context->getDiagEngine().emit(std::move(d));
+      return module;
+    }
   }
-  pipelineOptions.splitHeads = "always";
+  pipelineOptions.splitHeads = attempts.back().first;
+  pipelineOptions.edgeRows = attempts.back().second;
   return lower();
 }

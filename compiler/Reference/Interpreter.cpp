@@ -651,11 +651,15 @@ private:
   Error exec(mlir::gnn::TransposeOp op);
   Error exec(mlir::gnn::EdgeNormOp op);
   Error exec(mlir::gnn::ReceptiveRowsOp op);
+  Error exec(mlir::gnn::ReceptiveEdgesOp op);
   /// The per-node levels of \p rowSets (gnn.receptive_rows' layout) for
   /// \p nodes nodes, unpacked into `levels` (valid until the next call), or
   /// nullptr after reporting why not.
   const int64_t *rowLevels(mlir::Value rowSets, int64_t nodes);
   std::vector<int64_t> levels;
+  /// Row sets of \p hops hops in gnn.receptive_rows' layout, from each
+  /// row's level (hops + 1: in no set).
+  static IntTensor packRowSets(const std::vector<int64_t> &level, int64_t hops);
   /// Zeroes the rows of \p t whose level exceeds \p level.
   static void zeroOutside(Tensor &t, const int64_t *levels, int64_t level);
   // Layers.
@@ -785,19 +789,19 @@ Error OpRunner::dispatch() {
   using namespace mlir;
   return llvm::TypeSwitch<Operation *, Error>(op)
       .Case<gnn::AddSelfLoopsOp, gnn::TransposeOp, gnn::EdgeNormOp,
-            gnn::ReceptiveRowsOp, gnn::GcnConvOp, gnn::SageConvOp,
-            gnn::GraphConvOp, gnn::GinConvOp, gnn::GatConvOp, gnn::LinearOp,
-            gnn::BatchNormOp, gnn::LayerNormOp, gnn::SpmmOp, gnn::SpmmMaxGradOp,
-            gnn::SddmmOp, gnn::GatherOp, gnn::ScatterOp, gnn::EdgeAddOp,
-            gnn::EdgeSoftmaxOp, gnn::EdgeSoftmaxGradOp, gnn::MatmulOp,
-            gnn::BiasAddOp, gnn::RowMulOp, gnn::ReduceOp, gnn::HeadMatrixOp,
-            gnn::ZerosOp, gnn::AddOp, gnn::SubOp, gnn::MulOp, gnn::ScaleOp,
-            gnn::ActivationOp, gnn::ActivationGradOp, gnn::RngKeyOp,
-            gnn::DropoutOp, gnn::ConcatOp, gnn::SliceOp, gnn::InsertColumnsOp,
-            gnn::NormalizeOp, gnn::NormalizeGradOp, train::InitOp,
-            train::CrossEntropyOp, train::CrossEntropyGradOp, train::AdamOp,
-            train::SgdOp, func::CallOp, arith::ConstantOp, arith::AddIOp,
-            arith::SubIOp, arith::MulIOp>(
+            gnn::ReceptiveRowsOp, gnn::ReceptiveEdgesOp, gnn::GcnConvOp,
+            gnn::SageConvOp, gnn::GraphConvOp, gnn::GinConvOp, gnn::GatConvOp,
+            gnn::LinearOp, gnn::BatchNormOp, gnn::LayerNormOp, gnn::SpmmOp,
+            gnn::SpmmMaxGradOp, gnn::SddmmOp, gnn::GatherOp, gnn::ScatterOp,
+            gnn::EdgeAddOp, gnn::EdgeSoftmaxOp, gnn::EdgeSoftmaxGradOp,
+            gnn::MatmulOp, gnn::BiasAddOp, gnn::RowMulOp, gnn::ReduceOp,
+            gnn::HeadMatrixOp, gnn::ZerosOp, gnn::AddOp, gnn::SubOp, gnn::MulOp,
+            gnn::ScaleOp, gnn::ActivationOp, gnn::ActivationGradOp,
+            gnn::RngKeyOp, gnn::DropoutOp, gnn::ConcatOp, gnn::SliceOp,
+            gnn::InsertColumnsOp, gnn::NormalizeOp, gnn::NormalizeGradOp,
+            train::InitOp, train::CrossEntropyOp, train::CrossEntropyGradOp,
+            train::AdamOp, train::SgdOp, func::CallOp, arith::ConstantOp,
+            arith::AddIOp, arith::SubIOp, arith::MulIOp>(
           [&](auto concrete) { return exec(concrete); })
       .Default([&](Operation *) {
         return error("the reference interpreter does not know this op");
@@ -838,8 +842,30 @@ Error OpRunner::exec(mlir::gnn::ReceptiveRowsOp op) {
     for (int64_t e = 0; e < g->numEdges(); ++e)
       if (level[g->dst[e]] == k - 1 && level[g->src[e]] > k)
         level[g->src[e]] = k;
+  return bind(op.getResult(), packRowSets(level, hops));
+}
+
+Error OpRunner::exec(mlir::gnn::ReceptiveEdgesOp op) {
+  const Graph *g = graph(op.getGraph());
+  if (failed())
+    return fail();
+  const int64_t *nodeLevels = rowLevels(op.getSets(), g->nodes);
+  if (!nodeLevels)
+    return fail();
+  // An edge is at its destination's level, straight from the definition.
+  const int64_t hops = static_cast<int64_t>(op.getHops());
+  std::vector<int64_t> level(g->numEdges());
+  for (int64_t e = 0; e < g->numEdges(); ++e)
+    level[e] = std::min(nodeLevels[g->dst[e]], hops + 1);
+  return bind(op.getResult(), packRowSets(level, hops));
+}
+
+IntTensor OpRunner::packRowSets(const std::vector<int64_t> &level,
+                                int64_t hops) {
   // The counts, the order, then the levels a byte each, four to an int32
-  // (little-endian, as the runtime lays them out).
+  // (little-endian, as the runtime lays them out). The order lists every
+  // row, those in no set last, where the runtime may leave them unwritten.
+  const int64_t n = static_cast<int64_t>(level.size());
   const int64_t length = mlir::gnn::rowSetsLength(n, hops);
   IntTensor out{{length}, std::vector<int64_t>(length)};
   for (int64_t k = 0; k <= hops; ++k)
@@ -855,7 +881,7 @@ Error OpRunner::exec(mlir::gnn::ReceptiveRowsOp op) {
     word |= static_cast<uint32_t>(level[i]) << (8 * (i % 4));
     out.data[next + i / 4] = static_cast<int32_t>(word);
   }
-  return bind(op.getResult(), std::move(out));
+  return out;
 }
 
 const int64_t *OpRunner::rowLevels(mlir::Value rowSets, int64_t nodes) {

@@ -136,6 +136,26 @@ LogicalResult ReceptiveRowsOp::verify() {
                    "result length (hops + 1 + nodes + ceil(nodes / 4))");
 }
 
+LogicalResult ReceptiveEdgesOp::verify() {
+  GraphType graph = getGraph().getType();
+  const int64_t hops = static_cast<int64_t>(getHops());
+  int64_t size = dim(getSets(), 0);
+  if (graph.hasStaticNodes() && !ShapedType::isDynamic(size)) {
+    int64_t nodeHops = rowSetsHops(size, graph.getNodes());
+    if (nodeHops < 0)
+      return emitOpError("row sets of ") << size << " integers cannot describe "
+                                         << graph.getNodes() << " nodes";
+    if (hops > nodeHops)
+      return emitOpError("hops ")
+             << hops << " exceed the node sets' " << nodeHops;
+  }
+  return expectDim(*this, getResult(), 0,
+                   graph.hasStaticEdges()
+                       ? rowSetsLength(graph.getEdges(), hops)
+                       : ShapedType::kDynamic,
+                   "result length (hops + 1 + edges + ceil(edges / 4))");
+}
+
 LogicalResult AddSelfLoopsOp::verify() {
   GraphType in = getGraph().getType(), out = getResult().getType();
   if (!compatible(in.getNodes(), out.getNodes()))
@@ -579,10 +599,9 @@ LogicalResult DropoutOp::verify() {
     return emitOpError("p must be in [0, 1), got ") << getP().convertToDouble();
   if (std::optional<ArrayRef<int64_t>> mask = getMaskColumns()) {
     auto type = cast<RankedTensorType>(getInput().getType());
-    if (mask->size() != 2 || type.getRank() != 2 || type.getEncoding() ||
-        getRowSets())
+    if (mask->size() != 2 || type.getRank() != 2 || type.getEncoding())
       return emitOpError("mask_columns needs [columns, offset] and a dense "
-                         "matrix without row sets");
+                         "matrix");
     const int64_t width = type.getDimSize(1);
     if ((*mask)[1] < 0 ||
         (!ShapedType::isDynamic(width) && (*mask)[1] + width > (*mask)[0]))

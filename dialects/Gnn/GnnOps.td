@@ -142,6 +142,36 @@ def Gnn_ReceptiveRowsOp : Gnn_Op<"receptive_rows"> {
   let hasVerifier = 1;
 }
 
+def Gnn_ReceptiveEdgesOp : Gnn_Op<"receptive_edges"> {
+  let summary = "the edges into the rows of nested row sets, as row sets";
+  let description = [{
+    Nested row sets over the `E` edges of `%graph` (row `e` of an edge
+    tensor is edge `e`), from nested row sets `%sets` of its `N` nodes
+    (`gnn.receptive_rows` over the same graph, of at least `hops` hops):
+    `E_k` is the set of edges whose destination is in `R_k`, for
+    `k = 0..hops`. The layout is `gnn.receptive_rows`' over `E` rows:
+    `|E_k|`, then the edges of `E_0`, of `E_1 \ E_0`, ... each by
+    increasing id, then a level byte per edge (`hops + 1` for an edge into
+    no `R_k`, `k <= hops`). The order's entries after the first `|E_hops|`
+    are unspecified: no op reads an order past its set, and listing every
+    other edge would cost a pass over the edges each step.
+
+    `gnn-restrict-rows` creates it so that element-wise ops over edge
+    tensors (GAT's leaky ReLU and attention dropout, their gradients) take
+    `rows` like node tensors' do and compute only the edges into `R_k`.
+
+    Example:
+    ```mlir
+    %e = gnn.receptive_edges %g, %r {hops = 1 : i64} : (!gnn.graph<2708x13264>, tensor<3388xi32>) -> tensor<16582xi32>
+    ```
+  }];
+  let arguments = (ins Gnn_GraphType:$graph, Gnn_RowSets:$sets,
+      Gnn_RowLevelAttr:$hops);
+  let results = (outs Gnn_RowSets:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
 def Gnn_GcnConvOp : Gnn_Op<"gcn_conv", [Gnn_Layer]> {
   let summary = "Kipf & Welling graph convolution";
   let description = [{
@@ -902,8 +932,10 @@ def Gnn_DropoutOp : Gnn_Op<"dropout", [AllTypesMatch<["input", "result"]>]> {
     applied to the cotangent is its own adjoint and a recomputation
     reproduces the mask exactly.
 
-    With `rows` (set by `gnn-restrict-rows`), the rows of a node tensor
-    outside `R_level` are 0; the others keep their values and masks.
+    With `rows` (set by `gnn-restrict-rows`), the rows outside `R_level`
+    are 0; the others keep their values and masks. The sets are a node
+    tensor's rows (`gnn.receptive_rows`) or an edge tensor's
+    (`gnn.receptive_edges`: the edges into `R_level`).
 
     With `mask_columns = array<i64: C, o>` the input, a `[R, W]` matrix, is
     columns `[o, o + W)` of a `[R, C]` one, and element `(r, c)` draws the

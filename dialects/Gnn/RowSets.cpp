@@ -67,6 +67,10 @@ int64_t mlir::gnn::rowSetsHops(int64_t length, int64_t nodes) {
   return length - rowSetsLength(nodes, 0);
 }
 
+bool mlir::gnn::makesRowSets(Operation *op) {
+  return isa_and_nonnull<ReceptiveRowsOp, ReceptiveEdgesOp>(op);
+}
+
 bool mlir::gnn::takesRowSets(Operation *op) {
   return withRowOp<false>(op, [](auto) {});
 }
@@ -96,4 +100,21 @@ std::optional<RowRestriction> mlir::gnn::getAnyRestriction(Operation *op) {
   if (std::optional<RowRestriction> rows = getRowRestriction(op))
     return rows;
   return getEdgeRestriction(op);
+}
+
+std::optional<RowRestriction> mlir::gnn::getEdgeRows(Operation *op) {
+  std::optional<RowRestriction> edges = getEdgeRestriction(op);
+  if (!edges)
+    return std::nullopt;
+  // The edge kernels' results have a row per edge of their graph, as the
+  // edge sets do: gnn-restrict-rows gives both the one edge set it tracks.
+  for (Operation *user : edges->rowSets.getUsers()) {
+    auto sets = dyn_cast<ReceptiveEdgesOp>(user);
+    if (sets && static_cast<int64_t>(sets.getHops()) >= edges->level &&
+        sets->getBlock() == op->getBlock() && sets->isBeforeInBlock(op) &&
+        sets.getGraph().getType().getEdges() ==
+            cast<ShapedType>(op->getResult(0).getType()).getDimSize(0))
+      return RowRestriction{sets.getResult(), edges->level};
+  }
+  return std::nullopt;
 }

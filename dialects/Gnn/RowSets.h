@@ -42,6 +42,10 @@ int64_t rowSetsLength(int64_t nodes, int64_t hops);
 /// when no row sets have that length.
 int64_t rowSetsHops(int64_t length, int64_t nodes);
 
+/// Whether \p op makes row sets: gnn.receptive_rows over a graph's nodes,
+/// or gnn.receptive_edges over its edges.
+bool makesRowSets(Operation *op);
+
 /// The row sets an op computes over and the level of its set.
 struct RowRestriction {
   Value rowSets;
@@ -71,6 +75,12 @@ std::optional<RowRestriction> getEdgeRestriction(Operation *op);
 
 /// Restricts \p op (takesEdgeRowSets) to the edges into R_level.
 void setEdgeRestriction(Operation *op, Value rowSets, int64_t level);
+
+/// The rows of an edge kernel's result that it computes, as row sets over
+/// the edges: E_level of a gnn.receptive_edges of its sets (of at least
+/// level hops) that precedes it in its block, if one does. For what moves
+/// such a result by its rows (host copies, signs).
+std::optional<RowRestriction> getEdgeRows(Operation *op);
 
 /// getRowRestriction or getEdgeRestriction, whichever \p op has: for what
 /// needs only the set's share of an op's work (its cost, whether its

@@ -22,8 +22,11 @@
 // (support) or unread (demand) outside the edges into R_k. The edge kernels
 // (SDDMM, edge add, edge soft-max and its gradient) then compute only the
 // edges into R_demand, the scatters and the per-head aggregation only the
-// rows of R_demand; element-wise ops over edge tensors still compute every
-// edge, but what they compute outside the demand is never read.
+// rows of R_demand. Element-wise ops over edge tensors (leaky ReLU, the
+// attention's dropout, their gradients) are row ops over E rows: they take
+// the sets of gnn.receptive_edges, E_k = the edges into R_k, as node
+// tensors' ops take R_k. One the CPU target cannot restrict still computes
+// every edge, but what it computes outside the demand is never read.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -415,18 +418,74 @@ void markRowsRead(const RowAnalysis &analysis, BlockArgument features,
       IntegerAttr::get(IntegerType::get(func.getContext(), 64), level));
 }
 
+/// What a restriction's level names.
+enum class SetKind {
+  /// The op's rows, a node's each (setRowRestriction, gnn.receptive_rows).
+  NodeRows,
+  /// The destinations of the edges an edge kernel computes
+  /// (setEdgeRestriction, gnn.receptive_rows).
+  EdgeKernel,
+  /// The op's rows, an edge's each (setRowRestriction,
+  /// gnn.receptive_edges): E_level, the edges into R_level.
+  EdgeRows,
+};
+
 /// The restrictions decided for one op: the level of its set and, for an
 /// aggregation, the level outside which its input is zero (kAll: none).
 struct Restriction {
   Operation *op;
   int64_t level, skip;
-  /// Whether the level names the destinations of the edges the op computes
-  /// (setEdgeRestriction) rather than its rows.
-  bool edges = false;
+  SetKind kind = SetKind::NodeRows;
 };
 
-/// Restricts the ops of \p func; returns how many.
-unsigned restrictFunction(func::FuncOp func) {
+/// Where a row op over \p result (demanded at \p level) is restricted: its
+/// rows are a node's or an edge's each.
+std::optional<SetKind> rowKind(const RowAnalysis &analysis, Value result,
+                               int64_t level) {
+  if (level == kAll)
+    return std::nullopt;
+  if (analysis.isNodeTensor(result))
+    return SetKind::NodeRows;
+  if (analysis.isEdgeTensor(result))
+    return SetKind::EdgeRows;
+  return std::nullopt;
+}
+
+/// The edge sets (gnn.receptive_edges of the node sets \p sets) that the
+/// row ops over edge tensors among \p restrictions need, of as many hops
+/// as their deepest level; null when there are none, or when no edge
+/// kernel restricted over the input graph's own direction names the edges
+/// (their rows are its edge ids, their levels its destinations').
+Value edgeSetsFor(Value sets, ArrayRef<Restriction> restrictions) {
+  int64_t hops = -1;
+  Value graph;
+  Operation *first = nullptr;
+  for (const Restriction &r : restrictions) {
+    if (r.kind == SetKind::EdgeRows)
+      hops = std::max(hops, r.level);
+    if (r.kind == SetKind::EdgeKernel && !graph)
+      graph = r.op->getOperand(0);
+    if (r.kind != SetKind::NodeRows && (!first || r.op->isBeforeInBlock(first)))
+      first = r.op;
+  }
+  if (hops < 0 || !graph)
+    return Value();
+  // Just before the first edge op restricted, which the graph and the node
+  // sets precede: the sets (1.25 E integers, 60 MB on 12 M edges) are then
+  // not live during the step's first dense layer, often its peak. From
+  // there they also serve the host copies of the edge kernels' results,
+  // which are E_level too (getEdgeRows).
+  OpBuilder builder(first);
+  auto edges = cast<GraphType>(graph.getType()).getEdges();
+  auto type =
+      RankedTensorType::get({rowSetsLength(edges, hops)}, builder.getI32Type());
+  return builder.create<ReceptiveEdgesOp>(sets.getLoc(), type, graph, sets,
+                                          builder.getI64IntegerAttr(hops));
+}
+
+/// Restricts the ops of \p func (with \p edgeRows, the element-wise ops
+/// over edge tensors too); returns how many.
+unsigned restrictFunction(func::FuncOp func, bool edgeRows) {
   if (func.isExternal() || !func.getBody().hasOneBlock())
     return 0;
   Block &body = func.getBody().front();
@@ -472,7 +531,7 @@ unsigned restrictFunction(func::FuncOp func) {
       int64_t level = rows.demand(op.getResult(0));
       if (rows.isEdgeTensor(op.getResult(0)) && level != kAll &&
           rows.direction(op.getOperand(0)) == Direction::Forward)
-        restrictions.push_back({&op, level, kAll, /*edges=*/true});
+        restrictions.push_back({&op, level, kAll, SetKind::EdgeKernel});
     } else if (auto o = dyn_cast<ScatterOp>(op)) {
       // At sources, the edges from the rows of R_demand into R_support.
       int64_t level = rows.demand(o.getResult());
@@ -482,17 +541,22 @@ unsigned restrictFunction(func::FuncOp func) {
                                     ? kAll
                                     : rows.support(o.getInput())});
     } else if (auto o = dyn_cast<DropoutOp>(op)) {
-      // CSR (sparse features) or a plain f32 node tensor.
+      // CSR (sparse features), or a plain f32 node or edge tensor (some of
+      // whose columns, a GAT head's attention, with mask_columns).
       int64_t level = rows.demand(o.getResult());
-      if ((isCsr(o.getInput().getType()) ||
-           (isDenseDropout(o) && rows.isNodeTensor(o.getResult()))) &&
-          !o.getMaskColumns() && level != kAll)
-        restrictions.push_back({&op, level, kAll});
+      if (isCsr(o.getInput().getType())) {
+        if (!o.getMaskColumns() && level != kAll)
+          restrictions.push_back({&op, level, kAll});
+      } else if (std::optional<SetKind> kind =
+                     rowKind(rows, o.getResult(), level);
+                 kind && isDenseDropout(o)) {
+        restrictions.push_back({&op, level, kAll, *kind});
+      }
     } else if (isElementwiseOp(&op) && takesRowSets(&op)) {
-      // Those the CPU target fuses (plain f32), over node tensors.
+      // Those the CPU target fuses (plain f32), over node or edge tensors.
       int64_t level = rows.demand(op.getResult(0));
-      if (rows.isNodeTensor(op.getResult(0)) && level != kAll)
-        restrictions.push_back({&op, level, kAll});
+      if (std::optional<SetKind> kind = rowKind(rows, op.getResult(0), level))
+        restrictions.push_back({&op, level, kAll, *kind});
     } else if (auto o = dyn_cast<SliceOp>(op)) {
       // A head's columns of a node tensor (GAT by heads), at its rows.
       int64_t level = rows.demand(o.getResult());
@@ -540,7 +604,7 @@ unsigned restrictFunction(func::FuncOp func) {
   // restricted op.
   Value setsGraph = graph;
   for (const Restriction &r : restrictions)
-    if (isa<SpmmOp>(r.op) || r.edges) {
+    if (isa<SpmmOp>(r.op) || r.kind == SetKind::EdgeKernel) {
       Value g = r.op->getOperand(0);
       if (rows.direction(g) == Direction::Forward) {
         setsGraph = g;
@@ -570,12 +634,16 @@ unsigned restrictFunction(func::FuncOp func) {
   Value sets =
       builder.create<ReceptiveRowsOp>(func.getLoc(), setsType, setsGraph, mask,
                                       builder.getI64IntegerAttr(hops));
+  Value edgeSets = edgeRows ? edgeSetsFor(sets, restrictions) : Value();
   SmallVector<Operation *> restricted;
   for (const Restriction &r : restrictions) {
-    if (r.edges)
+    if (r.kind == SetKind::EdgeRows && !edgeSets)
+      continue; // no graph names the edges: every edge computed, as before
+    if (r.kind == SetKind::EdgeKernel)
       setEdgeRestriction(r.op, sets, r.level);
     else
-      setRowRestriction(r.op, sets, r.level);
+      setRowRestriction(r.op, r.kind == SetKind::EdgeRows ? edgeSets : sets,
+                        r.level);
     if (r.skip != kAll) {
       IntegerAttr skip = builder.getI64IntegerAttr(r.skip);
       if (auto o = dyn_cast<SpmmOp>(r.op))
@@ -587,14 +655,15 @@ unsigned restrictFunction(func::FuncOp func) {
   }
   markRestUnread(rows, restricted);
   markRowsRead(rows, inputArgument(func, "features"), hops);
-  return restrictions.size();
+  return restricted.size();
 }
 
 struct RestrictRowsPass
     : mlir::gnn::impl::GnnRestrictRowsBase<RestrictRowsPass> {
+  using GnnRestrictRowsBase::GnnRestrictRowsBase;
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
-      numRestricted += restrictFunction(func);
+      numRestricted += restrictFunction(func, edgeRows);
   }
 };
 

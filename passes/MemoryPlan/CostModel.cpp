@@ -895,6 +895,17 @@ std::optional<int64_t> trainNodesOf(Value mask) {
 
 std::optional<double> mlir::gnn::estimateSetRows(Operation *rowSets,
                                                  int64_t level) {
+  if (auto edges = dyn_cast_or_null<ReceptiveEdgesOp>(rowSets)) {
+    // The edges into R_level: its nodes' share of the edges.
+    if (level > static_cast<int64_t>(edges.getHops()))
+      return std::nullopt;
+    GraphSize g = graphSize(edges.getGraph());
+    std::optional<double> rows =
+        estimateSetRows(edges.getSets().getDefiningOp(), level);
+    if (!rows || g.nodes <= 0)
+      return std::nullopt;
+    return *rows * static_cast<double>(g.edges) / static_cast<double>(g.nodes);
+  }
   auto sets = dyn_cast_or_null<ReceptiveRowsOp>(rowSets);
   if (!sets || level < 0 || level > static_cast<int64_t>(sets.getHops()))
     return std::nullopt;
@@ -919,6 +930,26 @@ double mlir::gnn::transferredRowShare(Value rowSets, int64_t level,
 
 namespace {
 
+/// The rows sets describe: a graph's nodes, or (gnn.receptive_edges) its
+/// edges; 0 when unknown.
+int64_t setUniverse(Operation *rowSets) {
+  if (auto edges = dyn_cast_or_null<ReceptiveEdgesOp>(rowSets))
+    return graphSize(edges.getGraph()).edges;
+  if (auto nodes = dyn_cast_or_null<ReceptiveRowsOp>(rowSets))
+    return graphSize(nodes.getGraph()).nodes;
+  return 0;
+}
+
+/// The estimated share of its sets' rows in \p restriction's set.
+std::optional<double> setShare(const RowRestriction &restriction) {
+  Operation *sets = restriction.rowSets.getDefiningOp();
+  std::optional<double> rows = estimateSetRows(sets, restriction.level);
+  const int64_t universe = setUniverse(sets);
+  if (!rows || universe <= 0)
+    return std::nullopt;
+  return *rows / static_cast<double>(universe);
+}
+
 double copiedBytes(Value value, Value rowSets, std::optional<uint64_t> level) {
   double bytes = bytesOf(value);
   if (rowSets)
@@ -935,12 +966,8 @@ double rowShare(Operation *op) {
   std::optional<RowRestriction> restriction = getAnyRestriction(op);
   if (!restriction)
     return 1;
-  auto sets = restriction->rowSets.getDefiningOp<ReceptiveRowsOp>();
-  std::optional<double> rows =
-      sets ? estimateSetRows(sets, restriction->level) : std::nullopt;
-  if (!rows)
-    return 1;
-  return *rows / static_cast<double>(graphSize(sets.getGraph()).nodes);
+  std::optional<double> share = setShare(*restriction);
+  return share ? *share : 1;
 }
 
 /// The copies of a tiled kernel over \p rows output rows and \p slots
@@ -1008,17 +1035,16 @@ OpCost estimateRows(Operation *op, const Pricer &p) {
   if (!restriction || whole.rate == CostRate::Mixed ||
       whole.rate == CostRate::None)
     return whole;
-  auto sets = restriction->rowSets.getDefiningOp<ReceptiveRowsOp>();
-  std::optional<double> rows = estimateSetRows(sets, restriction->level);
-  if (!rows)
+  std::optional<double> share = setShare(*restriction);
+  if (!share)
     return whole;
-  const int64_t nodes = graphSize(sets.getGraph()).nodes;
-  const double fraction = *rows / static_cast<double>(nodes);
+  const double fraction = *share;
+  const int64_t universe = setUniverse(restriction->rowSets.getDefiningOp());
   double cleared = 0;
   Value result = op->getResult(0);
   // (A restricted insert leaves the other rows as they are.)
   if (!op->hasAttr(kRestUnreadAttr) && !isa<InsertColumnsOp>(op) &&
-      (dim(result, 0) == nodes || getEdgeRestriction(op)))
+      (dim(result, 0) == universe || getEdgeRestriction(op)))
     cleared = (1.0 - fraction) * bytesOf(result);
   if (whole.randomValues > 0)
     return p.random(fraction * whole.randomValues,
@@ -1082,6 +1108,18 @@ OpCost estimateWhole(Operation *op, const Pricer &p) {
         return p.kernel(0,
                         gnnrt::graphIndexBytes(g.nodes, g.edges, 1) +
                             bytesOf(o.getMask()) + bytesOf(o.getResult()),
+                        CostRate::Sparse);
+      })
+      .Case([&](ReceptiveEdgesOp o) {
+        // A level byte per edge written, and the edges into R_hops listed
+        // (their slots and ids read, their ids written).
+        GraphSize g = graphSize(o.getGraph());
+        std::optional<double> listed =
+            estimateSetRows(o, static_cast<int64_t>(o.getHops()));
+        return p.kernel(0,
+                        static_cast<double>(g.edges) +
+                            12.0 *
+                                listed.value_or(static_cast<double>(g.edges)),
                         CostRate::Sparse);
       })
       .Case([&](SpmmOp o) {

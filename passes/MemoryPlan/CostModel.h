@@ -237,7 +237,8 @@ double randomSeconds(double values, double bytes,
 /// An op that gnn-restrict-rows restricted to the rows of R_level is priced
 /// at the fraction |R_level| / N of its whole cost (estimateSetRows), plus
 /// the writes that clear the other rows when its kernel clears them (no
-/// gnn.rest_unread).
+/// gnn.rest_unread); one restricted to E_level of gnn.receptive_edges at
+/// |E_level| / E.
 OpCost estimateOpCost(Operation *op, const MachineProfile &profile);
 
 /// |R_level| of the sets \p rowSets (a gnn.receptive_rows of the step's
@@ -247,7 +248,9 @@ OpCost estimateOpCost(Operation *op, const MachineProfile &profile);
 /// in-edges (self loops included) had independent sources. It misses both
 /// ways, since degrees vary: high where neighbourhoods overlap (Facebook:
 /// 13,660 for |R_2| = 10,346), low where hubs bring many neighbours (the
-/// 2M-node synthetic graph: 34,266 for |R_3| = 167,285).
+/// 2M-node synthetic graph: 34,266 for |R_3| = 167,285). For
+/// gnn.receptive_edges, |E_level| = |R_level| E / N edges, as if every node
+/// had E / N in-edges.
 /// std::nullopt when \p rowSets is not such an op or the size is unknown.
 std::optional<double> estimateSetRows(Operation *rowSets, int64_t level);
 

@@ -248,15 +248,18 @@ bool isDenseMatrix(Type type) {
 }
 
 /// The rows a host copy of \p value must hold, when not all: \p value is
-/// a dense matrix that its op computed at the rows of one set alone, and
-/// no op reads its other rows (gnn.rest_unread), so `mem.offload ... rows`
-/// copies only that set.
+/// a dense matrix that its op computed at the rows of one set alone (an
+/// edge kernel's, the edges into one: their edge sets), and no op reads
+/// its other rows (gnn.rest_unread), so `mem.offload ... rows` copies only
+/// that set.
 std::optional<RowRestriction> transferRows(Value value) {
   Operation *def = value.getDefiningOp();
   if (!def || !def->hasAttr(kRestUnreadAttr) || def->getNumResults() != 1 ||
       !isDenseMatrix(value.getType()))
     return std::nullopt;
-  return getRowRestriction(def);
+  if (std::optional<RowRestriction> rows = getRowRestriction(def))
+    return rows;
+  return getEdgeRows(def);
 }
 
 /// The tile bytes through which products would read a dense \p value
@@ -1290,7 +1293,7 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
     if (v.saved || v.storage != Storage::Arena ||
         !isa<RankedTensorType>(v.value.getType()) ||
         alignToArena(v.bytes) < kMinParkedBytes || candidateOf.count(v.value) ||
-        isa_and_nonnull<ReceptiveRowsOp>(v.value.getDefiningOp()))
+        makesRowSets(v.value.getDefiningOp()))
       continue;
     int64_t firstUse = std::numeric_limits<int64_t>::max();
     bool hasView = false;
@@ -1347,8 +1350,9 @@ void StepPlanner::build(bool allowNarrow, Type narrowType,
     plan::Candidate &cand = problem.candidates[c];
     // Row sets stay: the copies of the values restricted to them read them
     // at offload and at prefetch, points this problem does not model (and
-    // they are small: about 1.25 N integers).
-    if (isa_and_nonnull<ReceptiveRowsOp>(info.value.getDefiningOp()))
+    // they are small next to what they restrict: about 1.25 integers per
+    // row of it, a node's or, gnn.receptive_edges', an edge's).
+    if (makesRowSets(info.value.getDefiningOp()))
       continue;
     if (!info.parked)
       makeRecipes(static_cast<int>(c));

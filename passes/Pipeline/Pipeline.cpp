@@ -41,8 +41,11 @@ LogicalResult mlir::gnn::buildGnncPipeline(OpPassManager &pm,
   GnnSparseFeaturesOptions sparse;
   sparse.maxDensity = options.sparseFeatures;
   pm.addPass(createGnnSparseFeatures(sparse));
-  if (options.restrictRows)
-    pm.addPass(createGnnRestrictRows());
+  if (options.restrictRows) {
+    GnnRestrictRowsOptions restrict;
+    restrict.edgeRows = options.edgeRows;
+    pm.addPass(createGnnRestrictRows(restrict));
+  }
   pm.addPass(createGnnHoistGraphPrep());
   GnnPlanMemoryOptions planning;
   planning.policy = options.policy;

@@ -38,6 +38,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("plan, cpp: compute only the rows the loss depends on "
                      "(gnn-restrict-rows; the CPU target's kernels)"),
       llvm::cl::init(true)};
+  Option<bool> edgeRows{
+      *this, "edge-rows",
+      llvm::cl::desc("plan, cpp: with restrict-rows, element-wise ops over "
+                     "edge tensors compute only the edges the loss depends "
+                     "on (gnn-restrict-rows' edge-rows)"),
+      llvm::cl::init(true)};
   Option<std::string> splitHeads{
       *this, "split-heads",
       llvm::cl::desc("decomposed and later: rewrite multi-head gat_conv "

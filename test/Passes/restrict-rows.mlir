@@ -1,4 +1,5 @@
 // RUN: gnnc-opt -gnn-restrict-rows -split-input-file %s | FileCheck %s
+// RUN: gnnc-opt -gnn-restrict-rows=edge-rows=false -split-input-file %s | FileCheck %s --check-prefix=NOEDGE
 
 // A two-layer GCN step with CSR features, as gnn-autodiff and
 // gnn-sparse-features leave it. The loss reads R_0 (the mask), so the last
@@ -215,24 +216,35 @@ func.func @features_rows(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 // into R_0, and so are the soft-max gradient and the leaky ReLU's; the
 // scatter to destinations sums them at R_0, the one to sources at R_1
 // from the edges into R_0 (skip 0), as the transposed aggregation does.
-// The leaky ReLU and its gradient still compute every edge: what they
-// compute outside the edges into R_0 is never read, so the edge add is
-// `gnn.rest_unread` too. One hop: 4 + 1 + 1 + 1 = 7 integers.
+// The leaky ReLU and its gradient are row ops over the 10 edge rows: they
+// take the edge sets of gnn.receptive_edges and compute E_0, the edges
+// into R_0. One hop: 4 + 1 + 1 + 1 = 7 integers; the edge sets, of the
+// one level the element-wise ops read, 10 + 1 + 3 = 14, made just before
+// the first edge op (not live during the dense products before it).
 // CHECK-LABEL: func.func @attention
 // CHECK: %[[L:.*]] = gnn.add_self_loops
 // CHECK-NEXT: %[[R:.*]] = gnn.receptive_rows %[[L]], %{{.*}} {hops = 1 : i64} : (!gnn.graph<4x10>, tensor<4xi1>) -> tensor<7xi32>
 // CHECK: %[[A:.*]] = gnn.matmul %{{.*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64}
 // CHECK: %[[B:.*]] = gnn.matmul %{{.*}} rows %[[R]] {gnn.rest_unread, level = 0 : i64}
+// CHECK-NEXT: %[[RE:.*]] = gnn.receptive_edges %[[L]], %[[R]] {hops = 0 : i64} : (!gnn.graph<4x10>, tensor<7xi32>) -> tensor<14xi32>
 // CHECK: %[[E:.*]] = gnn.edge_add %[[L]], %[[A]], %[[B]] rows %[[R]] {gnn.rest_unread, level = 0 : i64}
-// CHECK: %[[LR:.*]] = gnn.activation leaky_relu %[[E]] {slope
+// CHECK: %[[LR:.*]] = gnn.activation leaky_relu %[[E]] rows %[[RE]] : tensor<14xi32> {gnn.rest_unread, level = 0 : i64, slope
 // CHECK: %[[S:.*]] = gnn.edge_softmax %[[L]], %[[LR]] rows %[[R]] {gnn.rest_unread, level = 0 : i64}
 // CHECK: gnn.spmm sum %[[L]], %{{.*}}, %[[S]] rows %[[R]] {level = 0 : i64}
 // CHECK: gnn.spmm sum %{{.*}}, %{{.*}}, %[[S]] rows %[[R]] {level = 1 : i64, skip = 0 : i64}
 // CHECK: %[[DS:.*]] = gnn.sddmm %[[L]], %{{.*}}, %{{.*}} rows %[[R]] {gnn.rest_unread, heads = 2 : i64, level = 0 : i64}
 // CHECK: %[[DR:.*]] = gnn.edge_softmax_grad %[[L]], %[[S]], %[[DS]] rows %[[R]] {gnn.rest_unread, level = 0 : i64}
-// CHECK: %[[DE:.*]] = gnn.activation_grad leaky_relu %[[E]], %[[DR]] {slope
+// CHECK: %[[DE:.*]] = gnn.activation_grad leaky_relu %[[E]], %[[DR]] rows %[[RE]] : tensor<14xi32> {gnn.rest_unread, level = 0 : i64, slope
 // CHECK: gnn.scatter src %[[L]], %[[DE]] rows %[[R]] {level = 1 : i64, skip = 0 : i64}
 // CHECK: gnn.scatter dst %[[L]], %[[DE]] rows %[[R]] {level = 0 : i64}
+// Without edge-rows, no edge sets: the leaky ReLU and its gradient
+// compute every edge, and what they compute outside E_0 is unread, so the
+// edge add is still `gnn.rest_unread`.
+// NOEDGE-LABEL: func.func @attention
+// NOEDGE-NOT: gnn.receptive_edges
+// NOEDGE: gnn.edge_add {{.*}} rows %{{.*}} {gnn.rest_unread, level = 0 : i64}
+// NOEDGE: gnn.activation leaky_relu %{{[^ ]*}} {slope
+// NOEDGE: gnn.activation_grad leaky_relu %{{[^ ]*}}, %{{[^ ]*}} {slope
 func.func @attention(%g: !gnn.graph<4x6> {gnn.input = "graph"},
                      %x: tensor<4x4xf32>, %labels: tensor<4xi32>,
                      %mask: tensor<4xi1>, %ws: tensor<4x2xf32>,

@@ -642,7 +642,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return failure();
   if (failed(checkCsr(op)))
     return failure();
-  if (cuda() && (getAnyRestriction(op) || isa<ReceptiveRowsOp>(op)))
+  if (cuda() &&
+      (getAnyRestriction(op) || isa<ReceptiveRowsOp, ReceptiveEdgesOp>(op)))
     return op->emitError()
            << "'" << op->getName()
            << "' with row sets (gnn-restrict-rows) is not supported yet by "
@@ -928,13 +929,13 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
 
   // Everything else is one kernel writing tensors at their places.
   bool known =
-      isa<EdgeNormOp, ReceptiveRowsOp, SpmmOp, SpmmMaxGradOp, SddmmOp, GatherOp,
-          EdgeAddOp, ScatterOp, EdgeSoftmaxOp, EdgeSoftmaxGradOp, MatmulOp,
-          BiasAddOp, RowMulOp, ReduceOp, HeadMatrixOp, ZerosOp, AddOp, SubOp,
-          MulOp, ScaleOp, ActivationOp, ActivationGradOp, DropoutOp, ConcatOp,
-          SliceOp, InsertColumnsOp, NormalizeOp, NormalizeGradOp, train::InitOp,
-          train::CrossEntropyOp, train::CrossEntropyGradOp, train::AdamOp,
-          train::SgdOp>(op);
+      isa<EdgeNormOp, ReceptiveRowsOp, ReceptiveEdgesOp, SpmmOp, SpmmMaxGradOp,
+          SddmmOp, GatherOp, EdgeAddOp, ScatterOp, EdgeSoftmaxOp,
+          EdgeSoftmaxGradOp, MatmulOp, BiasAddOp, RowMulOp, ReduceOp,
+          HeadMatrixOp, ZerosOp, AddOp, SubOp, MulOp, ScaleOp, ActivationOp,
+          ActivationGradOp, DropoutOp, ConcatOp, SliceOp, InsertColumnsOp,
+          NormalizeOp, NormalizeGradOp, train::InitOp, train::CrossEntropyOp,
+          train::CrossEntropyGradOp, train::AdamOp, train::SgdOp>(op);
   if (!known)
     return unsupported();
   // Element-wise ops with row sets are fused runs (above); any other op
@@ -974,6 +975,14 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       .Case([&](ReceptiveRowsOp o) {
         call("gnnrt_cpu_receptive_rows",
              {name(o.getGraph()), name(o.getMask()), i64(o.getHops()), out()});
+        return success();
+      })
+      .Case([&](ReceptiveEdgesOp o) {
+        int64_t nodes = o.getGraph().getType().getNodes();
+        call("gnnrt_cpu_receptive_edges",
+             {name(o.getGraph()), name(o.getSets()),
+              i64(gnn::rowSetsHops(dim(o.getSets(), 0), nodes)),
+              i64(o.getHops()), out()});
         return success();
       })
       .Case([&](SpmmOp o) {
@@ -1270,7 +1279,28 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return success();
       })
       .Case([&](DropoutOp o) {
+        std::optional<ArrayRef<int64_t>> mask = o.getMaskColumns();
         if (Value sets = o.getRowSets()) {
+          if (mask) {
+            // Some columns' masks (a GAT head's attention) at R_level's
+            // rows: its edges, when the sets are gnn.receptive_edges'.
+            SmallVector<std::string> args = {name(o.getInput()),
+                                             d(o.getInput(), 0),
+                                             d(o.getInput(), 1),
+                                             i64((*mask)[0]),
+                                             i64((*mask)[1]),
+                                             keySeed[o.getKey()],
+                                             keyStep[o.getKey()],
+                                             "UINT64_C(" + i64(o.getStream()) +
+                                                 ")",
+                                             f64(o.getPAttr().getValue())};
+            llvm::append_range(args,
+                               setArgs(sets, o.getInput(), *o.getLevel()));
+            args.push_back(zeroRest(op));
+            args.push_back(out());
+            call("gnnrt_cpu_dropout_columns_rows", args);
+            return success();
+          }
           auto csr = getCsrEncoding(o.getInput().getType());
           if (!csr)
             return LogicalResult(unsupported());
@@ -1296,7 +1326,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                 f64(o.getPAttr().getValue()), out()});
           return success();
         }
-        if (std::optional<ArrayRef<int64_t>> mask = o.getMaskColumns()) {
+        if (mask) {
           call("gnnrt_cpu_dropout_columns",
                {name(o.getInput()), d(o.getInput(), 0), d(o.getInput(), 1),
                 i64((*mask)[0]), i64((*mask)[1]), keySeed[o.getKey()],

@@ -426,6 +426,30 @@ func.func @receptive_rows_too_deep(%g: !gnn.graph<4x6>, %m: tensor<4xi1>) {
 
 // -----
 
+func.func @receptive_edges_size(%g: !gnn.graph<4x6>, %r: tensor<8xi32>) {
+  // expected-error @+1 {{result length (hops + 1 + edges + ceil(edges / 4)): expected 10}}
+  %0 = gnn.receptive_edges %g, %r {hops = 1 : i64} : (!gnn.graph<4x6>, tensor<8xi32>) -> tensor<9xi32>
+  return
+}
+
+// -----
+
+func.func @receptive_edges_too_deep(%g: !gnn.graph<4x6>, %r: tensor<8xi32>) {
+  // expected-error @+1 {{hops 3 exceed the node sets' 2}}
+  %0 = gnn.receptive_edges %g, %r {hops = 3 : i64} : (!gnn.graph<4x6>, tensor<8xi32>) -> tensor<12xi32>
+  return
+}
+
+// -----
+
+func.func @receptive_edges_sets(%g: !gnn.graph<4x6>, %r: tensor<3xi32>) {
+  // expected-error @+1 {{row sets of 3 integers cannot describe 4 nodes}}
+  %0 = gnn.receptive_edges %g, %r {hops = 0 : i64} : (!gnn.graph<4x6>, tensor<3xi32>) -> tensor<9xi32>
+  return
+}
+
+// -----
+
 func.func @rows_without_level(%g: !gnn.graph<4x6>, %x: tensor<4x3xf32>, %r: tensor<8xi32>) {
   // expected-error @+1 {{row sets ('rows') need a 'level'}}
   %0 = gnn.spmm sum %g, %x rows %r : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<8xi32>) -> tensor<4x3xf32>
@@ -539,7 +563,7 @@ func.func @dropout_mask_columns_outside(%x: tensor<5x2xf32>, %k: !gnn.rng_key) -
 // -----
 
 func.func @dropout_mask_columns_shape(%x: tensor<5x2xf32>, %k: !gnn.rng_key) -> tensor<5x2xf32> {
-  // expected-error@+1 {{'gnn.dropout' op mask_columns needs [columns, offset] and a dense matrix without row sets}}
+  // expected-error@+1 {{'gnn.dropout' op mask_columns needs [columns, offset] and a dense matrix}}
   %y = gnn.dropout %x, %k {mask_columns = array<i64: 4>, p = 0.5 : f64, stream = 0 : i64} : tensor<5x2xf32>
   return %y : tensor<5x2xf32>
 }

@@ -147,9 +147,15 @@ func.func @elementwise(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>, %z: tensor<?x2x
 // CHECK-LABEL: func.func @rows
 func.func @rows(%g: !gnn.graph<4x6>, %m: tensor<4xi1>, %x: tensor<4x3xf32>,
                 %w: tensor<6xf32>, %f: tensor<4x8xf32, #gnn.csr<nnz = 5>>,
-                %v: tensor<8x3xf32>, %k: !gnn.rng_key) {
+                %v: tensor<8x3xf32>, %k: !gnn.rng_key, %s: tensor<6x1xf32>) {
   // CHECK: %[[R:.*]] = gnn.receptive_rows %{{.*}}, %{{.*}} {hops = 2 : i64} : (!gnn.graph<4x6>, tensor<4xi1>) -> tensor<8xi32>
   %r = gnn.receptive_rows %g, %m {hops = 2 : i64} : (!gnn.graph<4x6>, tensor<4xi1>) -> tensor<8xi32>
+  // The edges into R_0 and R_1, as row sets over the 6 edges, which an
+  // element-wise op over an edge tensor takes as rows.
+  // CHECK: %[[E:.*]] = gnn.receptive_edges %{{.*}}, %[[R]] {hops = 1 : i64} : (!gnn.graph<4x6>, tensor<8xi32>) -> tensor<10xi32>
+  %e = gnn.receptive_edges %g, %r {hops = 1 : i64} : (!gnn.graph<4x6>, tensor<8xi32>) -> tensor<10xi32>
+  // CHECK: gnn.dropout %{{.*}}, %{{.*}} rows %[[E]] : tensor<10xi32> {level = 1 : i64, mask_columns = array<i64: 4, 2>, p = 5.000000e-01 : f64, stream = 1 : i64} : tensor<6x1xf32>
+  %a = gnn.dropout %s, %k rows %e : tensor<10xi32> {level = 1 : i64, mask_columns = array<i64: 4, 2>, p = 0.5 : f64, stream = 1 : i64} : tensor<6x1xf32>
   // CHECK: gnn.spmm sum %{{.*}}, %{{.*}}, %{{.*}} rows %[[R]] {level = 1 : i64, skip = 0 : i64}
   %0 = gnn.spmm sum %g, %x, %w rows %r {level = 1 : i64, skip = 0 : i64} : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<6xf32>, tensor<8xi32>) -> tensor<4x3xf32>
   // CHECK: gnn.spmm mean %{{.*}}, %{{.*}} rows %[[R]] {level = 2 : i64}
