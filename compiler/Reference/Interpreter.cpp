@@ -762,13 +762,13 @@ Error OpRunner::run() {
                   0.0);
     return bind(op->getResult(0), std::move(y));
   }
-  // A row-wise op (element-wise, bias, dropout) given row sets: the rows
-  // outside its set are 0. (SpMM, products and sums read their operands
-  // differently with them, in their own handlers.)
+  // A row-wise op (element-wise, bias, dropout, concat) given row sets:
+  // the rows outside its set are 0. (SpMM, products and sums read their
+  // operands differently with them, in their own handlers.)
   if (!mlir::isa<mlir::gnn::BiasAddOp, mlir::gnn::RowMulOp, mlir::gnn::AddOp,
                  mlir::gnn::SubOp, mlir::gnn::MulOp, mlir::gnn::ScaleOp,
                  mlir::gnn::ActivationOp, mlir::gnn::ActivationGradOp,
-                 mlir::gnn::DropoutOp>(op))
+                 mlir::gnn::DropoutOp, mlir::gnn::ConcatOp>(op))
     return Error::success();
   std::optional<mlir::gnn::RowRestriction> rows =
       mlir::gnn::getRowRestriction(op);

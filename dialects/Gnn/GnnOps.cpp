@@ -508,7 +508,7 @@ struct AddZeroFramedBlocks : OpRewritePattern<AddOp> {
   /// The non-zero blocks of \p v, a concat, with their columns.
   static std::optional<SmallVector<Block>> blocksOf(Value v) {
     auto concat = v.getDefiningOp<ConcatOp>();
-    if (!concat)
+    if (!concat || concat.getRowSets())
       return std::nullopt;
     SmallVector<Block> blocks;
     int64_t at = 0;
@@ -633,12 +633,15 @@ LogicalResult ConcatOp::verify() {
     else
       width += dim(v, 1);
   }
-  return expectDim(*this, getResult(), 1, width,
-                   "result width (sum of the inputs')");
+  if (failed(expectDim(*this, getResult(), 1, width,
+                       "result width (sum of the inputs')")))
+    return failure();
+  return checkRowWise(*this, getRowSets(), getLevelAttr());
 }
 
 OpFoldResult ConcatOp::fold(FoldAdaptor) {
-  if (getInputs().size() == 1 &&
+  // With row sets, one input still zeroes the rows outside the set.
+  if (getInputs().size() == 1 && !getRowSets() &&
       getInputs().front().getType() == getResult().getType())
     return getInputs().front();
   return {};

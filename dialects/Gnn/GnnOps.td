@@ -976,17 +976,29 @@ def Gnn_DropoutOp : Gnn_Op<"dropout", [AllTypesMatch<["input", "result"]>]> {
   let hasFolder = 1;
 }
 
-def Gnn_ConcatOp : Gnn_Op<"concat"> {
+def Gnn_ConcatOp : Gnn_Op<"concat", [AttrSizedOperandSegments]> {
   let summary = "feature-wise concatenation of node tensors";
   let description = [{
+    With `rows` (set by `gnn-restrict-rows`), only the rows of `R_level`
+    are joined; the others are 0 (GAT's heads joined head by head, where
+    the loss reads a few rows).
+
     Example:
     ```mlir
     %y = gnn.concat %a, %b : (tensor<?x4xf32>, tensor<?x8xf32>) -> tensor<?x12xf32>
+    %z = gnn.concat %a, %b rows %r : tensor<8xi32> {level = 1 : i64} : (tensor<4x4xf32>, tensor<4x8xf32>) -> tensor<4x12xf32>
     ```
   }];
-  let arguments = (ins Variadic<Gnn_NodeTensor>:$inputs);
+  let arguments = !con((ins Variadic<Gnn_NodeTensor>:$inputs), Gnn_RowArgs);
   let results = (outs Gnn_NodeTensor:$result);
-  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let assemblyFormat = "$inputs (`rows` $row_sets^ `:` type($row_sets))? "
+      "attr-dict `:` functional-type($inputs, results)";
+  let builders = [
+    OpBuilder<(ins "Type":$result, "ValueRange":$inputs), [{
+      build($_builder, $_state, result, inputs, /*row_sets=*/Value(),
+            /*level=*/IntegerAttr());
+    }]>
+  ];
   let hasVerifier = 1;
   let hasFolder = 1;
 }

@@ -28,7 +28,7 @@ template <bool Edges, typename Fn> bool withRowOp(Operation *op, Fn fn) {
     return llvm::TypeSwitch<Operation *, bool>(op)
         .Case<SpmmOp, MatmulOp, DropoutOp, BiasAddOp, RowMulOp, ReduceOp, AddOp,
               SubOp, MulOp, ScaleOp, ActivationOp, ActivationGradOp, SliceOp,
-              InsertColumnsOp, ScatterOp>(call)
+              InsertColumnsOp, ScatterOp, ConcatOp>(call)
         .Default([](Operation *) { return false; });
 }
 

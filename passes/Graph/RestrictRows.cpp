@@ -557,10 +557,11 @@ unsigned restrictFunction(func::FuncOp func, bool edgeRows) {
       int64_t level = rows.demand(op.getResult(0));
       if (std::optional<SetKind> kind = rowKind(rows, op.getResult(0), level))
         restrictions.push_back({&op, level, kAll, *kind});
-    } else if (auto o = dyn_cast<SliceOp>(op)) {
-      // A head's columns of a node tensor (GAT by heads), at its rows.
-      int64_t level = rows.demand(o.getResult());
-      if (rows.isNodeTensor(o.getResult()) && level != kAll)
+    } else if (isa<SliceOp, ConcatOp>(op)) {
+      // A head's columns of a node tensor, and the heads joined again (GAT
+      // by heads), at their rows.
+      int64_t level = rows.demand(op.getResult(0));
+      if (rows.isNodeTensor(op.getResult(0)) && level != kAll)
         restrictions.push_back({&op, level, kAll});
     } else if (auto o = dyn_cast<ReduceOp>(op)) {
       // A sum over rows needs only the rows where its input can be

@@ -328,6 +328,37 @@ int sliceColumns(const float *x, int64_t rows, int64_t cols, int64_t offset,
   return GNNRT_OK;
 }
 
+/// gnn.concat, at the rows of R_level of \p rowSets or, without them, at
+/// every row: gnnrt_cpu_concat and _rows. A row is its inputs' rows side
+/// by side, whichever rows are listed.
+int concatColumns(const float *const *inputs, const int64_t *widths,
+                  int64_t numInputs, int64_t rows, const int32_t *rowSets,
+                  int64_t hops, int64_t level, bool zeroRest, float *y) {
+  int64_t total;
+  if (int status =
+          kernel::concatArgs(inputs, widths, numInputs, rows, y, total))
+    return status;
+  RowSets sets{};
+  if (rowSets)
+    if (int status = rowSetArgs(rowSets, rows, hops, level, sets))
+      return status;
+  const int64_t count = rowSets ? sets.count[level] : rows;
+#pragma omp parallel for schedule(static) if (worthThreads(count * total))
+  for (int64_t t = 0; t < count; ++t) {
+    const int64_t r = rowSets ? int64_t(sets.order[t]) : t;
+    float *yr = y + r * total;
+    for (int64_t i = 0; i < numInputs; ++i) {
+      if (widths[i])
+        std::memcpy(yr, inputs[i] + r * widths[i],
+                    static_cast<size_t>(widths[i]) * sizeof(float));
+      yr += widths[i];
+    }
+  }
+  if (rowSets && zeroRest)
+    zeroOtherRows(sets.level, rows, level, total, y);
+  return GNNRT_OK;
+}
+
 /// gnn.insert_columns, at the rows of R_level of \p rowSets or, without
 /// them, at every row: gnnrt_cpu_insert_columns and _rows.
 int insertColumns(const float *x, const float *block, int64_t rows,
@@ -718,22 +749,17 @@ int gnnrt_cpu_zeros(float *y, int64_t n) {
 
 int gnnrt_cpu_concat(const float *const *inputs, const int64_t *widths,
                      int64_t num_inputs, int64_t rows, float *y) {
-  int64_t total;
-  if (int status =
-          kernel::concatArgs(inputs, widths, num_inputs, rows, y, total))
-    return status;
-  const int64_t count = rows * total;
-#pragma omp parallel for schedule(static) if (worthThreads(count))
-  for (int64_t r = 0; r < rows; ++r) {
-    float *yr = y + r * total;
-    for (int64_t i = 0; i < num_inputs; ++i) {
-      if (widths[i])
-        std::memcpy(yr, inputs[i] + r * widths[i],
-                    static_cast<size_t>(widths[i]) * sizeof(float));
-      yr += widths[i];
-    }
-  }
-  return GNNRT_OK;
+  return concatColumns(inputs, widths, num_inputs, rows, nullptr, 0, 0, false,
+                       y);
+}
+
+int gnnrt_cpu_concat_rows(const float *const *inputs, const int64_t *widths,
+                          int64_t num_inputs, int64_t rows,
+                          const int32_t *row_sets, int64_t hops, int64_t level,
+                          int zero_rest, float *y) {
+  GNNRT_CHECK(row_sets, GNNRT_ERR_NULL_POINTER);
+  return concatColumns(inputs, widths, num_inputs, rows, row_sets, hops, level,
+                       zero_rest != 0, y);
 }
 
 int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,

@@ -274,16 +274,18 @@ func.func @attention(%g: !gnn.graph<4x6> {gnn.input = "graph"},
 
 // A layer by heads (GAT's split-heads form, without the attention): each
 // head's columns of z are a gnn.slice read at R_1 by its aggregation into
-// R_0, so the slices and the product compute R_1. The heads' cotangents
-// are joined by a concat, zero outside R_1 because each part is, so the
-// weight gradient sums over R_1 only.
+// R_0, so the slices and the product compute R_1. The heads' outputs are
+// joined at R_0, the rows the loss reads (zeros elsewhere: the loss's
+// kernel reads every row, masked); their cotangents at R_1, zero outside
+// it because each part is and read only there, so the weight gradient sums
+// over R_1 only.
 // CHECK-LABEL: func.func @heads
 // CHECK: %[[R:.*]] = gnn.receptive_rows
 // CHECK: %[[Z:.*]] = gnn.matmul %{{[^ ]*}}, %{{[^ ]*}} rows %[[R]] {gnn.rest_unread, level = 1 : i64}
 // CHECK: gnn.slice %[[Z]] rows %[[R]] : tensor<7xi32> {gnn.rest_unread, level = 1 : i64, offset = 0 : i64}
 // CHECK: gnn.slice %[[Z]] rows %[[R]] : tensor<7xi32> {gnn.rest_unread, level = 1 : i64, offset = 2 : i64}
-// CHECK: gnn.concat
-// CHECK: %[[DZ:.*]] = gnn.concat
+// CHECK: gnn.concat %{{[^ ]*}}, %{{[^ ]*}} rows %[[R]] : tensor<7xi32> {level = 0 : i64}
+// CHECK: %[[DZ:.*]] = gnn.concat %{{[^ ]*}}, %{{[^ ]*}} rows %[[R]] : tensor<7xi32> {gnn.rest_unread, level = 1 : i64}
 // CHECK: gnn.matmul %{{[^ ]*}}, %[[DZ]] rows %[[R]] {level = 1 : i64, transpose_a}
 func.func @heads(%g: !gnn.graph<4x6> {gnn.input = "graph"},
                  %x: tensor<4x4xf32>, %labels: tensor<4xi32>,

@@ -940,8 +940,9 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return unsupported();
   // Element-wise ops with row sets are fused runs (above); any other op
   // here that has them has its own row kernel below.
-  if (getRowRestriction(op) && !isa<SpmmOp, MatmulOp, DropoutOp, ReduceOp,
-                                    SliceOp, InsertColumnsOp, ScatterOp>(op))
+  if (getRowRestriction(op) &&
+      !isa<SpmmOp, MatmulOp, DropoutOp, ReduceOp, SliceOp, InsertColumnsOp,
+           ScatterOp, ConcatOp>(op))
     return op->emitError() << "'" << op->getName()
                            << "' with row sets is not supported by the "
                            << targetName()
@@ -1221,9 +1222,10 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         llvm::interleaveComma(o.getInputs(), os,
                               [&](Value v) { os << dim(v, 1); });
         os << "};\n";
-        call("gnnrt_cpu_concat", {inputs, widths, i64(o.getInputs().size()),
-                                  d(o.getResult(), 0), out()});
-        return success();
+        return columnsCall(
+            "gnnrt_cpu_concat",
+            {inputs, widths, i64(o.getInputs().size()), d(o.getResult(), 0)},
+            /*zeroRestArg=*/true);
       })
       .Case([&](SliceOp o) {
         return columnsCall("gnnrt_cpu_slice",

@@ -680,6 +680,14 @@ int gnnrt_cpu_zeros(float *y, int64_t n);
 int gnnrt_cpu_concat(const float *const *inputs, const int64_t *widths,
                      int64_t num_inputs, int64_t rows, float *y);
 
+/* gnn.concat with row sets: gnnrt_cpu_concat at the rows of R_level only
+   (row sets over the `rows` rows); the other rows of y are +0.0 when
+   zero_rest, else left as they were. */
+int gnnrt_cpu_concat_rows(const float *const *inputs, const int64_t *widths,
+                          int64_t num_inputs, int64_t rows,
+                          const int32_t *row_sets, int64_t hops, int64_t level,
+                          int zero_rest, float *y);
+
 /* gnn.slice: `y[rows, width] = x[:, offset : offset + width]` of
    `x[rows, cols]`. */
 int gnnrt_cpu_slice(const float *x, int64_t rows, int64_t cols, int64_t offset,

@@ -156,6 +156,8 @@ func.func @rows(%g: !gnn.graph<4x6>, %m: tensor<4xi1>, %x: tensor<4x3xf32>,
   %e = gnn.receptive_edges %g, %r {hops = 1 : i64} : (!gnn.graph<4x6>, tensor<8xi32>) -> tensor<10xi32>
   // CHECK: gnn.dropout %{{.*}}, %{{.*}} rows %[[E]] : tensor<10xi32> {level = 1 : i64, mask_columns = array<i64: 4, 2>, p = 5.000000e-01 : f64, stream = 1 : i64} : tensor<6x1xf32>
   %a = gnn.dropout %s, %k rows %e : tensor<10xi32> {level = 1 : i64, mask_columns = array<i64: 4, 2>, p = 0.5 : f64, stream = 1 : i64} : tensor<6x1xf32>
+  // CHECK: gnn.concat %{{.*}}, %{{.*}} rows %[[R]] : tensor<8xi32> {level = 1 : i64} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x6xf32>
+  %c = gnn.concat %x, %x rows %r : tensor<8xi32> {level = 1 : i64} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x6xf32>
   // CHECK: gnn.spmm sum %{{.*}}, %{{.*}}, %{{.*}} rows %[[R]] {level = 1 : i64, skip = 0 : i64}
   %0 = gnn.spmm sum %g, %x, %w rows %r {level = 1 : i64, skip = 0 : i64} : (!gnn.graph<4x6>, tensor<4x3xf32>, tensor<6xf32>, tensor<8xi32>) -> tensor<4x3xf32>
   // CHECK: gnn.spmm mean %{{.*}}, %{{.*}} rows %[[R]] {level = 2 : i64}

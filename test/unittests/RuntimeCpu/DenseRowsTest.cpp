@@ -557,6 +557,50 @@ TEST_F(DenseRowsTest, SliceAndInsertColumnsAtTheSetsRows) {
   }
 }
 
+// GAT's heads joined at the set's rows: each listed row is the whole
+// concat's (its parts side by side, of different widths, one empty), the
+// others +0.0 with zero_rest and untouched without; 1 and 2 threads,
+// every level.
+TEST_F(DenseRowsTest, ConcatAtTheSetsRows) {
+  const int64_t n = 300, hops = 2;
+  const RowSets sets = matrixRowSets(n, hops, 71, 10);
+  const int64_t widths[] = {8, 1, 0, 5};
+  const int64_t total = 14;
+  std::vector<std::vector<float>> parts;
+  for (int64_t i = 0; i < 4; ++i)
+    parts.push_back(randomValues(n * widths[i] + 1, 72 + i));
+  const float *inputs[] = {parts[0].data(), parts[1].data(), parts[2].data(),
+                           parts[3].data()};
+  std::vector<float> whole(n * total, NAN);
+  ASSERT_EQ(gnnrt_cpu_concat(inputs, widths, 4, n, whole.data()), GNNRT_OK);
+  for (int threads : {1, 2})
+    for (int64_t level = 0; level <= hops; ++level) {
+      SCOPED_TRACE("level " + std::to_string(level) + ", threads " +
+                   std::to_string(threads));
+      gnnrt_cpu_set_num_threads(threads);
+      std::vector<float> y(n * total, NAN);
+      ASSERT_EQ(gnnrt_cpu_concat_rows(inputs, widths, 4, n, sets.data(), hops,
+                                      level, 1, y.data()),
+                GNNRT_OK);
+      EXPECT_TRUE(rowsMatch(y, whole, sets, level, total));
+      std::vector<float> kept(n * total, 7.0f);
+      ASSERT_EQ(gnnrt_cpu_concat_rows(inputs, widths, 4, n, sets.data(), hops,
+                                      level, 0, kept.data()),
+                GNNRT_OK);
+      for (int64_t k = 0; k < n * total; ++k)
+        ASSERT_EQ(bitsOf(kept[k]),
+                  bitsOf(sets.level(k / total) <= level ? whole[k] : 7.0f))
+            << "element " << k;
+    }
+  std::vector<float> y(n * total);
+  EXPECT_EQ(gnnrt_cpu_concat_rows(inputs, widths, 4, n, nullptr, hops, 0, 1,
+                                  y.data()),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cpu_concat_rows(inputs, widths, 4, n, sets.data(), hops,
+                                  hops + 1, 1, y.data()),
+            GNNRT_ERR_BAD_ARGUMENT);
+}
+
 TEST_F(DenseRowsTest, SliceAndInsertColumnsRowsRejectBadArguments) {
   const int64_t n = 40, hops = 1;
   const RowSets sets = matrixRowSets(n, hops, 61);
