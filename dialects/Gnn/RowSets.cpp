@@ -5,7 +5,12 @@
 
 #include "gnnrt/Kernels.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
+
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::gnn;
@@ -54,7 +59,68 @@ void restrict(Operation *op, Value rowSets, int64_t level) {
   (void)known;
 }
 
+/// The training set's size (`train.config`'s `train_nodes`) when \p mask is
+/// the function's `train_mask` argument.
+/// (Read through the function's generic attributes: the dialect does not
+/// depend on func.)
+std::optional<int64_t> trainNodesOf(Value mask) {
+  auto arg = dyn_cast<BlockArgument>(mask);
+  Operation *func = arg ? arg.getOwner()->getParentOp() : nullptr;
+  if (!func)
+    return std::nullopt;
+  auto argAttrs = func->getAttrOfType<ArrayAttr>("arg_attrs");
+  auto attrs = argAttrs && arg.getArgNumber() < argAttrs.size()
+                   ? dyn_cast<DictionaryAttr>(argAttrs[arg.getArgNumber()])
+                   : DictionaryAttr();
+  auto role = attrs ? attrs.getAs<StringAttr>("gnn.input") : StringAttr();
+  auto config = func->getAttrOfType<DictionaryAttr>("train.config");
+  if (!role || role.getValue() != "train_mask" || !config)
+    return std::nullopt;
+  auto count = config.getAs<IntegerAttr>("train_nodes");
+  if (!count || count.getInt() < 0)
+    return std::nullopt;
+  return count.getInt();
+}
+
+/// A graph's node and edge counts, when both are static and it has nodes.
+std::optional<std::pair<double, double>> graphCounts(Value graph) {
+  auto type = dyn_cast<GraphType>(graph.getType());
+  if (!type || !type.hasStaticNodes() || !type.hasStaticEdges() ||
+      type.getNodes() <= 0)
+    return std::nullopt;
+  return std::make_pair(static_cast<double>(type.getNodes()),
+                        static_cast<double>(type.getEdges()));
+}
+
 } // namespace
+
+std::optional<double> mlir::gnn::estimateSetRows(Operation *rowSets,
+                                                 int64_t level) {
+  if (auto edges = dyn_cast_or_null<ReceptiveEdgesOp>(rowSets)) {
+    // The edges into R_level: its nodes' share of the edges.
+    std::optional<std::pair<double, double>> g = graphCounts(edges.getGraph());
+    if (level > static_cast<int64_t>(edges.getHops()) || !g)
+      return std::nullopt;
+    std::optional<double> rows =
+        estimateSetRows(edges.getSets().getDefiningOp(), level);
+    if (!rows)
+      return std::nullopt;
+    return *rows * g->second / g->first;
+  }
+  auto sets = dyn_cast_or_null<ReceptiveRowsOp>(rowSets);
+  if (!sets || level < 0 || level > static_cast<int64_t>(sets.getHops()))
+    return std::nullopt;
+  std::optional<std::pair<double, double>> g = graphCounts(sets.getGraph());
+  std::optional<int64_t> seeds = trainNodesOf(sets.getMask());
+  if (!seeds || !g)
+    return std::nullopt;
+  const double n = g->first;
+  const double degree = g->second / n;
+  double rows = std::min(n, static_cast<double>(*seeds));
+  for (int64_t k = 0; k < level; ++k)
+    rows = n * (1.0 - std::pow(1.0 - rows / n, degree));
+  return rows;
+}
 
 static_assert(kMaxRowSetHops == GNNRT_ROW_SETS_MAX_HOPS,
               "the compiler's row sets and the runtime's must agree");

@@ -42,6 +42,19 @@ int64_t rowSetsLength(int64_t nodes, int64_t hops);
 /// when no row sets have that length.
 int64_t rowSetsHops(int64_t length, int64_t nodes);
 
+/// |R_level| of the sets \p rowSets (a gnn.receptive_rows of the step's
+/// training mask) makes, estimated before any data exists: |R_0| is the
+/// training set's size (`train.config`'s `train_nodes`), and each hop
+/// |R_k+1| = N (1 - (1 - |R_k| / N)^(E / N)), as if each node's E / N
+/// in-edges (self loops included) had independent sources. It misses both
+/// ways, since degrees vary: high where neighbourhoods overlap (Facebook:
+/// 13,660 for |R_2| = 10,346), low where hubs bring many neighbours (the
+/// 2M-node synthetic graph: 34,266 for |R_3| = 167,285). For
+/// gnn.receptive_edges, |E_level| = |R_level| E / N edges, as if every node
+/// had E / N in-edges.
+/// std::nullopt when \p rowSets is not such an op or the size is unknown.
+std::optional<double> estimateSetRows(Operation *rowSets, int64_t level);
+
 /// Whether \p op makes row sets: gnn.receptive_rows over a graph's nodes,
 /// or gnn.receptive_edges over its edges.
 bool makesRowSets(Operation *op);

@@ -873,53 +873,7 @@ OpCost estimateWhole(Operation *op, const Pricer &p);
 /// The training nodes of \p mask, when it is the training mask of a
 /// function whose `train.config` knows their number (`train_nodes`, from
 /// meta.json or synthetic()'s rule); std::nullopt otherwise.
-std::optional<int64_t> trainNodesOf(Value mask) {
-  auto arg = dyn_cast<BlockArgument>(mask);
-  if (!arg)
-    return std::nullopt;
-  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  if (!func)
-    return std::nullopt;
-  auto role =
-      func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "gnn.input");
-  auto config = func->getAttrOfType<DictionaryAttr>("train.config");
-  if (!role || role.getValue() != "train_mask" || !config)
-    return std::nullopt;
-  auto count = config.getAs<IntegerAttr>("train_nodes");
-  if (!count || count.getInt() < 0)
-    return std::nullopt;
-  return count.getInt();
-}
-
 } // namespace
-
-std::optional<double> mlir::gnn::estimateSetRows(Operation *rowSets,
-                                                 int64_t level) {
-  if (auto edges = dyn_cast_or_null<ReceptiveEdgesOp>(rowSets)) {
-    // The edges into R_level: its nodes' share of the edges.
-    if (level > static_cast<int64_t>(edges.getHops()))
-      return std::nullopt;
-    GraphSize g = graphSize(edges.getGraph());
-    std::optional<double> rows =
-        estimateSetRows(edges.getSets().getDefiningOp(), level);
-    if (!rows || g.nodes <= 0)
-      return std::nullopt;
-    return *rows * static_cast<double>(g.edges) / static_cast<double>(g.nodes);
-  }
-  auto sets = dyn_cast_or_null<ReceptiveRowsOp>(rowSets);
-  if (!sets || level < 0 || level > static_cast<int64_t>(sets.getHops()))
-    return std::nullopt;
-  GraphSize g = graphSize(sets.getGraph());
-  std::optional<int64_t> seeds = trainNodesOf(sets.getMask());
-  if (!seeds || g.nodes <= 0)
-    return std::nullopt;
-  const double n = static_cast<double>(g.nodes);
-  const double degree = static_cast<double>(g.edges) / n;
-  double rows = std::min(n, static_cast<double>(*seeds));
-  for (int64_t k = 0; k < level; ++k)
-    rows = n * (1.0 - std::pow(1.0 - rows / n, degree));
-  return rows;
-}
 
 double mlir::gnn::transferredRowShare(Value rowSets, int64_t level,
                                       int64_t rows) {

@@ -259,7 +259,24 @@ std::optional<RowRestriction> transferRows(Value value) {
     return std::nullopt;
   if (std::optional<RowRestriction> rows = getRowRestriction(def))
     return rows;
-  return getEdgeRows(def);
+  // The copies read the sets where the value leaves and comes back, which
+  // the plan takes to be within the sets' own lifetime (they are not a
+  // candidate): so only a value none of whose readers outlives them.
+  std::optional<RowRestriction> edges = getEdgeRows(def);
+  if (!edges)
+    return std::nullopt;
+  Operation *lastSetsUse = nullptr;
+  for (Operation *user : edges->rowSets.getUsers())
+    if (user->getBlock() == def->getBlock() &&
+        (!lastSetsUse || lastSetsUse->isBeforeInBlock(user)))
+      lastSetsUse = user;
+  if (!lastSetsUse)
+    return std::nullopt;
+  for (Operation *user : value.getUsers())
+    if (user->getBlock() != def->getBlock() ||
+        (user != lastSetsUse && lastSetsUse->isBeforeInBlock(user)))
+      return std::nullopt;
+  return edges;
 }
 
 /// The tile bytes through which products would read a dense \p value
@@ -2690,20 +2707,27 @@ LogicalResult PlanMemoryPass::planStep(func::FuncOp func,
   // and keeps the cheapest prediction (docs/CostModel.md, "Steps within
   // the cache").
   // Each prediction reported below includes its savings.
+  // An op restricted to some rows (gnn-restrict-rows) writes and reads
+  // only their share of its tensors: the savings count that share, or a
+  // step of small sets would save more than it costs.
   double resultBytes = 0, readBytes = 0;
   for (const ValueLiveness &v : live->getValues()) {
     if (v.bytes <= 0 || v.storage == Storage::None)
       continue;
+    const auto bytes = static_cast<double>(v.bytes);
     if ((v.storage == Storage::Arena || v.storage == Storage::Result) &&
-        v.def != StepLiveness::kEntry && !v.inPlaceOf)
-      resultBytes += static_cast<double>(v.bytes);
+        v.def != StepLiveness::kEntry && !v.inPlaceOf) {
+      Operation *def = v.value.getDefiningOp();
+      resultBytes += bytes * (def ? estimatedRowShare(def) : 1.0);
+    }
     // Every op that names the value reads it once (a view's readers read
     // it again through the view; the simplification counts the view).
     llvm::SmallPtrSet<Operation *, 8> readers;
     for (Operation *user : v.value.getUsers())
       if (!isa<func::ReturnOp>(user))
         readers.insert(user);
-    readBytes += static_cast<double>(v.bytes) * readers.size();
+    for (Operation *reader : readers)
+      readBytes += bytes * estimatedRowShare(reader);
   }
   // What option \p o of a candidate adds to the step under \p a: a plan in
   // the cache copies at the cached rate (one side of each copy in cache).

@@ -908,18 +908,28 @@ int gnnrt_cpu_fused_rows(const gnnrt_fused_op *ops, int32_t nops, int64_t n,
   FusedChain chain;
   prepareChain(ops, nops, cols, inputs, ninputs, outputs, output_values,
                noutputs, chain);
-  // Each listed row in tiles of its own: an element's ops and operands are
-  // those of the whole chain, so its bits are too (a dropout's mask is a
-  // function of the element's index, whatever tile it falls in).
+  // Each run of consecutive listed rows in tiles of its own: an element's
+  // ops and operands are those of the whole chain, so its bits are too (a
+  // dropout's mask is a function of the element's index, whatever tile it
+  // falls in). The order lists each level by increasing id, so a set that
+  // holds most of a block of rows (edge rows: a node's edges, often
+  // numbered together) runs as few long tiles, not one short tile a row
+  // (a GAT score row is 1 to 8 floats). Narrow rows are dealt out more at a
+  // time for the same reason.
   const int32_t *order = sets.order;
   const int64_t computed = sets.count[level];
-  forEachChunk(computed, kRowChunk, worthThreads(computed, cols),
+  const int64_t chunk =
+      std::max(kRowChunk, kFusedTile / std::max<int64_t>(cols, 1));
+  forEachChunk(computed, chunk, worthThreads(computed, cols),
                [&](int64_t first, int64_t last) {
-                 for (int64_t t = first; t < last; ++t) {
-                   const int64_t begin = int64_t(order[t]) * cols;
-                   for (int64_t at = 0; at < cols; at += kFusedTile)
-                     runTile(chain, begin + at,
-                             std::min(kFusedTile, cols - at));
+                 for (int64_t t = first; t < last;) {
+                   const int64_t row = order[t];
+                   int64_t end = row + 1;
+                   for (++t; t < last && order[t] == end; ++t)
+                     ++end;
+                   const int64_t stop = end * cols;
+                   for (int64_t at = row * cols; at < stop; at += kFusedTile)
+                     runTile(chain, at, std::min(kFusedTile, stop - at));
                  }
                });
   // After every listed row: an output may be an input's buffer.

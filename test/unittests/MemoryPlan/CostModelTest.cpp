@@ -13,6 +13,7 @@
 #include "passes/MemoryPlan/CostModel.h"
 
 #include "compiler/Driver/Driver.h"
+#include "dialects/Gnn/RowSets.h"
 #include "passes/Pipeline/Pipeline.h"
 #include "test/unittests/ExampleFiles.h"
 
