@@ -334,6 +334,12 @@ bool mlir::mem::readsGraphInTiles(OpOperand &use) {
     return use.get() == softmax.getGraph();
   if (auto grad = dyn_cast<gnn::EdgeSoftmaxGradOp>(user))
     return use.get() == grad.getGraph();
+  // The row sets read the slots of their sets' rows, one hop at a time;
+  // the edge sets those of their last node set.
+  if (auto sets = dyn_cast<gnn::ReceptiveRowsOp>(user))
+    return use.get() == sets.getGraph();
+  if (auto sets = dyn_cast<gnn::ReceptiveEdgesOp>(user))
+    return use.get() == sets.getGraph();
   return false;
 }
 
@@ -587,7 +593,8 @@ LogicalResult LoadGraphHomeOp::verify() {
         return emitOpError("with tile_bytes may only be read as the graph of "
                            "gnn.spmm sum or mean, gnn.sddmm, gnn.edge_softmax "
                            "or gnn.edge_softmax_grad, or of one restricted to "
-                           "some rows, but '")
+                           "some rows, or of gnn.receptive_rows or "
+                           "gnn.receptive_edges, but '")
                << use.getOwner()->getName() << "' reads it";
   }
   GraphView copied = getOut() ? GraphView::Out : GraphView::In;

@@ -73,7 +73,8 @@ bool isDenseF32Matrix(Type type);
 /// gnn.spmm sum or mean (gnnrt_cpu_spmm_tiles), of a gnn.sddmm, or of a
 /// gnn.edge_softmax or its gradient (gnnrt_cpu_sddmm_tiles and the like);
 /// restricted by gnn-restrict-rows, those and gnn.edge_add when their result
-/// is `gnn.rest_unread`, and a gnn.scatter (gnnrt_cpu_*_rows_tiles).
+/// is `gnn.rest_unread`, and a gnn.scatter (gnnrt_cpu_*_rows_tiles); and
+/// gnn.receptive_rows and gnn.receptive_edges (their _tiles kernels).
 bool readsGraphInTiles(OpOperand &use);
 
 /// The bytes mem.store_sign packs \p tensor into: a row of ceil(C / 8)

@@ -956,7 +956,21 @@ OpCost tiledGraphReads(Operation *op, const MachineProfile &profile) {
     if (Value w = spmm.getWeights(); w && mem::tileBytesRead(w))
       weightHeads =
           cast<RankedTensorType>(w.getType()).getRank() == 2 ? dim(w, 1) : 1;
-  const double share = rowShare(op);
+  // Edge sets read their last node set's rows; row sets, each hop, the
+  // rows of the set before it (priced as R_hops-1's once per hop).
+  double share = rowShare(op);
+  if (auto sets = dyn_cast<ReceptiveEdgesOp>(op))
+    share = setShare({sets.getSets(), static_cast<int64_t>(sets.getHops())})
+                .value_or(1.0);
+  if (auto sets = dyn_cast<ReceptiveRowsOp>(op)) {
+    const auto hops = static_cast<int64_t>(sets.getHops());
+    std::optional<double> rows =
+        hops > 0 ? estimateSetRows(sets, hops - 1) : std::optional<double>(0);
+    share = rows && g.nodes > 0
+                ? std::min(1.0, static_cast<double>(hops) * *rows /
+                                    static_cast<double>(g.nodes))
+                : 1.0;
+  }
   return tiledCopies(
       static_cast<int64_t>(share * static_cast<double>(g.nodes)),
       static_cast<int64_t>(share * static_cast<double>(g.edges)), weightHeads,

@@ -853,4 +853,111 @@ int gnnrt_cpu_scatter_rows_tiles(const gnnrt_graph *g, int end, const float *x,
   return GNNRT_OK;
 }
 
+int gnnrt_cpu_receptive_rows_tiles(const gnnrt_graph *g, const uint8_t *mask,
+                                   int64_t hops, void *graph_tile,
+                                   int64_t graph_tile_bytes, int32_t *out,
+                                   int64_t *moved) {
+  if (int status = checkIn(g))
+    return status;
+  GNNRT_CHECK(hops >= 0 && hops <= kMaxHops, GNNRT_ERR_BAD_ARGUMENT);
+  const int64_t n = g->num_nodes;
+  GNNRT_CHECK(present(mask, n) && out && graph_tile && moved,
+              GNNRT_ERR_NULL_POINTER);
+  int32_t *count = out, *order = out + hops + 1;
+  auto *level = reinterpret_cast<Level *>(order + n);
+  const auto unreached = static_cast<Level>(hops + 1);
+  std::memset(level + n, 0, static_cast<size_t>((n + 3) / 4 * 4 - n));
+  for (int64_t i = 0; i < n; ++i)
+    level[i] = mask[i] != 0 ? 0 : unreached;
+  // Every node sorted by (level, id), with the counts of the levels up to
+  // \p last (a counting sort, as gnnrt_cpu_receptive_rows ends with).
+  auto sortByLevel = [&](int64_t last) {
+    int64_t cursor[kMaxHops + 3] = {};
+    for (int64_t i = 0; i < n; ++i)
+      ++cursor[level[i] + 1];
+    for (int64_t k = 1; k <= hops + 2; ++k)
+      cursor[k] += cursor[k - 1];
+    for (int64_t k = 0; k <= last; ++k)
+      count[k] = static_cast<int32_t>(cursor[k + 1]);
+    for (int64_t i = 0; i < n; ++i)
+      order[cursor[level[i]]++] = static_cast<int32_t>(i);
+  };
+  sortByLevel(0);
+  // R_{k+1}: R_k and the sources of the slots of R_k's rows, which come
+  // through the tiles; one thread (width 0), since sources repeat.
+  for (int64_t k = 0; k < hops; ++k) {
+    const RowSets sets{count, order, level};
+    if (int status = slotsOnTiles(
+            g, &sets, k, graph_tile, graph_tile_bytes, 0,
+            [&](int64_t, int64_t source, int64_t) {
+              if (level[source] > k + 1)
+                level[source] = static_cast<Level>(k + 1);
+            },
+            moved))
+      return status;
+    sortByLevel(k + 1);
+  }
+  return GNNRT_OK;
+}
+
+int gnnrt_cpu_receptive_edges_tiles(const gnnrt_graph *g,
+                                    const int32_t *node_sets, int64_t node_hops,
+                                    int64_t hops, void *graph_tile,
+                                    int64_t graph_tile_bytes, int32_t *out,
+                                    int64_t *moved) {
+  if (int status = checkIn(g))
+    return status;
+  GNNRT_CHECK(out, GNNRT_ERR_NULL_POINTER);
+  RowSets nodes;
+  if (int status = tiledRowSetArgs(g, node_sets, node_hops, hops, graph_tile,
+                                   moved, nodes))
+    return status;
+  const int64_t e = g->num_edges;
+  int32_t *count = out, *order = out + hops + 1;
+  auto *level = reinterpret_cast<Level *>(order + e);
+  const auto unreached = static_cast<Level>(hops + 1);
+  std::memset(level, unreached, static_cast<size_t>(e));
+  std::memset(level + e, 0, static_cast<size_t>((e + 3) / 4 * 4 - e));
+  // Each slot of R_hops's rows through the tiles: its edge takes its
+  // destination's level (each edge is one slot, so the threads never
+  // write one byte twice).
+  if (int status = slotsOnTiles(
+          g, &nodes, hops, graph_tile, graph_tile_bytes, 1,
+          [&](int64_t i, int64_t, int64_t edge) {
+            level[edge] = nodes.level[i];
+          },
+          moved))
+    return status;
+  // The counts and the order from the levels alone, the graph being in
+  // host memory: a count, then a placement, each by increasing id, skipping
+  // words of eight unreached edges (most of them, when the sets are
+  // small).
+  const uint64_t allUnreached =
+      0x0101010101010101ull * static_cast<uint8_t>(unreached);
+  auto forListed = [&](auto fn) {
+    int64_t id = 0;
+    for (; id + 8 <= e; id += 8) {
+      uint64_t word;
+      std::memcpy(&word, level + id, sizeof(word));
+      if (word != allUnreached)
+        for (int64_t j = 0; j < 8; ++j)
+          if (level[id + j] <= hops)
+            fn(id + j, level[id + j]);
+    }
+    for (; id < e; ++id)
+      if (level[id] <= hops)
+        fn(id, level[id]);
+  };
+  int64_t cursor[kMaxHops + 2] = {};
+  forListed([&](int64_t, int64_t k) { ++cursor[k + 1]; });
+  for (int64_t k = 1; k <= hops + 1; ++k)
+    cursor[k] += cursor[k - 1];
+  for (int64_t k = 0; k <= hops; ++k)
+    count[k] = static_cast<int32_t>(cursor[k + 1]);
+  forListed([&](int64_t id, int64_t k) {
+    order[cursor[k]++] = static_cast<int32_t>(id);
+  });
+  return GNNRT_OK;
+}
+
 } // extern "C"

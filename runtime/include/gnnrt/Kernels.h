@@ -517,6 +517,27 @@ int gnnrt_cpu_edge_softmax_grad_tiles(const gnnrt_graph *g, const float *y,
                                       int64_t graph_tile_bytes, float *dx,
                                       int64_t *moved);
 
+/* gnnrt_cpu_receptive_rows over a graph whose `in` view stays in host
+   memory: level by level, the slots of R_k's rows come through
+   \p graph_tile (28 bytes per slot) and their sources join R_{k+1}; each
+   level sorts every node by (level, id) again (O(N) per hop). The same
+   buffer; adds the bytes copied into the tiles to *moved. */
+int gnnrt_cpu_receptive_rows_tiles(const gnnrt_graph *g, const uint8_t *mask,
+                                   int64_t hops, void *graph_tile,
+                                   int64_t graph_tile_bytes, int32_t *out,
+                                   int64_t *moved);
+
+/* gnnrt_cpu_receptive_edges over a graph whose `in` view stays in host
+   memory: the slots of R_hops's rows come through \p graph_tile (28 bytes
+   per slot, as the edge kernels' tiles), the counts and the order from a
+   scan of the level bytes. The same buffer, the order's tail unwritten
+   too; adds the bytes copied into the tiles to *moved. */
+int gnnrt_cpu_receptive_edges_tiles(const gnnrt_graph *g,
+                                    const int32_t *node_sets, int64_t node_hops,
+                                    int64_t hops, void *graph_tile,
+                                    int64_t graph_tile_bytes, int32_t *out,
+                                    int64_t *moved);
+
 /* The edge kernels at the rows of R_level (gnnrt_cpu_sddmm_rows and the
    like, same arguments before the tile) over a graph whose view stays in
    host memory, read a tile at a time through \p graph_tile (device

@@ -378,7 +378,7 @@ func.func @load_graph_home_other_view(%g: !gnn.graph<4x6> {mem.home = "host"}, %
 // -----
 
 func.func @load_graph_home_tiles_max(%g: !gnn.graph<4x6> {mem.home = "host"}, %x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{with tile_bytes may only be read as the graph of gnn.spmm sum or mean, gnn.sddmm, gnn.edge_softmax or gnn.edge_softmax_grad, or of one restricted to some rows, but 'gnn.spmm' reads it}}
+  // expected-error @+1 {{with tile_bytes may only be read as the graph of gnn.spmm sum or mean, gnn.sddmm, gnn.edge_softmax or gnn.edge_softmax_grad, or of one restricted to some rows, or of gnn.receptive_rows or gnn.receptive_edges, but 'gnn.spmm' reads it}}
   %g0 = mem.load_graph_home %g {tile_bytes = 280 : i64} : !gnn.graph<4x6>
   %y = gnn.spmm max %g0, %x : (!gnn.graph<4x6>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
@@ -387,7 +387,7 @@ func.func @load_graph_home_tiles_max(%g: !gnn.graph<4x6> {mem.home = "host"}, %x
 // -----
 
 func.func @load_graph_home_tiles_gather(%g: !gnn.graph<4x6> {mem.home = "host"}, %x: tensor<4x8xf32>) -> tensor<6x8xf32> {
-  // expected-error @+1 {{with tile_bytes may only be read as the graph of gnn.spmm sum or mean, gnn.sddmm, gnn.edge_softmax or gnn.edge_softmax_grad, or of one restricted to some rows, but 'gnn.gather' reads it}}
+  // expected-error @+1 {{with tile_bytes may only be read as the graph of gnn.spmm sum or mean, gnn.sddmm, gnn.edge_softmax or gnn.edge_softmax_grad, or of one restricted to some rows, or of gnn.receptive_rows or gnn.receptive_edges, but 'gnn.gather' reads it}}
   %g0 = mem.load_graph_home %g {tile_bytes = 280 : i64} : !gnn.graph<4x6>
   %y = gnn.gather src %g0, %x : (!gnn.graph<4x6>, tensor<4x8xf32>) -> tensor<6x8xf32>
   return %y : tensor<6x8xf32>
@@ -398,7 +398,7 @@ func.func @load_graph_home_tiles_gather(%g: !gnn.graph<4x6> {mem.home = "host"},
 // The out view in tiles is read by restricted scatters to sources only
 // (gnnrt_cpu_scatter_rows_tiles).
 func.func @load_graph_home_tiles_out(%g: !gnn.graph<4x6> {mem.home = "host"}, %e: tensor<6x2xf32>) -> tensor<4x2xf32> {
-  // expected-error @+1 {{with tile_bytes may only be read as the graph of gnn.spmm sum or mean, gnn.sddmm, gnn.edge_softmax or gnn.edge_softmax_grad, or of one restricted to some rows, but 'gnn.scatter' reads it}}
+  // expected-error @+1 {{with tile_bytes may only be read as the graph of gnn.spmm sum or mean, gnn.sddmm, gnn.edge_softmax or gnn.edge_softmax_grad, or of one restricted to some rows, or of gnn.receptive_rows or gnn.receptive_edges, but 'gnn.scatter' reads it}}
   %g0 = mem.load_graph_home %g {out, tile_bytes = 280 : i64} : !gnn.graph<4x6>
   %y = gnn.scatter src %g0, %e : (!gnn.graph<4x6>, tensor<6x2xf32>) -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>

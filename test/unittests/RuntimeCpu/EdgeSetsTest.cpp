@@ -223,6 +223,18 @@ TEST_F(EdgeSetsTest, MatchesTheEdgeListOnARandomGraph) {
   for (const auto &[name, mask] : masks)
     for (int64_t nodeHops : {2, 3}) {
       const RowSets nodes = receptiveRows(g, mask, nodeHops);
+      // The node sets with the graph read through tiles: the same buffer.
+      for (int64_t slots : {7, 1000}) {
+        std::vector<char> tile(static_cast<size_t>(28 * slots));
+        std::vector<int32_t> tiled(nodes.buffer.size(), kUnwritten);
+        int64_t moved = 0;
+        ASSERT_EQ(gnnrt_cpu_receptive_rows_tiles(
+                      &g, mask.data(), nodeHops, tile.data(),
+                      static_cast<int64_t>(tile.size()), tiled.data(), &moved),
+                  GNNRT_OK);
+        EXPECT_EQ(tiled, nodes.buffer)
+            << name << ", node hops " << nodeHops << ", tiles of " << slots;
+      }
       for (int64_t hops = 0; hops <= nodeHops; ++hops)
         for (int threads : {1, 2}) {
           SCOPED_TRACE(std::string(name) + ", node hops " +
@@ -230,10 +242,78 @@ TEST_F(EdgeSetsTest, MatchesTheEdgeListOnARandomGraph) {
                        std::to_string(hops) + ", threads " +
                        std::to_string(threads));
           gnnrt_cpu_set_num_threads(threads);
-          EXPECT_EQ(receptiveEdges(g, nodes, hops).buffer,
-                    referenceEdges(graph, nodes, hops));
+          const std::vector<int32_t> want = referenceEdges(graph, nodes, hops);
+          EXPECT_EQ(receptiveEdges(g, nodes, hops).buffer, want);
+          // The same sets with the graph read through tiles of 7 and of
+          // 1000 slots (a row longer than the tile goes on in the next).
+          for (int64_t slots : {7, 1000}) {
+            std::vector<char> tile(static_cast<size_t>(28 * slots));
+            std::vector<int32_t> tiled(want.size(), kUnwritten);
+            int64_t moved = 0;
+            ASSERT_EQ(gnnrt_cpu_receptive_edges_tiles(
+                          &g, nodes.buffer.data(), nodeHops, hops, tile.data(),
+                          static_cast<int64_t>(tile.size()), tiled.data(),
+                          &moved),
+                      GNNRT_OK);
+            EXPECT_EQ(tiled, want) << "tiles of " << slots << " slots";
+            EXPECT_GT(moved, 0);
+          }
         }
     }
+}
+
+TEST_F(EdgeSetsTest, ReceptiveRowsTilesRejectBadArguments) {
+  const CsrGraph csr = handCsr();
+  const gnnrt_graph g = csr.view();
+  std::vector<uint8_t> mask(6);
+  mask[0] = 1;
+  std::vector<char> tile(28 * 4);
+  std::vector<int32_t> out(static_cast<size_t>(gnnrt_row_sets_length(6, 2)),
+                           kUnwritten);
+  int64_t moved = 0;
+  const int64_t bytes = static_cast<int64_t>(tile.size());
+  EXPECT_EQ(gnnrt_cpu_receptive_rows_tiles(&g, mask.data(), 2, nullptr, bytes,
+                                           out.data(), &moved),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cpu_receptive_rows_tiles(&g, nullptr, 2, tile.data(), bytes,
+                                           out.data(), &moved),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cpu_receptive_rows_tiles(&g, mask.data(), -1, tile.data(),
+                                           bytes, out.data(), &moved),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(gnnrt_cpu_receptive_rows_tiles(&g, mask.data(), 2, tile.data(), 27,
+                                           out.data(), &moved),
+            GNNRT_ERR_BAD_SIZE);
+}
+
+TEST_F(EdgeSetsTest, ReceptiveEdgesTilesRejectBadArguments) {
+  const CsrGraph csr = handCsr();
+  const gnnrt_graph g = csr.view();
+  std::vector<uint8_t> mask(6);
+  mask[0] = 1;
+  const RowSets nodes = receptiveRows(g, mask, 2);
+  std::vector<char> tile(28 * 4), small(27);
+  std::vector<int32_t> out(static_cast<size_t>(gnnrt_row_sets_length(11, 1)),
+                           kUnwritten);
+  const std::vector<int32_t> untouched = out;
+  int64_t moved = 0;
+  const int64_t bytes = static_cast<int64_t>(tile.size());
+  EXPECT_EQ(gnnrt_cpu_receptive_edges_tiles(&g, nodes.buffer.data(), 2, 1,
+                                            nullptr, bytes, out.data(), &moved),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cpu_receptive_edges_tiles(&g, nodes.buffer.data(), 2, 1,
+                                            tile.data(), bytes, out.data(),
+                                            nullptr),
+            GNNRT_ERR_NULL_POINTER);
+  EXPECT_EQ(gnnrt_cpu_receptive_edges_tiles(&g, nodes.buffer.data(), 2, 3,
+                                            tile.data(), bytes, out.data(),
+                                            &moved),
+            GNNRT_ERR_BAD_ARGUMENT);
+  EXPECT_EQ(out, untouched);
+  EXPECT_EQ(gnnrt_cpu_receptive_edges_tiles(&g, nodes.buffer.data(), 2, 1,
+                                            small.data(), 27, out.data(),
+                                            &moved),
+            GNNRT_ERR_BAD_SIZE);
 }
 
 TEST_F(EdgeSetsTest, ReceptiveEdgesRejectBadArguments) {
