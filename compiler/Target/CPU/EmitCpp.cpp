@@ -973,33 +973,20 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
              {name(o.getGraph()), ival(o.getKind()), out()});
         return success();
       })
+      // The searches read a graph left in host memory through a tile.
       .Case([&](ReceptiveRowsOp o) {
-        SmallVector<std::string> args = {name(o.getGraph()), name(o.getMask()),
-                                         i64(o.getHops())};
-        // The search over a graph left in host memory, through a tile.
-        if (auto tile = tileOf.find(o.getGraph()); tile != tileOf.end()) {
-          args.append({tile->second.first, tile->second.second, out()});
-          callTiled("gnnrt_cpu_receptive_rows_tiles", std::move(args));
-          return success();
-        }
-        args.push_back(out());
-        call("gnnrt_cpu_receptive_rows", args);
+        callMaybeTiled(
+            "gnnrt_cpu_receptive_rows", o.getGraph(),
+            {name(o.getGraph()), name(o.getMask()), i64(o.getHops())}, out());
         return success();
       })
       .Case([&](ReceptiveEdgesOp o) {
         int64_t nodes = o.getGraph().getType().getNodes();
-        SmallVector<std::string> args = {
-            name(o.getGraph()), name(o.getSets()),
-            i64(gnn::rowSetsHops(dim(o.getSets(), 0), nodes)),
-            i64(o.getHops())};
-        // Its rows' slots of a graph left in host memory, through a tile.
-        if (auto tile = tileOf.find(o.getGraph()); tile != tileOf.end()) {
-          args.append({tile->second.first, tile->second.second, out()});
-          callTiled("gnnrt_cpu_receptive_edges_tiles", std::move(args));
-          return success();
-        }
-        args.push_back(out());
-        call("gnnrt_cpu_receptive_edges", args);
+        callMaybeTiled("gnnrt_cpu_receptive_edges", o.getGraph(),
+                       {name(o.getGraph()), name(o.getSets()),
+                        i64(gnn::rowSetsHops(dim(o.getSets(), 0), nodes)),
+                        i64(o.getHops())},
+                       out());
         return success();
       })
       .Case([&](SpmmOp o) {
