@@ -64,6 +64,50 @@ inline int64_t slotsOfRows(const int32_t *indptr, const int32_t *order,
   return slots;
 }
 
+/// Starts row sets of \p hops hops over \p n rows in \p out (laid out as
+/// gnnrt_cpu_receptive_rows'): every level byte hops + 1 (in no set), the
+/// bytes that round them up to whole int32 zero. Returns the level bytes.
+inline Level *clearLevels(int32_t *out, int64_t n, int64_t hops) {
+  auto *level = reinterpret_cast<Level *>(out + hops + 1 + n);
+  std::memset(level, static_cast<int>(hops + 1), static_cast<size_t>(n));
+  std::memset(level + n, 0, static_cast<size_t>((n + 3) / 4 * 4 - n));
+  return level;
+}
+
+/// The counts and the order of row sets from their level bytes alone: the
+/// rows at levels <= \p hops by (level, id), \p count[k] those at most at
+/// level k; the order's entries past count[hops] are left as they were. A
+/// counting sort in two passes over the bytes, each skipping a word of
+/// eight rows in no set whole (most of them, when the sets are small).
+inline void placeByLevel(const Level *level, int64_t n, int64_t hops,
+                         int32_t *count, int32_t *order) {
+  const uint64_t allUnreached =
+      0x0101010101010101ull * static_cast<uint8_t>(hops + 1);
+  auto forListed = [&](auto fn) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      uint64_t word;
+      std::memcpy(&word, level + i, sizeof(word));
+      if (word != allUnreached)
+        for (int64_t j = i; j < i + 8; ++j)
+          if (level[j] <= hops)
+            fn(j, level[j]);
+    }
+    for (; i < n; ++i)
+      if (level[i] <= hops)
+        fn(i, level[i]);
+  };
+  int64_t cursor[kMaxHops + 2] = {};
+  forListed([&](int64_t, int64_t k) { ++cursor[k + 1]; });
+  for (int64_t k = 1; k <= hops + 1; ++k)
+    cursor[k] += cursor[k - 1];
+  for (int64_t k = 0; k <= hops; ++k)
+    count[k] = static_cast<int32_t>(cursor[k + 1]);
+  forListed([&](int64_t i, int64_t k) {
+    order[cursor[k]++] = static_cast<int32_t>(i);
+  });
+}
+
 /// Rows handed to a thread at a time by forEachRun.
 inline constexpr int64_t kRunBlock = 4096;
 

@@ -213,11 +213,7 @@ int gnnrt_cpu_receptive_edges(const gnnrt_graph *g, const int32_t *node_sets,
   const int64_t e = g->num_edges;
   const int32_t *indptr = g->in.indptr, *edgeId = g->in.edge_id;
   int32_t *count = out, *order = out + hops + 1;
-  auto *level = reinterpret_cast<Level *>(order + e);
-  const auto unreached = static_cast<Level>(hops + 1);
-  std::memset(level, unreached, static_cast<size_t>(e));
-  // The bytes that round the levels up to whole int32, zero (never read).
-  std::memset(level + e, 0, static_cast<size_t>((e + 3) / 4 * 4 - e));
+  Level *level = clearLevels(out, e, hops);
 
   // E_k \ E_{k-1} is the in-edges of R_k \ R_{k-1}, the entries
   // [|R_{k-1}|, |R_k|) of the nodes' order: list them level by level.
@@ -242,29 +238,8 @@ int gnnrt_cpu_receptive_edges(const gnnrt_graph *g, const int32_t *node_sets,
       std::sort(order + (k == 0 ? 0 : count[k - 1]), order + count[k]);
     return GNNRT_OK;
   }
-  // A counting sort by level, as gnnrt_cpu_receptive_rows ends with, of the
-  // listed edges only; a word of eight unreached bytes, most of them when
-  // the sets are small, is skipped whole.
-  int64_t cursor[kMaxHops + 1];
-  for (int64_t k = 0; k <= hops; ++k)
-    cursor[k] = k == 0 ? 0 : count[k - 1];
-  auto place = [&](int64_t id) {
-    const int64_t k = level[id];
-    if (k <= hops)
-      order[cursor[k]++] = static_cast<int32_t>(id);
-  };
-  const uint64_t allUnreached =
-      0x0101010101010101ull * static_cast<uint8_t>(unreached);
-  int64_t id = 0;
-  for (; id + 8 <= e; id += 8) {
-    uint64_t word;
-    std::memcpy(&word, level + id, sizeof(word));
-    if (word != allUnreached)
-      for (int64_t j = 0; j < 8; ++j)
-        place(id + j);
-  }
-  for (; id < e; ++id)
-    place(id);
+  // Else a counting sort by level of the listed edges, from their bytes.
+  placeByLevel(level, e, hops, count, order);
   return GNNRT_OK;
 }
 

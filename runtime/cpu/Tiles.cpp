@@ -913,11 +913,7 @@ int gnnrt_cpu_receptive_edges_tiles(const gnnrt_graph *g,
                                    moved, nodes))
     return status;
   const int64_t e = g->num_edges;
-  int32_t *count = out, *order = out + hops + 1;
-  auto *level = reinterpret_cast<Level *>(order + e);
-  const auto unreached = static_cast<Level>(hops + 1);
-  std::memset(level, unreached, static_cast<size_t>(e));
-  std::memset(level + e, 0, static_cast<size_t>((e + 3) / 4 * 4 - e));
+  Level *level = clearLevels(out, e, hops);
   // Each slot of R_hops's rows through the tiles: its edge takes its
   // destination's level (each edge is one slot, so the threads never
   // write one byte twice).
@@ -929,34 +925,8 @@ int gnnrt_cpu_receptive_edges_tiles(const gnnrt_graph *g,
           moved))
     return status;
   // The counts and the order from the levels alone, the graph being in
-  // host memory: a count, then a placement, each by increasing id, skipping
-  // words of eight unreached edges (most of them, when the sets are
-  // small).
-  const uint64_t allUnreached =
-      0x0101010101010101ull * static_cast<uint8_t>(unreached);
-  auto forListed = [&](auto fn) {
-    int64_t id = 0;
-    for (; id + 8 <= e; id += 8) {
-      uint64_t word;
-      std::memcpy(&word, level + id, sizeof(word));
-      if (word != allUnreached)
-        for (int64_t j = 0; j < 8; ++j)
-          if (level[id + j] <= hops)
-            fn(id + j, level[id + j]);
-    }
-    for (; id < e; ++id)
-      if (level[id] <= hops)
-        fn(id, level[id]);
-  };
-  int64_t cursor[kMaxHops + 2] = {};
-  forListed([&](int64_t, int64_t k) { ++cursor[k + 1]; });
-  for (int64_t k = 1; k <= hops + 1; ++k)
-    cursor[k] += cursor[k - 1];
-  for (int64_t k = 0; k <= hops; ++k)
-    count[k] = static_cast<int32_t>(cursor[k + 1]);
-  forListed([&](int64_t id, int64_t k) {
-    order[cursor[k]++] = static_cast<int32_t>(id);
-  });
+  // host memory.
+  placeByLevel(level, e, hops, out, out + hops + 1);
   return GNNRT_OK;
 }
 
