@@ -350,6 +350,17 @@ inline int checkIn(const gnnrt_graph *g) {
   return g ? checkView(g, g->in) : GNNRT_ERR_NULL_POINTER;
 }
 
+/// The checks of every form of the aggregation (whole, by heads, at some
+/// rows, in tiles): checkIn, then the kernel's own; \p nd: the output's
+/// elements.
+inline int spmmKernelArgs(const gnnrt_graph *g, int aggr, const float *x,
+                          int64_t d, const float *weights, int64_t heads,
+                          const float *y, int64_t &nd) {
+  if (int status = checkIn(g))
+    return status;
+  return kernel::spmmArgs(g, aggr, x, d, weights, heads, y, nd);
+}
+
 /// The checks of every form of an edge kernel that reads g's in view (whole,
 /// at some rows, in tiles, both): checkIn, then the kernel's own.
 inline int sddmmKernelArgs(const gnnrt_graph *g, const float *lhs,

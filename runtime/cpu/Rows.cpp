@@ -247,10 +247,8 @@ int gnnrt_cpu_spmm_rows(const gnnrt_graph *g, int aggr, const float *x,
                         int64_t d, const float *weights,
                         const int32_t *row_sets, int64_t hops, int64_t level,
                         int64_t skip, int zero_rest, float *y) {
-  if (int status = checkIn(g))
-    return status;
   int64_t nd;
-  if (int status = kernel::spmmArgs(g, aggr, x, d, weights, 1, y, nd))
+  if (int status = spmmKernelArgs(g, aggr, x, d, weights, 1, y, nd))
     return status;
   GNNRT_CHECK(aggr != GNNRT_AGGR_MAX, GNNRT_ERR_BAD_ARGUMENT);
   RowSets sets;

@@ -218,11 +218,8 @@ extern "C" {
 
 int gnnrt_cpu_spmm(const gnnrt_graph *g, int aggr, const float *x, int64_t d,
                    const float *weights, int64_t weight_heads, float *y) {
-  if (int status = checkIn(g))
-    return status;
   int64_t nd;
-  if (int status =
-          kernel::spmmArgs(g, aggr, x, d, weights, weight_heads, y, nd))
+  if (int status = spmmKernelArgs(g, aggr, x, d, weights, weight_heads, y, nd))
     return status;
 
   const int32_t *indptr = g->in.indptr, *src = g->in.src;
@@ -543,11 +540,8 @@ int gnnrt_cpu_spmm_heads_rows(const gnnrt_graph *g, int aggr, const float *x,
                               int64_t weight_heads, const int32_t *row_sets,
                               int64_t hops, int64_t level, int64_t skip,
                               int zero_rest, float *y) {
-  if (int status = checkIn(g))
-    return status;
   int64_t nd;
-  if (int status =
-          kernel::spmmArgs(g, aggr, x, d, weights, weight_heads, y, nd))
+  if (int status = spmmKernelArgs(g, aggr, x, d, weights, weight_heads, y, nd))
     return status;
   GNNRT_CHECK(aggr != GNNRT_AGGR_MAX, GNNRT_ERR_BAD_ARGUMENT);
   // spmmArgs checks weight_heads only when there are weights.

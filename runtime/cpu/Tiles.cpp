@@ -526,11 +526,9 @@ int gnnrt_cpu_spmm_tiles(const gnnrt_graph *g, int aggr, const float *x,
                          int64_t skip, int zero_rest, void *graph_tile,
                          int64_t graph_tile_bytes, void *weights_tile,
                          int64_t weights_tile_bytes, float *y, int64_t *moved) {
-  if (int status = checkIn(g))
-    return status;
   int64_t nd;
   const int64_t heads = weights ? weight_heads : 1;
-  if (int status = kernel::spmmArgs(g, aggr, x, d, weights, heads, y, nd))
+  if (int status = spmmKernelArgs(g, aggr, x, d, weights, heads, y, nd))
     return status;
   GNNRT_CHECK(aggr != GNNRT_AGGR_MAX, GNNRT_ERR_BAD_ARGUMENT);
   GNNRT_CHECK(graph_tile && moved, GNNRT_ERR_NULL_POINTER);
