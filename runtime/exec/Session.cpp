@@ -1264,8 +1264,20 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
   report.seed = options.seed >= 0 ? options.seed : desc.seed;
   const int64_t epochs = options.epochs > 0 ? options.epochs : desc.epochs;
   const int64_t evalEvery = desc.eval_every > 0 ? desc.eval_every : 1;
+  if (options.patience < 0) {
+    error = "patience must be >= 0 (0: no early stopping), not " +
+            std::to_string(options.patience);
+    return false;
+  }
+  report.patience = options.patience;
   if ((options.fresh || !ready) && !initialize(report.seed, error))
     return false;
+
+  // The best pass's weights, on the host: a copy per improvement, which
+  // early in training is nearly every pass, but parameters are small next
+  // to the activations the arena holds.
+  std::vector<NamedTensor> bestWeights;
+  int64_t passesSinceBest = 0;
 
   Progress progress(stderr, epochs, options.progress);
   for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
@@ -1295,6 +1307,11 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
           return false;
         report.bestValEpoch = epoch;
         report.bestVal = stats.val;
+        passesSinceBest = 0;
+        if (options.restoreBest && !readParameters(bestWeights, error))
+          return false;
+      } else {
+        ++passesSinceBest;
       }
       report.evalSeconds += seconds(evalStart);
       stats.evaluated = true;
@@ -1305,8 +1322,19 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
     report.epochs = epoch;
     if (options.onEpoch && !options.onEpoch(stats))
       break;
+    if (options.patience > 0 && passesSinceBest >= options.patience &&
+        epoch < epochs) {
+      report.stoppedEarly = true;
+      break;
+    }
   }
   progress.finish();
+  if (options.restoreBest && report.bestValEpoch > 0 &&
+      report.bestValEpoch != report.epochs) {
+    if (!writeParameters(bestWeights, error))
+      return false;
+    report.restoredBest = true;
+  }
   const std::vector<double> &times = report.epochSeconds;
   for (double t : times)
     report.totalSeconds += t;
@@ -1367,6 +1395,27 @@ bool Session::readParameters(std::vector<NamedTensor> &out,
       return false;
     }
     out.push_back(std::move(t));
+  }
+  return true;
+}
+
+bool Session::writeParameters(const std::vector<NamedTensor> &params,
+                              std::string &error) {
+  size_t k = 0;
+  for (const Slot &s : slots) {
+    if (s.role != "param")
+      continue;
+    if (k >= params.size() || params[k].name != s.param ||
+        static_cast<int64_t>(params[k].data.size()) != s.count) {
+      error = "parameter '" + s.param + "': no saved copy to restore";
+      return false;
+    }
+    if (!copyIn(s.copy[current], params[k].data.data(),
+                4 * static_cast<uint64_t>(s.count), error)) {
+      error = "parameter '" + s.param + "': " + error;
+      return false;
+    }
+    ++k;
   }
   return true;
 }
@@ -1502,6 +1551,17 @@ void gnnrt::printReport(std::FILE *out, const TrainReport &r) {
     std::fprintf(out, "(epoch %lld, val accuracy %.4f)\n",
                  static_cast<long long>(r.bestValEpoch), r.bestVal.accuracy);
   }
+  if (r.stoppedEarly)
+    std::fprintf(out,
+                 "  early stop     after epoch %lld: %lld validation passes "
+                 "without a better accuracy\n",
+                 static_cast<long long>(r.epochs),
+                 static_cast<long long>(r.patience));
+  if (r.restoredBest)
+    std::fprintf(out,
+                 "  weights        epoch %lld's (best validation), restored: "
+                 "train, val and test above are theirs\n",
+                 static_cast<long long>(r.bestValEpoch));
   std::fprintf(out,
                "  time/epoch     %.3f ms (median, epoch 1 excluded); "
                "%.2f s training, %.2f s validation\n",

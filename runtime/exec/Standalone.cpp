@@ -26,6 +26,9 @@ void usage(const char *argv0, std::FILE *out) {
       "                       the program was compiled for (same shapes)\n"
       "  --epochs N           override the program's epochs\n"
       "  --seed S             override the program's seed\n"
+      "  --patience N         stop early once N validation passes in a row\n"
+      "                       bring no better validation accuracy\n"
+      "  --restore-best       end with the best validation pass's weights\n"
       "  --threads T          kernel threads (default: all cores)\n"
       "  --only MODEL         train only this model's train blocks\n"
       "  --quiet              no progress line\n"
@@ -49,8 +52,8 @@ bool parseInt(const char *text, int64_t &out) {
 extern "C" int gnnrt_standalone_main(const gnnrt_model_desc *const *models,
                                      int64_t count, int argc, char **argv) {
   std::string dataDir, only, saveTo, loadFrom;
-  int64_t epochs = -1, seed = -1, threads = 0;
-  bool quiet = false;
+  int64_t epochs = -1, seed = -1, threads = 0, patience = 0;
+  bool quiet = false, restoreBest = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char *&out) {
@@ -69,6 +72,8 @@ extern "C" int gnnrt_standalone_main(const gnnrt_model_desc *const *models,
     }
     if (arg == "--quiet") {
       quiet = true;
+    } else if (arg == "--restore-best") {
+      restoreBest = true;
     } else if (arg == "--data" || arg == "--only" || arg == "--save-weights" ||
                arg == "--load-weights") {
       if (!value(v))
@@ -77,16 +82,21 @@ extern "C" int gnnrt_standalone_main(const gnnrt_model_desc *const *models,
        : arg == "--only"         ? only
        : arg == "--save-weights" ? saveTo
                                  : loadFrom) = v;
-    } else if (arg == "--epochs" || arg == "--seed" || arg == "--threads") {
+    } else if (arg == "--epochs" || arg == "--seed" || arg == "--threads" ||
+               arg == "--patience") {
       int64_t n = 0;
       if (!value(v))
         return 2;
-      if (!parseInt(v, n) || n < (arg == "--seed" ? 0 : 1)) {
+      const bool zeroOk = arg == "--seed" || arg == "--patience";
+      if (!parseInt(v, n) || n < (zeroOk ? 0 : 1)) {
         std::fprintf(stderr, "%s: error: %s: '%s' is not a valid value\n",
                      argv[0], arg.c_str(), v);
         return 2;
       }
-      (arg == "--epochs" ? epochs : arg == "--seed" ? seed : threads) = n;
+      (arg == "--epochs"    ? epochs
+       : arg == "--seed"    ? seed
+       : arg == "--threads" ? threads
+                            : patience) = n;
     } else {
       std::fprintf(stderr, "%s: error: unknown option '%s'\n", argv[0],
                    arg.c_str());
@@ -120,6 +130,8 @@ extern "C" int gnnrt_standalone_main(const gnnrt_model_desc *const *models,
     TrainOptions options;
     options.epochs = epochs;
     options.seed = seed;
+    options.patience = patience;
+    options.restoreBest = restoreBest;
     options.progress.enabled = !quiet;
     options.progress.interactive = Progress::stderrIsTerminal();
     TrainReport report;

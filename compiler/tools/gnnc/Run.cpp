@@ -60,6 +60,9 @@ llvm::json::Object reportJson(const gnnrt::TrainReport &r) {
       {"best_val", llvm::json::Object{{"epoch", r.bestValEpoch},
                                       {"val", metricsJson(r.bestVal)},
                                       {"test", metricsJson(r.testAtBestVal)}}},
+      {"early_stop", llvm::json::Object{{"patience", r.patience},
+                                        {"stopped", r.stoppedEarly}}},
+      {"restored_best", r.restoredBest},
       {"loss", std::move(losses)},
       {"epoch_seconds", std::move(times)},
       {"median_epoch_seconds", r.medianEpochSeconds},
@@ -140,6 +143,8 @@ int gnnc::runProgram(const DriverOptions &driver, const RunOptions &options) {
     gnnrt::TrainOptions trainOptions;
     trainOptions.epochs = options.epochs;
     trainOptions.seed = options.seed;
+    trainOptions.patience = options.patience;
+    trainOptions.restoreBest = options.restoreBest;
     trainOptions.progress.enabled = !options.quiet;
     trainOptions.progress.interactive = gnnrt::Progress::stderrIsTerminal();
     if (!options.loadWeights.empty()) {

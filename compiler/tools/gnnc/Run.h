@@ -18,6 +18,9 @@ namespace gnnc {
 struct RunOptions {
   int64_t epochs = -1, seed = -1;
   int threads = 0;
+  /// gnnrt::TrainOptions's early stopping and model selection.
+  int64_t patience = 0;
+  bool restoreBest = false;
   bool quiet = false;
   std::string reportFile, saveWeights, loadWeights;
   bool useCache = true, verboseBuild = false;

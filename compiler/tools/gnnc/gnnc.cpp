@@ -153,6 +153,16 @@ static cl::opt<int64_t> epochs("epochs",
 static cl::opt<int64_t> seed("seed", cl::desc("Override the program's seed"),
                              cl::value_desc("S"), cl::init(-1), cl::sub(runCmd),
                              cl::cat(gnncCategory));
+static cl::opt<int64_t> patience(
+    "patience",
+    cl::desc("Stop early once N validation passes in a row bring no better "
+             "validation accuracy (default 0: train every epoch)"),
+    cl::value_desc("N"), cl::init(0), cl::sub(runCmd), cl::cat(gnncCategory));
+static cl::opt<bool> restoreBest(
+    "restore-best",
+    cl::desc("End with the weights of the best validation pass: the final "
+             "metrics and --save-weights use them"),
+    cl::sub(runCmd), cl::cat(gnncCategory));
 static cl::opt<int> threads("threads",
                             cl::desc("Kernel threads (default: all cores)"),
                             cl::value_desc("T"), cl::init(0), cl::sub(runCmd),
@@ -427,9 +437,14 @@ int main(int argc, char **argv) {
       archs = {"80", "90"};
     options.target = target;
     if (runCmd) {
+      if (patience < 0)
+        return usageError("--patience must be >= 0, not " +
+                          llvm::Twine(patience.getValue()));
       RunOptions run;
       run.epochs = epochs;
       run.seed = seed;
+      run.patience = patience;
+      run.restoreBest = restoreBest;
       run.threads = threads;
       run.quiet = quiet;
       run.reportFile = reportFile;

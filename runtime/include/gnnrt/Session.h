@@ -95,6 +95,16 @@ struct TrainOptions {
   ProgressOptions progress{false, false, 10};
   /// Called after every epoch; returning false stops training early.
   std::function<bool(const EpochStats &)> onEpoch;
+  /// Early stopping: stop once this many validation passes in a row (the
+  /// train block's eval_every apart) have not raised the best validation
+  /// accuracy (TrainReport::bestValEpoch). 0 trains every epoch. The GAT
+  /// paper's protocol is 100 with restoreBest.
+  int64_t patience = 0;
+  /// End with the weights of the best validation pass instead of the last
+  /// step's: the final metrics, predict() and saveWeights() then use them,
+  /// bit for bit as they were at that pass. The optimizer state stays the
+  /// last step's.
+  bool restoreBest = false;
 };
 
 struct TrainReport {
@@ -111,10 +121,18 @@ struct TrainReport {
   /// Model selection on validation, as PyTorch Geometric's examples and the
   /// GCN and GAT papers report: the validation pass with the highest
   /// accuracy (the earliest on ties), and the test metrics of the same
-  /// weights. Reported only; training keeps the last epoch's weights.
+  /// weights. Training keeps the last epoch's weights unless
+  /// TrainOptions::restoreBest.
   /// Per-epoch passes: AUROC and AUPR as in EpochStats::val.
   int64_t bestValEpoch = 0;
   gnnrt_metrics bestVal{}, testAtBestVal{};
+  /// TrainOptions::patience ran out before the last epoch (`epochs` is
+  /// where training stopped).
+  int64_t patience = 0;
+  bool stoppedEarly = false;
+  /// The final weights (and `train`, `val`, `test`) are bestValEpoch's
+  /// (TrainOptions::restoreBest).
+  bool restoredBest = false;
   uint32_t metrics = GNNRT_METRIC_ACCURACY; ///< Which ones to show.
   /// Where the functions ran: "cpu" or "cuda" (the table's target).
   std::string target = "cpu";
@@ -225,6 +243,10 @@ private:
   int slotOf(const gnnrt_value_desc &v) const;
   /// The parameters by name, copied from the arena.
   bool readParameters(std::vector<NamedTensor> &out, std::string &error) const;
+  /// The reverse of readParameters, in its order, names and shapes (no
+  /// checks, no optimizer reset): what restoreBest puts back.
+  bool writeParameters(const std::vector<NamedTensor> &params,
+                       std::string &error);
 
   /// Opens the CUDA context and measures what the GPU holds before the
   /// arena is allocated.

@@ -454,6 +454,116 @@ TEST(Jit, ReportsTheTestMetricsOfTheBestValidationEpoch) {
   EXPECT_EQ(truncated->test.count, report->testAtBestVal.count);
 }
 
+/// The epoch at which early stopping with \p patience ends a run whose
+/// validation accuracies were \p val (-1: no pass), or 0 if it does not.
+int64_t expectedStop(const std::vector<double> &val, int64_t patience) {
+  double best = -1;
+  int64_t since = 0;
+  for (size_t k = 0; k < val.size(); ++k) {
+    if (val[k] < 0)
+      continue;
+    if (val[k] > best) {
+      best = val[k];
+      since = 0;
+    } else if (++since >= patience && k + 1 < val.size()) {
+      return static_cast<int64_t>(k + 1);
+    }
+  }
+  return 0;
+}
+
+TEST(Jit, EarlyStoppingEndsAfterPatiencePassesWithoutABetterValidation) {
+  auto program = compile(kProgram);
+  ASSERT_TRUE(!!program);
+  gnnrt::TrainOptions options;
+  options.epochs = 60;
+  options.seed = 3;
+  std::vector<double> valAccuracy;
+  options.onEpoch = [&](const gnnrt::EpochStats &e) {
+    valAccuracy.push_back(e.evaluated ? e.val.accuracy : -1);
+    return true;
+  };
+  auto full = program->bind();
+  ASSERT_TRUE(!!full) << llvm::toString(full.takeError());
+  auto whole = (*full)->train(options);
+  ASSERT_TRUE(!!whole) << llvm::toString(whole.takeError());
+  EXPECT_FALSE(whole->stoppedEarly);
+  const int64_t patience = 4;
+  const int64_t stop = expectedStop(valAccuracy, patience);
+  // The synthetic graph's validation accuracy plateaus well before 60.
+  ASSERT_GT(stop, 0);
+
+  options.patience = patience;
+  options.onEpoch = nullptr;
+  auto early = program->bind();
+  ASSERT_TRUE(!!early);
+  auto report = (*early)->train(options);
+  ASSERT_TRUE(!!report) << llvm::toString(report.takeError());
+  EXPECT_TRUE(report->stoppedEarly);
+  EXPECT_EQ(report->patience, patience);
+  EXPECT_EQ(report->epochs, stop);
+  // The best pass is the earliest maximum of the passes it ran.
+  auto best = std::max_element(valAccuracy.begin(), valAccuracy.begin() + stop);
+  EXPECT_EQ(report->bestValEpoch, best - valAccuracy.begin() + 1);
+  EXPECT_EQ(report->bestVal.accuracy, *best);
+  // The same steps up to the stop, bit for bit.
+  std::vector<double> prefix(whole->losses.begin(),
+                             whole->losses.begin() + stop);
+  EXPECT_TRUE(bitsEqual(report->losses, prefix));
+  EXPECT_FALSE(report->restoredBest);
+
+  options.patience = -1;
+  auto bad = (*early)->train(options);
+  ASSERT_FALSE(!!bad);
+  EXPECT_NE(llvm::toString(bad.takeError()).find("patience must be >= 0"),
+            std::string::npos);
+}
+
+TEST(Jit, RestoreBestEndsWithTheBestValidationWeights) {
+  auto program = compile(kProgram);
+  ASSERT_TRUE(!!program);
+  auto model = program->bind();
+  ASSERT_TRUE(!!model) << llvm::toString(model.takeError());
+  gnnrt::TrainOptions options;
+  options.epochs = 60;
+  options.seed = 3;
+  options.restoreBest = true;
+  auto report = (*model)->train(options);
+  ASSERT_TRUE(!!report) << llvm::toString(report.takeError());
+  ASSERT_LT(report->bestValEpoch, 60) << "nothing to restore";
+  EXPECT_TRUE(report->restoredBest);
+  EXPECT_EQ(report->epochs, 60);
+  // The final metrics are the best pass's.
+  EXPECT_EQ(report->val.accuracy, report->bestVal.accuracy);
+  EXPECT_EQ(report->test.accuracy, report->testAtBestVal.accuracy);
+  EXPECT_EQ(report->test.f1, report->testAtBestVal.f1);
+
+  // The weights are those after bestValEpoch steps, bit for bit: a run
+  // of just that many epochs ends with them.
+  auto again = program->bind();
+  ASSERT_TRUE(!!again);
+  gnnrt::TrainOptions shorter;
+  shorter.epochs = report->bestValEpoch;
+  shorter.seed = 3;
+  ASSERT_TRUE(!!(*again)->train(shorter));
+  std::vector<gnnrt::NamedTensor> restored = (*model)->session().parameters();
+  std::vector<gnnrt::NamedTensor> truncated = (*again)->session().parameters();
+  ASSERT_EQ(restored.size(), truncated.size());
+  ASSERT_FALSE(restored.empty());
+  for (size_t k = 0; k < restored.size(); ++k) {
+    EXPECT_EQ(restored[k].name, truncated[k].name);
+    ASSERT_EQ(restored[k].data.size(), truncated[k].data.size());
+    EXPECT_EQ(std::memcmp(restored[k].data.data(), truncated[k].data.data(),
+                          4 * restored[k].data.size()),
+              0)
+        << restored[k].name;
+  }
+  auto a = (*model)->predict();
+  auto b = (*again)->predict();
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(*a, *b);
+}
+
 TEST(Jit, GcnOnCoraReachesPublishedAccuracy) {
   std::string example = GNNC_SOURCE_DIR "/examples/cora_gcn.gnn";
   CompileOptions o = options();
