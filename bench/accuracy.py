@@ -19,11 +19,12 @@ Accuracy is that of the weights training ends with, and PASS is judged on it: by
 last epoch's (no early stopping). The table also shows the test accuracy at the epoch of best
 validation accuracy (gnnc's report, best_val).
 
---patience N and --restore-best pass gnnc run's early stopping and model selection on: the
-GAT paper's protocol (Velickovic et al.: patience 100 on validation, the best model restored,
-no practical epoch cap) is
+--patience N, --monitor and --restore-best pass gnnc run's early stopping and model selection
+on. The GAT paper's protocol (Velickovic et al.'s reference code: patience 100, progress while
+the validation accuracy or loss holds its record, the last pass that held both restored, an
+epoch cap of 100000) is
 
-  bench/accuracy.py --epochs 100000 --patience 100 --restore-best
+  bench/accuracy.py --epochs 100000 --patience 100 --monitor accuracy-or-loss --restore-best
 
 and then the accuracy is that of the restored best-validation weights.
 Exit status: 0 when every run trained (whether PASS or SHORT), 2 when any run failed.
@@ -69,6 +70,8 @@ def run_one(a, program, seed):
             cmd.append("--patience=%d" % a.patience)
         if a.restore_best:
             cmd.append("--restore-best")
+        if a.monitor:
+            cmd.append("--monitor=" + a.monitor)
         if not a.quiet:
             print("# " + " ".join(shlex.quote(c) for c in cmd), file=sys.stderr, flush=True)
         t0 = time.perf_counter()
@@ -85,6 +88,7 @@ def run_one(a, program, seed):
             "best_val_epoch": run["best_val"]["epoch"],
             "stopped_early": run.get("early_stop", {}).get("stopped", False),
             "restored_best": run.get("restored_best", False),
+            "kept_epoch": run.get("early_stop", {}).get("kept_epoch"),
             "final_loss": run["loss"][-1] if run.get("loss") else None,
             "median_epoch_ms": 1e3 * run["median_epoch_seconds"]}
 
@@ -97,6 +101,8 @@ def main():
                     "(default: the programs' own; the targets assume those)")
     ap.add_argument("--patience", type=int, default=0, help="gnnc run --patience: stop once N "
                     "validation passes in a row bring no better accuracy (default: 0, off)")
+    ap.add_argument("--monitor", choices=["accuracy", "accuracy-or-loss"], help="gnnc run "
+                    "--monitor: what --patience and --restore-best watch (default: gnnc's, accuracy)")
     ap.add_argument("--restore-best", action="store_true", help="gnnc run --restore-best: judge "
                     "the best validation pass's weights, not the last epoch's")
     ap.add_argument("--programs", default=",".join(p for p, _ in TARGETS),
@@ -153,9 +159,12 @@ def main():
                      ">= %.1f" % r["target"], "PASS" if r["passed"] else "SHORT",
                      "%.2f ± %.2f" % (r["best_val_mean"], r["best_val_std"])])
 
-    protocol = ("early stopping with patience %d" % a.patience) if a.patience else "no early stopping"
-    ending = ("the best validation pass's weights, restored" if a.restore_best
-              else "the last epoch's weights")
+    protocol = ("early stopping with patience %d on the validation %s" % (
+        a.patience, "accuracy or loss" if a.monitor == "accuracy-or-loss" else "accuracy")
+                if a.patience else "no early stopping")
+    ending = ("the last epoch's weights" if not a.restore_best else
+              "the weights of the last pass with the best validation accuracy and loss, restored"
+              if a.monitor == "accuracy-or-loss" else "the best validation pass's weights, restored")
     print("gnnc test accuracy over seeds 0..%d, --threads %d, %s epochs at most, %s; the accuracy "
           "is of %s; the epochs column is the epochs run; sd = sample standard "
           "deviation (n-1); PASS = mean test accuracy >= target; the last "
@@ -195,6 +204,7 @@ def main():
                 "build": stamps, "build_before": stamps_before,
                 "threads": a.threads, "seeds": list(range(a.seeds)), "epochs_override": a.epochs,
                 "patience": a.patience, "restore_best": a.restore_best,
+                "monitor": a.monitor or "accuracy",
                 "std": "sample (n-1)"}
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump({"meta": meta, "results": results}, f, indent=2)

@@ -118,7 +118,7 @@ int classification(const float *logits, const int32_t *labels,
     nodes.push_back(i);
   }
   const int64_t m = static_cast<int64_t>(nodes.size());
-  gnnrt_metrics r{m, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN};
+  gnnrt_metrics r{m, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN, kNaN};
   if (m == 0) {
     *out = r;
     return GNNRT_OK;
@@ -127,7 +127,7 @@ int classification(const float *logits, const int32_t *labels,
   // across nodes, which is not the ranking of its raw logit.
   std::vector<double> prob(static_cast<size_t>(m * classes));
   std::vector<double> tp(classes, 0), predicted(classes, 0), actual(classes, 0);
-  double correct = 0;
+  double correct = 0, loss = 0;
   for (int64_t k = 0; k < m; ++k) {
     const float *row = logits + nodes[k] * classes;
     int64_t best = 0;
@@ -141,6 +141,9 @@ int classification(const float *logits, const int32_t *labels,
     for (int64_t c = 0; c < classes; ++c)
       prob[k * classes + c] /= sum;
     const int32_t y = labels[nodes[k]];
+    // log(sum_c e^(z_c - z_max)) - (z_y - z_max): no exp overflows.
+    loss += std::log(sum) -
+            (static_cast<double>(row[y]) - static_cast<double>(row[best]));
     predicted[best] += 1;
     actual[y] += 1;
     if (best == y) {
@@ -149,6 +152,7 @@ int classification(const float *logits, const int32_t *labels,
     }
   }
   r.accuracy = correct / static_cast<double>(m);
+  r.cross_entropy = loss / static_cast<double>(m);
 
   std::vector<double> precision(classes), recall(classes), f1(classes);
   std::vector<bool> occurs(classes);

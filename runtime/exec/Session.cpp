@@ -1270,14 +1270,16 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
     return false;
   }
   report.patience = options.patience;
+  report.monitor = options.monitor;
   if ((options.fresh || !ready) && !initialize(report.seed, error))
     return false;
 
   // The best pass's weights, on the host: a copy per improvement, which
   // early in training is nearly every pass, but parameters are small next
   // to the activations the arena holds.
-  std::vector<NamedTensor> bestWeights;
-  int64_t passesSinceBest = 0;
+  std::vector<NamedTensor> keptWeights;
+  int64_t passesWithoutProgress = 0;
+  double highestAccuracy = 0, lowestLoss = 0; // AccuracyOrLoss's records.
 
   Progress progress(stderr, epochs, options.progress);
   for (int64_t epoch = 1; epoch <= epochs; ++epoch) {
@@ -1300,18 +1302,32 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
       if (!forward(error) ||
           !metricsOf(Split::Val, stats.val, error, ranking))
         return false;
-      if (report.bestValEpoch == 0 ||
-          stats.val.accuracy > report.bestVal.accuracy) {
+      const bool first = report.bestValEpoch == 0;
+      const bool best = first || stats.val.accuracy > report.bestVal.accuracy;
+      if (best) {
         // The same forward pass gives the test split's logits.
         if (!metricsOf(Split::Test, report.testAtBestVal, error, ranking))
           return false;
         report.bestValEpoch = epoch;
         report.bestVal = stats.val;
-        passesSinceBest = 0;
-        if (options.restoreBest && !readParameters(bestWeights, error))
+      }
+      bool progress = best, keep = best;
+      if (options.monitor == TrainOptions::Monitor::AccuracyOrLoss) {
+        const bool accuracyHeld =
+            first || stats.val.accuracy >= highestAccuracy;
+        const bool lossHeld = first || stats.val.cross_entropy <= lowestLoss;
+        progress = accuracyHeld || lossHeld;
+        keep = accuracyHeld && lossHeld;
+        if (accuracyHeld)
+          highestAccuracy = stats.val.accuracy;
+        if (lossHeld)
+          lowestLoss = stats.val.cross_entropy;
+      }
+      passesWithoutProgress = progress ? 0 : passesWithoutProgress + 1;
+      if (keep) {
+        report.keptEpoch = epoch;
+        if (options.restoreBest && !readParameters(keptWeights, error))
           return false;
-      } else {
-        ++passesSinceBest;
       }
       report.evalSeconds += seconds(evalStart);
       stats.evaluated = true;
@@ -1322,16 +1338,16 @@ bool Session::train(const TrainOptions &options, TrainReport &report,
     report.epochs = epoch;
     if (options.onEpoch && !options.onEpoch(stats))
       break;
-    if (options.patience > 0 && passesSinceBest >= options.patience &&
+    if (options.patience > 0 && passesWithoutProgress >= options.patience &&
         epoch < epochs) {
       report.stoppedEarly = true;
       break;
     }
   }
   progress.finish();
-  if (options.restoreBest && report.bestValEpoch > 0 &&
-      report.bestValEpoch != report.epochs) {
-    if (!writeParameters(bestWeights, error))
+  if (options.restoreBest && report.keptEpoch > 0 &&
+      report.keptEpoch != report.epochs) {
+    if (!writeParameters(keptWeights, error))
       return false;
     report.restoredBest = true;
   }
@@ -1551,17 +1567,21 @@ void gnnrt::printReport(std::FILE *out, const TrainReport &r) {
     std::fprintf(out, "(epoch %lld, val accuracy %.4f)\n",
                  static_cast<long long>(r.bestValEpoch), r.bestVal.accuracy);
   }
+  const bool byLoss = r.monitor == TrainOptions::Monitor::AccuracyOrLoss;
   if (r.stoppedEarly)
     std::fprintf(out,
                  "  early stop     after epoch %lld: %lld validation passes "
-                 "without a better accuracy\n",
+                 "without a better %s\n",
                  static_cast<long long>(r.epochs),
-                 static_cast<long long>(r.patience));
+                 static_cast<long long>(r.patience),
+                 byLoss ? "accuracy or loss" : "accuracy");
   if (r.restoredBest)
     std::fprintf(out,
-                 "  weights        epoch %lld's (best validation), restored: "
-                 "train, val and test above are theirs\n",
-                 static_cast<long long>(r.bestValEpoch));
+                 "  weights        epoch %lld's (%s), restored: train, val "
+                 "and test above are theirs\n",
+                 static_cast<long long>(r.keptEpoch),
+                 byLoss ? "best validation accuracy and loss"
+                        : "best validation");
   std::fprintf(out,
                "  time/epoch     %.3f ms (median, epoch 1 excluded); "
                "%.2f s training, %.2f s validation\n",

@@ -29,6 +29,8 @@ void usage(const char *argv0, std::FILE *out) {
       "  --patience N         stop early once N validation passes in a row\n"
       "                       bring no better validation accuracy\n"
       "  --restore-best       end with the best validation pass's weights\n"
+      "  --monitor accuracy|accuracy-or-loss\n"
+      "                       what those two watch (default: accuracy)\n"
       "  --threads T          kernel threads (default: all cores)\n"
       "  --only MODEL         train only this model's train blocks\n"
       "  --quiet              no progress line\n"
@@ -54,6 +56,7 @@ extern "C" int gnnrt_standalone_main(const gnnrt_model_desc *const *models,
   std::string dataDir, only, saveTo, loadFrom;
   int64_t epochs = -1, seed = -1, threads = 0, patience = 0;
   bool quiet = false, restoreBest = false;
+  TrainOptions::Monitor monitor = TrainOptions::Monitor::Accuracy;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char *&out) {
@@ -74,6 +77,20 @@ extern "C" int gnnrt_standalone_main(const gnnrt_model_desc *const *models,
       quiet = true;
     } else if (arg == "--restore-best") {
       restoreBest = true;
+    } else if (arg == "--monitor") {
+      if (!value(v))
+        return 2;
+      if (std::strcmp(v, "accuracy") == 0) {
+        monitor = TrainOptions::Monitor::Accuracy;
+      } else if (std::strcmp(v, "accuracy-or-loss") == 0) {
+        monitor = TrainOptions::Monitor::AccuracyOrLoss;
+      } else {
+        std::fprintf(stderr,
+                     "%s: error: --monitor: '%s' is not accuracy or "
+                     "accuracy-or-loss\n",
+                     argv[0], v);
+        return 2;
+      }
     } else if (arg == "--data" || arg == "--only" || arg == "--save-weights" ||
                arg == "--load-weights") {
       if (!value(v))
@@ -132,6 +149,7 @@ extern "C" int gnnrt_standalone_main(const gnnrt_model_desc *const *models,
     options.seed = seed;
     options.patience = patience;
     options.restoreBest = restoreBest;
+    options.monitor = monitor;
     options.progress.enabled = !quiet;
     options.progress.interactive = Progress::stderrIsTerminal();
     TrainReport report;

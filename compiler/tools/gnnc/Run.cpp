@@ -36,7 +36,8 @@ llvm::json::Object metricsJson(const gnnrt_metrics &m) {
                             {"recall", number(m.recall)},
                             {"f1", number(m.f1)},
                             {"auc_roc", number(m.auroc)},
-                            {"auc_pr", number(m.aupr)}};
+                            {"auc_pr", number(m.aupr)},
+                            {"cross_entropy", number(m.cross_entropy)}};
 }
 
 llvm::json::Object reportJson(const gnnrt::TrainReport &r) {
@@ -60,8 +61,14 @@ llvm::json::Object reportJson(const gnnrt::TrainReport &r) {
       {"best_val", llvm::json::Object{{"epoch", r.bestValEpoch},
                                       {"val", metricsJson(r.bestVal)},
                                       {"test", metricsJson(r.testAtBestVal)}}},
-      {"early_stop", llvm::json::Object{{"patience", r.patience},
-                                        {"stopped", r.stoppedEarly}}},
+      {"early_stop",
+       llvm::json::Object{
+           {"patience", r.patience},
+           {"monitor", r.monitor == gnnrt::TrainOptions::Monitor::Accuracy
+                           ? "accuracy"
+                           : "accuracy-or-loss"},
+           {"stopped", r.stoppedEarly},
+           {"kept_epoch", r.keptEpoch}}},
       {"restored_best", r.restoredBest},
       {"loss", std::move(losses)},
       {"epoch_seconds", std::move(times)},
@@ -145,6 +152,7 @@ int gnnc::runProgram(const DriverOptions &driver, const RunOptions &options) {
     trainOptions.seed = options.seed;
     trainOptions.patience = options.patience;
     trainOptions.restoreBest = options.restoreBest;
+    trainOptions.monitor = options.monitor;
     trainOptions.progress.enabled = !options.quiet;
     trainOptions.progress.interactive = gnnrt::Progress::stderrIsTerminal();
     if (!options.loadWeights.empty()) {

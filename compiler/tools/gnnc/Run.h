@@ -9,6 +9,7 @@
 #define GNNC_TOOLS_GNNC_RUN_H
 
 #include "compiler/Driver/Driver.h"
+#include "gnnrt/Session.h"
 
 #include <cstdint>
 #include <string>
@@ -21,6 +22,7 @@ struct RunOptions {
   /// gnnrt::TrainOptions's early stopping and model selection.
   int64_t patience = 0;
   bool restoreBest = false;
+  gnnrt::TrainOptions::Monitor monitor = gnnrt::TrainOptions::Monitor::Accuracy;
   bool quiet = false;
   std::string reportFile, saveWeights, loadWeights;
   bool useCache = true, verboseBuild = false;

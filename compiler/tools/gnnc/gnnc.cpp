@@ -158,6 +158,20 @@ static cl::opt<int64_t> patience(
     cl::desc("Stop early once N validation passes in a row bring no better "
              "validation accuracy (default 0: train every epoch)"),
     cl::value_desc("N"), cl::init(0), cl::sub(runCmd), cl::cat(gnncCategory));
+static cl::opt<gnnrt::TrainOptions::Monitor> monitor(
+    "monitor",
+    cl::desc("What --patience and --restore-best watch on each validation "
+             "pass"),
+    cl::values(clEnumValN(gnnrt::TrainOptions::Monitor::Accuracy, "accuracy",
+                          "a higher validation accuracy than every earlier "
+                          "pass (default)"),
+               clEnumValN(gnnrt::TrainOptions::Monitor::AccuracyOrLoss,
+                          "accuracy-or-loss",
+                          "the GAT paper's rule: progress while the "
+                          "validation accuracy or loss holds its record; "
+                          "keep the last pass that held both")),
+    cl::init(gnnrt::TrainOptions::Monitor::Accuracy), cl::sub(runCmd),
+    cl::cat(gnncCategory));
 static cl::opt<bool> restoreBest(
     "restore-best",
     cl::desc("End with the weights of the best validation pass: the final "
@@ -445,6 +459,7 @@ int main(int argc, char **argv) {
       run.seed = seed;
       run.patience = patience;
       run.restoreBest = restoreBest;
+      run.monitor = monitor;
       run.threads = threads;
       run.quiet = quiet;
       run.reportFile = reportFile;

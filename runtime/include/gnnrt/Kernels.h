@@ -913,6 +913,9 @@ typedef struct gnnrt_metrics {
   double aupr;      /* macro one-vs-rest average precision (scikit-learn's:
                        sum over distinct thresholds of (R_k - R_{k-1}) P_k),
                        over the classes with at least one positive */
+  double cross_entropy; /* mean of -log softmax(logits)[label] (no label
+                           smoothing, no class weights: the loss early
+                           stopping watches, not the program's) */
 } gnnrt_metrics;
 
 int gnnrt_cpu_metrics_classification(const float *logits, const int32_t *labels,

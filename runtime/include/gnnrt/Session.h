@@ -95,15 +95,28 @@ struct TrainOptions {
   ProgressOptions progress{false, false, 10};
   /// Called after every epoch; returning false stops training early.
   std::function<bool(const EpochStats &)> onEpoch;
+  /// What early stopping and restoreBest watch on each validation pass.
+  enum class Monitor {
+    /// A pass makes progress, and its weights are the best, when its
+    /// validation accuracy is higher than every earlier pass's (the
+    /// earliest best: TrainReport::bestValEpoch).
+    Accuracy,
+    /// The GAT reference code's rule (Velickovic et al.): a pass makes
+    /// progress when its validation accuracy is at least the highest so far
+    /// or its validation loss (gnnrt_metrics::cross_entropy) at most the
+    /// lowest so far; the weights kept are those of the last pass that did
+    /// both.
+    AccuracyOrLoss,
+  };
+  Monitor monitor = Monitor::Accuracy;
   /// Early stopping: stop once this many validation passes in a row (the
-  /// train block's eval_every apart) have not raised the best validation
-  /// accuracy (TrainReport::bestValEpoch). 0 trains every epoch. The GAT
-  /// paper's protocol is 100 with restoreBest.
+  /// train block's eval_every apart) have made no progress. 0 trains every
+  /// epoch. The GAT paper's protocol is 100, AccuracyOrLoss, restoreBest.
   int64_t patience = 0;
-  /// End with the weights of the best validation pass instead of the last
-  /// step's: the final metrics, predict() and saveWeights() then use them,
-  /// bit for bit as they were at that pass. The optimizer state stays the
-  /// last step's.
+  /// End with the kept weights (TrainReport::keptEpoch) instead of the
+  /// last step's: the final metrics, predict() and saveWeights() then use
+  /// them, bit for bit as they were at that pass. The optimizer state
+  /// stays the last step's.
   bool restoreBest = false;
 };
 
@@ -129,8 +142,12 @@ struct TrainReport {
   /// TrainOptions::patience ran out before the last epoch (`epochs` is
   /// where training stopped).
   int64_t patience = 0;
+  TrainOptions::Monitor monitor = TrainOptions::Monitor::Accuracy;
   bool stoppedEarly = false;
-  /// The final weights (and `train`, `val`, `test`) are bestValEpoch's
+  /// The pass whose weights TrainOptions::monitor keeps: bestValEpoch
+  /// under Accuracy.
+  int64_t keptEpoch = 0;
+  /// The final weights (and `train`, `val`, `test`) are keptEpoch's
   /// (TrainOptions::restoreBest).
   bool restoredBest = false;
   uint32_t metrics = GNNRT_METRIC_ACCURACY; ///< Which ones to show.

@@ -15,7 +15,8 @@ extern "C" {
 #endif
 
 /* Parses argv (--data DIR, --epochs N, --seed S, --patience N,
-   --restore-best, --threads T, --only MODEL, --quiet, --save-weights FILE,
+   --restore-best, --monitor M, --threads T, --only MODEL, --quiet,
+   --save-weights FILE,
    --load-weights FILE, --help), trains each of
    the \p count models in turn and prints their reports. Returns the process
    exit code: 0, 1 on a runtime error, 2 on bad usage. */

@@ -454,6 +454,22 @@ TEST(Jit, ReportsTheTestMetricsOfTheBestValidationEpoch) {
   EXPECT_EQ(truncated->test.count, report->testAtBestVal.count);
 }
 
+/// The parameters of \p a and \p b are the same bytes.
+void expectSameParameters(Model &a, Model &b) {
+  std::vector<gnnrt::NamedTensor> pa = a.session().parameters();
+  std::vector<gnnrt::NamedTensor> pb = b.session().parameters();
+  ASSERT_EQ(pa.size(), pb.size());
+  ASSERT_FALSE(pa.empty());
+  for (size_t k = 0; k < pa.size(); ++k) {
+    EXPECT_EQ(pa[k].name, pb[k].name);
+    ASSERT_EQ(pa[k].data.size(), pb[k].data.size());
+    EXPECT_EQ(std::memcmp(pa[k].data.data(), pb[k].data.data(),
+                          4 * pa[k].data.size()),
+              0)
+        << pa[k].name;
+  }
+}
+
 /// The epoch at which early stopping with \p patience ends a run whose
 /// validation accuracies were \p val (-1: no pass), or 0 if it does not.
 int64_t expectedStop(const std::vector<double> &val, int64_t patience) {
@@ -546,22 +562,72 @@ TEST(Jit, RestoreBestEndsWithTheBestValidationWeights) {
   shorter.epochs = report->bestValEpoch;
   shorter.seed = 3;
   ASSERT_TRUE(!!(*again)->train(shorter));
-  std::vector<gnnrt::NamedTensor> restored = (*model)->session().parameters();
-  std::vector<gnnrt::NamedTensor> truncated = (*again)->session().parameters();
-  ASSERT_EQ(restored.size(), truncated.size());
-  ASSERT_FALSE(restored.empty());
-  for (size_t k = 0; k < restored.size(); ++k) {
-    EXPECT_EQ(restored[k].name, truncated[k].name);
-    ASSERT_EQ(restored[k].data.size(), truncated[k].data.size());
-    EXPECT_EQ(std::memcmp(restored[k].data.data(), truncated[k].data.data(),
-                          4 * restored[k].data.size()),
-              0)
-        << restored[k].name;
-  }
+  expectSameParameters(**model, **again);
   auto a = (*model)->predict();
   auto b = (*again)->predict();
   ASSERT_TRUE(a && b);
   EXPECT_EQ(*a, *b);
+}
+
+TEST(Jit, TheGatPapersRuleWatchesValidationAccuracyAndLoss) {
+  auto program = compile(kProgram);
+  ASSERT_TRUE(!!program);
+  gnnrt::TrainOptions options;
+  options.epochs = 1000;
+  options.seed = 3;
+  std::vector<gnnrt_metrics> val;
+  options.onEpoch = [&](const gnnrt::EpochStats &e) {
+    EXPECT_TRUE(e.evaluated);
+    val.push_back(e.val);
+    return true;
+  };
+  auto full = program->bind();
+  ASSERT_TRUE(!!full) << llvm::toString(full.takeError());
+  ASSERT_TRUE(!!(*full)->train(options));
+  ASSERT_EQ(val.size(), 1000u);
+  // The reference code's loop, over the recorded passes.
+  const int64_t patience = 5;
+  double highest = 0, lowest = INFINITY;
+  int64_t since = 0, kept = 0, stop = 0;
+  for (size_t k = 0; k < val.size() && !stop; ++k) {
+    ASSERT_TRUE(std::isfinite(val[k].cross_entropy));
+    const bool acc = val[k].accuracy >= highest,
+               loss = val[k].cross_entropy <= lowest;
+    if (acc && loss)
+      kept = static_cast<int64_t>(k + 1);
+    if (acc || loss) {
+      highest = std::max(highest, val[k].accuracy);
+      lowest = std::min(lowest, val[k].cross_entropy);
+      since = 0;
+    } else if (++since == patience && k + 1 < val.size()) {
+      stop = static_cast<int64_t>(k + 1);
+    }
+  }
+  ASSERT_GT(stop, 0) << "the run should stop early";
+  ASSERT_LT(kept, stop) << "nothing to restore";
+
+  options.onEpoch = nullptr;
+  options.patience = patience;
+  options.monitor = gnnrt::TrainOptions::Monitor::AccuracyOrLoss;
+  options.restoreBest = true;
+  auto model = program->bind();
+  ASSERT_TRUE(!!model);
+  auto report = (*model)->train(options);
+  ASSERT_TRUE(!!report) << llvm::toString(report.takeError());
+  EXPECT_TRUE(report->stoppedEarly);
+  EXPECT_EQ(report->epochs, stop);
+  EXPECT_EQ(report->keptEpoch, kept);
+  EXPECT_TRUE(report->restoredBest);
+  EXPECT_EQ(report->val.accuracy, val[kept - 1].accuracy);
+  EXPECT_EQ(report->val.cross_entropy, val[kept - 1].cross_entropy);
+
+  auto again = program->bind();
+  ASSERT_TRUE(!!again);
+  gnnrt::TrainOptions shorter;
+  shorter.epochs = kept;
+  shorter.seed = 3;
+  ASSERT_TRUE(!!(*again)->train(shorter));
+  expectSameParameters(**model, **again);
 }
 
 TEST(Jit, GcnOnCoraReachesPublishedAccuracy) {

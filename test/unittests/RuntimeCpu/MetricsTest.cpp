@@ -126,6 +126,17 @@ TEST(Metrics, MulticlassByHand) {
   //            AP = 1/2 + 1/6 = 2/3.
   // Macro: (1 + 7/12 + 2/3) / 3 = 3/4.
   EXPECT_NEAR(m.aupr, 0.75, 1e-12);
+  // Cross-entropy, -log softmax[label], over all four columns (the -5s
+  // count as e = e^-5): n0 log(6+e) - log 4, n1 log(5+e) - log 2, n2
+  // log(5+e) - log 3, n3 log(6+e) - log 4, n4 log(6+e), n5 log(4+e) -
+  // log 2; their mean. The logits are float roundings of the logs, a few
+  // 1e-8 off, hence the tolerance.
+  const double e = std::exp(-5.0);
+  const double ce =
+      (3 * std::log(6 + e) + 2 * std::log(5 + e) + std::log(4 + e) -
+       2 * std::log(4.0) - 2 * std::log(2.0) - std::log(3.0)) /
+      6;
+  EXPECT_NEAR(m.cross_entropy, ce, 1e-6);
 }
 
 TEST(Metrics, SelectSkipsOnlyTheRankingMetrics) {
