@@ -28,6 +28,12 @@ config.substitutions.append(("%gnnc_data", config.gnnc_data_dir))
 config.substitutions.append(("%gnnc_src", config.gnnc_src_root))
 config.substitutions.append(("%gnnc_obj", config.gnnc_obj_root))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+# The CUDA emulator (runtime/cuda/emu), a libgnnrt_cuda.so that runs the
+# CUDA target on the CPU; tests select it with GNNRT_CUDA_LIBRARY. No test
+# inherits a choice from the developer's shell.
+config.substitutions.append(("%gnnrt_cuda_emu_dir", os.path.dirname(config.gnnrt_cuda_emu)))
+config.substitutions.append(("%gnnrt_cuda_emu", config.gnnrt_cuda_emu))
+config.environment.pop("GNNRT_CUDA_LIBRARY", None)
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

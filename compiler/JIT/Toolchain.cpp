@@ -155,6 +155,15 @@ llvm::Expected<Toolchain> gnnc::jit::findToolchain() {
     return fail("cannot find the gnnc runtime (looked in $GNNC_RUNTIME_DIR, "
                 "next to this executable, in the build tree " GNNC_BUILD_RT_CPU
                 " and under " GNNC_INSTALL_PREFIX ")");
+  // The library the session will load ($GNNRT_CUDA_LIBRARY, e.g. the CUDA
+  // emulator's) is the one generated code links: both must be the same
+  // file, and with it (and its rpath) the code finds it on its own.
+  if (auto env = llvm::sys::Process::GetEnv("GNNRT_CUDA_LIBRARY");
+      env && !env->empty()) {
+    if (!fs::exists(*env))
+      return fail("$GNNRT_CUDA_LIBRARY=" + *env + " does not exist");
+    found->rtCuda = *env;
+  }
   if (auto env = llvm::sys::Process::GetEnv("NVCC"))
     found->nvcc = *env;
   else if (fs::can_execute(GNNC_NVCC))

@@ -35,7 +35,8 @@ struct Toolchain {
   std::string includeDir; ///< Holds gnnrt/Kernels.h and gnnrt/Model.h.
   std::string rtCpu, rtExec, rtData; ///< The runtime's static archives.
   /// libgnnrt_cuda.so: the CUDA device (a stand-in without the toolkit),
-  /// which the session calls for CUDA-target programs.
+  /// which the session calls for CUDA-target programs; $GNNRT_CUDA_LIBRARY
+  /// when set (the CUDA emulator's, docs/Cuda.md).
   std::string rtCuda;
   /// nvcc for `gnnc compile --target=cuda` ($NVCC, else the one gnnc was
   /// built with, else on PATH); empty when there is none.

@@ -179,7 +179,8 @@ struct CudaLibrary {
 const CudaLibrary *cudaLibrary = nullptr;
 
 /// Loads libgnnrt_cuda.so once per process (never unloaded: contexts and
-/// the CUDA runtime's state live in it). By its name first: the copy
+/// the CUDA runtime's state live in it). $GNNRT_CUDA_LIBRARY first, a path
+/// (the CUDA emulator's, docs/Cuda.md); else by its name: the copy
 /// generated code or the program already loaded, else one on the
 /// program's rpath ($ORIGIN/../lib once installed) or LD_LIBRARY_PATH;
 /// then the build tree's.
@@ -192,8 +193,31 @@ const CudaLibrary *loadCudaLibrary(std::string &error) {
       const char *message = dlerror();
       return std::string(message ? message : "not found");
     };
-    void *handle = dlopen("libgnnrt_cuda.so", RTLD_NOW | RTLD_LOCAL);
-    std::string reasons = handle ? "" : reason();
+    void *handle = nullptr;
+    std::string reasons;
+    if (const char *path = std::getenv("GNNRT_CUDA_LIBRARY"); path && *path) {
+      handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+      if (!handle) {
+        failure = std::string("no CUDA device: cannot load "
+                              "$GNNRT_CUDA_LIBRARY=") +
+                  path + ": " + reason();
+        return;
+      }
+      // Generated code calls the library it was linked with, by its
+      // SONAME: if that is another file, the session's context would be
+      // one library's and the code's calls the other's.
+      void *linked = dlopen("libgnnrt_cuda.so", RTLD_NOW | RTLD_NOLOAD);
+      if (linked && linked != handle) {
+        failure = std::string("no CUDA device: $GNNRT_CUDA_LIBRARY=") + path +
+                  " is not the libgnnrt_cuda.so this program already loaded "
+                  "(linked at build time and found first; put the "
+                  "library's directory first in LD_LIBRARY_PATH)";
+        return;
+      }
+    } else {
+      handle = dlopen("libgnnrt_cuda.so", RTLD_NOW | RTLD_LOCAL);
+      reasons = handle ? "" : reason();
+    }
 #ifdef GNNRT_CUDA_LIBRARY
     if (!handle) {
       handle = dlopen(GNNRT_CUDA_LIBRARY, RTLD_NOW | RTLD_LOCAL);
@@ -1005,7 +1029,9 @@ bool Session::openCuda(std::string &error) {
   }
   gnnrt_cuda_device_info info{};
   if (cudaLibrary->info(cuda, &info) == GNNRT_OK)
-    device = std::string(info.name) + " (sm_" + std::to_string(info.sm) + ")";
+    // sm 0: no compute capability, the CUDA emulator.
+    device = std::string(info.name) +
+             (info.sm > 0 ? " (sm_" + std::to_string(info.sm) + ")" : "");
   else
     device = "cuda";
   int64_t freeBytes = 0, totalBytes = 0;
