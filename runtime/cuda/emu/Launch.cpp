@@ -1,5 +1,4 @@
-//===- Launch.cpp - Generated kernels on the CPU
-//---------------------------===//
+//===- Launch.cpp - Generated kernels on the CPU --------------------------===//
 //
 // gnnrt_cuda_launch compiles a unit's kernel source once per context with
 // the host compiler (KernelSource.h), loads it, and runs a kernel's
@@ -7,11 +6,13 @@
 // build is ignored: the source is the same text nvcc compiled.
 //
 // The compiler is the one gnnc's JIT uses for the CPU target ($CXX, else the
-// compiler this library was built with), and the floating-point flags are
-// the CPU target's: -ffp-contract=off spells out what nvcc's and NVRTC's
-// --fmad=false do for the real kernels, so a multiply and an add round
-// twice on both targets. The library does not use the compiler's JIT code
-// (compiler/JIT): the runtime stays free of LLVM.
+// compiler this library was built with), with the CPU target's -O2
+// -std=c++17 (compiler/JIT/Toolchain.cpp) plus -ffp-contract=off: what
+// nvcc's and NVRTC's --fmad=false do for the real kernels, so a multiply
+// and an add round twice. The CPU target's JIT does not pass that flag; on
+// x86-64 without -march the compiler has no fused multiply-add to use, so
+// the two round alike there. The library does not use the compiler's JIT
+// code (compiler/JIT): the runtime stays free of LLVM.
 //
 //===----------------------------------------------------------------------===//
 #include "Emulator.h"
