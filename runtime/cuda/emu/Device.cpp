@@ -153,11 +153,12 @@ int gnnrt::emu::fail(int status, const std::string &message) {
 
 gnnrt_cuda *gnnrt::emu::current(const char *fn, int &status) {
   status = GNNRT_OK;
+  // The real library's message, then the call's name.
   if (!currentContext)
     status = fail(GNNRT_ERR_CUDA,
-                  std::string(fn) +
-                      ": no current CUDA context (gnnrt_cuda_set_current was "
-                      "not called on this thread)");
+                  std::string("no current CUDA context (gnnrt_cuda_set_current "
+                              "was not called on this thread): ") +
+                      fn);
   return currentContext;
 }
 

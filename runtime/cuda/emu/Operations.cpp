@@ -19,8 +19,13 @@ using namespace gnnrt::emu;
 
 namespace {
 
-/// The context check, the CPU kernel, and a message naming both on failure
-/// (the CPU kernels return a status only).
+/// The context check, the CPU kernel, and a message naming both kernels on
+/// failure (the CPU kernels return a status only). The real library checks
+/// a call's arguments before it looks for the context; here the context
+/// comes first, because the CPU kernel cannot check without writing: a
+/// call without a context must write nothing. So without one, a call with
+/// bad arguments or nothing to do fails with no context, where the real
+/// library returns the argument check's status or OK.
 template <typename Call>
 int forward(const char *cudaName, const char *cpuName, Call call) {
   int status;
