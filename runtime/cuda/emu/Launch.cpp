@@ -18,6 +18,7 @@
 #include "Emulator.h"
 #include "KernelSource.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -131,9 +132,11 @@ int load(const gnnrt_cuda_kernels *unit, std::unique_ptr<KernelUnit> &out) {
   for (const KernelDecl &decl : decls) {
     auto run = reinterpret_cast<Trampoline>(
         dlsym(loaded->handle, (decl.name + "__emu").c_str()));
-    if (!run)
+    if (!run) {
+      dlclose(loaded->handle);
       return fail(GNNRT_ERR_CUDA,
                   what + "the compiled unit has no " + decl.name + "__emu");
+    }
     KernelUnit::Kernel kernel{run, {}};
     for (const std::string &type : decl.paramTypes)
       kernel.isPointer.push_back(type.back() == '*');
