@@ -202,9 +202,12 @@ gnnc::jit::buildSharedObject(const Toolchain &toolchain, const std::string &cpp,
                              const CompileOptions &options) {
   // A CUDA unit is built the same way: its host part is plain C++17 (the
   // file is named .cpp), its kernels are compiled by NVRTC at run time.
-  std::vector<std::string> flags = {"-O2",        "-fPIC",
-                                    "-shared",    "-w",
-                                    "-std=c++17", "-I" + toolchain.includeDir};
+  // -ffp-contract=off: a multiply and an add round twice, as in the runtime
+  // library (GnncRtCpu) and the CUDA kernels (--fmad=false); GCC's default
+  // would fuse them wherever the target has FMA (aarch64, -march=native).
+  std::vector<std::string> flags = {
+      "-O2",        "-ffp-contract=off",        "-fPIC", "-shared", "-w",
+      "-std=c++17", "-I" + toolchain.includeDir};
   std::string key = cpp + "\n" + toolchain.cxx + "\n" + stamp(toolchain.cxx) +
                     "\n" + toolchain.rtCpu + "\n" + stamp(toolchain.rtCpu) +
                     "\n" + toolchain.rtExec + "\n" + stamp(toolchain.rtExec) +
@@ -310,8 +313,9 @@ llvm::Error gnnc::jit::buildExecutable(const Toolchain &toolchain,
           "}\n"
           "#endif\n";
   }
-  std::vector<std::string> args = {toolchain.cxx, "-O2", "-w", "-std=c++17",
-                                   "-I" + toolchain.includeDir};
+  std::vector<std::string> args = {
+      toolchain.cxx, "-O2",        "-ffp-contract=off",
+      "-w",          "-std=c++17", "-I" + toolchain.includeDir};
   if (!cudaArchs.empty()) {
     // The device part, for every architecture asked for, with the same
     // exact arithmetic as NVRTC's (--fmad=false, gnnrt_cuda_compile).

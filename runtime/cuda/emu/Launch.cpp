@@ -7,12 +7,10 @@
 //
 // The compiler is the one gnnc's JIT uses for the CPU target ($CXX, else the
 // compiler this library was built with), with the CPU target's -O2
-// -std=c++17 (compiler/JIT/Toolchain.cpp) plus -ffp-contract=off: what
-// nvcc's and NVRTC's --fmad=false do for the real kernels, so a multiply
-// and an add round twice. The CPU target's JIT does not pass that flag; on
-// x86-64 without -march the compiler has no fused multiply-add to use, so
-// the two round alike there. The library does not use the compiler's JIT
-// code (compiler/JIT): the runtime stays free of LLVM.
+// -ffp-contract=off -std=c++17 (compiler/JIT/Toolchain.cpp):
+// -ffp-contract=off is what nvcc's and NVRTC's --fmad=false do for the real
+// kernels, so a multiply and an add round twice. The library does not use
+// the compiler's JIT code (compiler/JIT): the runtime stays free of LLVM.
 //
 //===----------------------------------------------------------------------===//
 #include "Emulator.h"
