@@ -1407,6 +1407,12 @@ LogicalResult FunctionEmitter::emitFused(ArrayRef<Operation *> group) {
   os << "  {\n    long long gnnc_n = " << launch->n
      << ", gnnc_cols = " << launch->cols << ";\n";
   std::string params = "&gnnc_n, &gnnc_cols";
+  for (auto [k, key] : llvm::enumerate(launch->keys)) {
+    os << "    unsigned long long gnnc_seed" << k << " = " << keySeed[key]
+       << ", gnnc_step" << k << " = " << keyStep[key] << ";\n";
+    params +=
+        ", &gnnc_seed" + std::to_string(k) + ", &gnnc_step" + std::to_string(k);
+  }
   for (auto [k, v] : llvm::enumerate(launch->inputs)) {
     os << "    const float *gnnc_in" << k << " = " << name(v) << ";\n";
     params += ", &gnnc_in" + std::to_string(k);
@@ -1417,7 +1423,8 @@ LogicalResult FunctionEmitter::emitFused(ArrayRef<Operation *> group) {
   }
   os << "    void *gnnc_params[] = {" << params << "};\n  ";
   call("gnnrt_cuda_launch",
-       {"ctx", "&gnnc_kernels", "\"" + launch->kernel + "\"", "gnnc_n",
+       {"ctx", "&gnnc_kernels", "\"" + launch->kernel + "\"",
+        launch->items == launch->n ? "gnnc_n" : std::to_string(launch->items),
         "gnnc_params"});
   os << "  }\n";
   return success();

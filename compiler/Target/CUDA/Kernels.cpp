@@ -1,13 +1,20 @@
 //===- Kernels.cpp - Generated CUDA kernels for element-wise chains -------===//
 //
 // Each op of a run becomes one `const float tK = ...;` in a grid-stride
-// loop over the run's elements; inputs are loaded once, on first use.
+// loop over the run's elements; inputs are loaded once, on first use. A run
+// with a dropout loops over Philox blocks instead: a thread draws the four
+// words of block b once per dropout and computes elements 4b .. 4b + 3, so
+// the generator runs once per four elements, as in the library's dropout
+// kernel (runtime/cuda/Dense.cu).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Target/CUDA/Kernels.h"
 #include "compiler/Target/ElementwiseRuns.h"
 
+#include "dialects/Gnn/Elementwise.h"
 #include "dialects/Gnn/GnnOps.h"
+
+#include "gnnrt/Philox.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -46,9 +53,56 @@ int64_t lastDim(RankedTensorType type) {
   return type.getRank() == 0 ? 1 : type.getShape().back();
 }
 
+/// gnnrt/Philox.h's philox4x32 for dropout's counter, in the plain C types
+/// NVRTC knows without headers. Printed once per unit that drops out.
+constexpr const char *kPhiloxSource =
+    R"(// Philox4x32-10 (gnnrt/Philox.h): the four words of block b of a gnn.dropout,
+// key (seed lo, seed hi), counter (b lo, b hi, stream, step).
+__device__ __forceinline__ void gnnc_philox(unsigned long long b,
+                                            unsigned int stream,
+                                            unsigned int step,
+                                            unsigned long long seed,
+                                            unsigned int out[4]) {
+  unsigned int c0 = (unsigned int)b, c1 = (unsigned int)(b >> 32);
+  unsigned int c2 = stream, c3 = step;
+  unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32);
+  for (int r = 0; r < 10; ++r) {
+    if (r > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const unsigned long long p0 = (unsigned long long)0xD2511F53u * c0;
+    const unsigned long long p1 = (unsigned long long)0xCD9E8D57u * c2;
+    c0 = (unsigned int)(p1 >> 32) ^ c1 ^ k0;
+    c1 = (unsigned int)p1;
+    c2 = (unsigned int)(p0 >> 32) ^ c3 ^ k1;
+    c3 = (unsigned int)p0;
+  }
+  out[0] = c0;
+  out[1] = c1;
+  out[2] = c2;
+  out[3] = c3;
+}
+
+)";
+
+/// A dropout a generated kernel computes: of a whole f32 tensor (the CUDA
+/// target restricts no rows; a head's columns index another matrix's mask).
+bool isFusibleDropout(Operation *op) {
+  auto dropout = dyn_cast<DropoutOp>(op);
+  return dropout && isDenseDropout(op) && !dropout.getRowSets() &&
+         !dropout.getMaskColumns();
+}
+
 } // namespace
 
-bool cuda::isFusible(Operation *op) { return isElementwiseOp(op); }
+bool cuda::isFusible(Operation *op) {
+  return isElementwiseOp(op) || isFusibleDropout(op);
+}
+
+std::string cuda::KernelUnit::source() const {
+  return usesPhilox ? kPhiloxSource + text : text;
+}
 
 SmallVector<SmallVector<Operation *>> cuda::fusionGroups(Block &block) {
   return elementwiseRuns(block, isFusible);
@@ -92,6 +146,25 @@ cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
   llvm::raw_string_ostream b(body);
   bool usesColumn = false;
   unsigned temp = 0;
+  // The Philox blocks the run draws, one per (key, stream): `rK[4]`.
+  std::string draws;
+  llvm::DenseMap<std::pair<Value, int64_t>, std::string> words;
+  auto wordsOf = [&](Value key, int64_t stream) {
+    auto [it, added] = words.try_emplace({key, stream});
+    if (!added)
+      return it->second;
+    const auto *at = llvm::find(launch.keys, key);
+    const size_t k = at - launch.keys.begin();
+    if (at == launch.keys.end())
+      launch.keys.push_back(key);
+    it->second = "r" + std::to_string(words.size() - 1);
+    // stream and step enter the counter modulo 2^32 (gnnrt::dropoutBits).
+    draws += "    unsigned int " + it->second + "[4];\n    gnnc_philox(b, " +
+             std::to_string(static_cast<uint32_t>(stream)) +
+             "u, (unsigned int)step" + std::to_string(k) + ", seed" +
+             std::to_string(k) + ", " + it->second + ");\n";
+    return it->second;
+  };
 
   auto input = [&](Value v, bool broadcast) -> std::string {
     if (auto it = temps.find(v); it != temps.end())
@@ -144,6 +217,30 @@ cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
             .Case([&](ZerosOp) {
               expr = "0.0f";
               kind = "zeros";
+              return success();
+            })
+            .Case([&](DropoutOp o) {
+              if (!isFusibleDropout(op))
+                return LogicalResult(op->emitError(
+                    "the CUDA target generates dropout of whole f32 tensors "
+                    "only"));
+              // gnnrt_cpu_dropout's element: the quotient by keep in
+              // double, rounded once, where the bits reach the threshold
+              // (0 keeps everything, 2^32 nothing, without drawing).
+              const double p = o.getPAttr().getValueAsDouble();
+              const uint64_t threshold = gnnrt::dropoutThreshold(p);
+              std::string x = input(o.getInput(), false);
+              std::string kept =
+                  "(float)((double)" + x + " / " + doubleLiteral(1.0 - p) + ")";
+              if (threshold == 0)
+                expr = kept;
+              else if (threshold > UINT32_MAX)
+                expr = "0.0f";
+              else
+                expr = wordsOf(o.getKey(), o.getStream()) +
+                       "[j] >= " + std::to_string(threshold) + "u ? " + kept +
+                       " : 0.0f";
+              kind = "dropout";
               return success();
             })
             .Case([&](ActivationOp o) {
@@ -230,20 +327,41 @@ cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
   }
 
   std::string signature = "(long long n, long long cols";
+  for (unsigned k = 0; k < launch.keys.size(); ++k)
+    signature += ", unsigned long long seed" + std::to_string(k) +
+                 ", unsigned long long step" + std::to_string(k);
   for (unsigned k = 0; k < launch.inputs.size(); ++k)
     signature += ", const float *in" + std::to_string(k);
   for (unsigned k = 0; k < launch.outputs.size(); ++k)
     signature += ", float *out" + std::to_string(k);
   signature += ") {\n";
-  std::string full = signature +
-                     "  for (long long i = (long long)blockIdx.x * blockDim.x "
-                     "+ threadIdx.x; i < n;\n"
-                     "       i += (long long)gridDim.x * blockDim.x) {\n";
-  if (usesColumn)
-    full += "    const long long c = i % cols;\n";
-  else
-    full += "    (void)cols;\n";
-  full += body + "  }\n}\n";
+  std::string full = signature;
+  std::string column =
+      usesColumn ? "const long long c = i % cols;\n" : "(void)cols;\n";
+  if (draws.empty()) {
+    launch.items = launch.n;
+    full += "  for (long long i = (long long)blockIdx.x * blockDim.x "
+            "+ threadIdx.x; i < n;\n"
+            "       i += (long long)gridDim.x * blockDim.x) {\n    " +
+            column + body + "  }\n}\n";
+  } else {
+    // Indent the per-element body one level deeper, inside the block's
+    // loop over its four elements.
+    SmallVector<StringRef> lines;
+    StringRef(body).rtrim('\n').split(lines, '\n');
+    std::string inner;
+    for (StringRef line : lines)
+      inner += "  " + line.str() + "\n";
+    usesPhilox = true;
+    launch.items = (launch.n + 3) / 4;
+    full += "  for (long long b = (long long)blockIdx.x * blockDim.x "
+            "+ threadIdx.x; b < (n + 3) / 4;\n"
+            "       b += (long long)gridDim.x * blockDim.x) {\n" +
+            draws +
+            "    for (int j = 0; j < 4 && 4 * b + j < n; ++j) {\n"
+            "      const long long i = 4 * b + j;\n      " +
+            column + inner + "    }\n  }\n}\n";
+  }
   launch.kernel = add(comment, full);
   return launch;
 }

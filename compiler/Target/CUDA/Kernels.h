@@ -3,11 +3,12 @@
 //
 // The kernels the CUDA target prints itself rather than calling a library:
 // runs of consecutive element-wise ops over one shape (add, sub, mul, scale,
-// activation and its gradient, bias_add, row_mul, zeros) become one kernel
-// that reads each input once, keeps intermediates in registers and writes
-// only the values used after the run. The arithmetic is the CPU kernels'
-// (gnnrt/Kernels.h) expression for expression, so the two targets differ
-// only in the last bits of the math library's exp/erf/tanh.
+// activation and its gradient, bias_add, row_mul, zeros, and dropout of a
+// whole f32 tensor) become one kernel that reads each input once, keeps
+// intermediates in registers and writes only the values used after the run.
+// The arithmetic is the CPU kernels' (gnnrt/Kernels.h) expression for
+// expression, and a dropout draws gnnrt/Philox.h's bits, so the two targets
+// differ only in the last bits of the math library's exp/erf/tanh.
 //
 // Why only consecutive ops: buffers were placed by gnn-assign-buffers for
 // the ops in block order; a run of adjacent ops that reads before it writes
@@ -34,11 +35,16 @@ bool isFusible(Operation *op);
 /// (elementwiseRuns over isFusible).
 SmallVector<SmallVector<Operation *>> fusionGroups(Block &block);
 
-/// One launch of a generated kernel: `kernel(n, cols, inputs..., outputs...)`
-/// over n work items.
+/// One launch of a generated kernel:
+/// `kernel(n, cols, (seed, step) of each key..., inputs..., outputs...)`
+/// over `items` work items.
 struct KernelLaunch {
   std::string kernel;
   int64_t n = 0, cols = 1;
+  /// n, or the Philox blocks of four elements, (n + 3) / 4, when the run
+  /// has a dropout: a thread draws one block and computes its elements.
+  int64_t items = 0;
+  SmallVector<Value> keys;    ///< The dropouts' gnn.rng_key values.
   SmallVector<Value> inputs;  ///< Read (full tensors or [cols] vectors).
   SmallVector<Value> outputs; ///< Written: the group's results used later.
 };
@@ -56,9 +62,10 @@ public:
   /// unsigned char): fills a splat constant.
   std::string fill(StringRef ctype);
 
-  /// The device code: every kernel, `extern "C" __global__`, no #includes
-  /// (NVRTC compiles it as is).
-  const std::string &source() const { return text; }
+  /// The device code: every kernel, `extern "C" __global__`, after the
+  /// device functions they call (Philox), no #includes (NVRTC compiles it
+  /// as is).
+  std::string source() const;
   unsigned numKernels() const { return count; }
 
 private:
@@ -66,6 +73,7 @@ private:
   llvm::StringMap<std::string> byBody;
   std::string text;
   unsigned count = 0;
+  bool usesPhilox = false;
 };
 
 } // namespace mlir::gnn::cuda

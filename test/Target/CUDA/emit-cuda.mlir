@@ -142,6 +142,41 @@ func.func @spill(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mem.num_handles
 
 // -----
 
+// A dropout joins the run: a thread draws one Philox block (gnnrt/Philox.h's
+// words, printed once before the kernels) and computes its four elements;
+// the key's seed and step are launch arguments, the stream and the
+// threshold literals, the launch is over the blocks. p = 0 keeps every
+// element without drawing. A head's columns (mask_columns) index another
+// matrix's mask: the library's call, as before.
+// CHECK: __device__ __forceinline__ void gnnc_philox(unsigned long long b,
+// CHECK: // relu, dropout, dropout
+// CHECK-NEXT: extern "C" __global__ void gnnc_k0(long long n, long long cols, unsigned long long seed0, unsigned long long step0, const float *in0, float *out0) {
+// CHECK-NEXT: for (long long b = (long long)blockIdx.x * blockDim.x + threadIdx.x; b < (n + 3) / 4;
+// CHECK: unsigned int r0[4];
+// CHECK-NEXT: gnnc_philox(b, 2u, (unsigned int)step0, seed0, r0);
+// CHECK-NEXT: for (int j = 0; j < 4 && 4 * b + j < n; ++j) {
+// CHECK-NEXT: const long long i = 4 * b + j;
+// CHECK: const float t1 = t0 > 0 ? t0 : 0.0f;
+// CHECK-NEXT: const float t2 = r0[j] >= 1717986919u ? (float)((double)t1 / 0.59999999999999998) : 0.0f;
+// CHECK-NEXT: const float t3 = (float)((double)t2 / 1.0);
+// CHECK-NEXT: out0[i] = t3;
+// CHECK-LABEL: // @drop
+// CHECK: unsigned long long gnnc_seed0 = (uint64_t)a1, gnnc_step0 = (uint64_t)a2;
+// CHECK: void *gnnc_params[] = {&gnnc_n, &gnnc_cols, &gnnc_seed0, &gnnc_step0, &gnnc_in0, &gnnc_out0};
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "gnnc_k0", 3, gnnc_params));
+// CHECK: GNNC_CALL(gnnrt_cuda_dropout_columns(a3, 2, 1, 4, 2, (uint64_t)a1, (uint64_t)a2, UINT64_C(1), 0.40000000000000002, v1));
+func.func @drop(%x: tensor<2x5xf32>, %seed: i64, %step: i64, %c: tensor<2x1xf32>)
+    -> (tensor<2x5xf32>, tensor<2x1xf32>) {
+  %k = gnn.rng_key %seed, %step
+  %a = gnn.activation relu %x : tensor<2x5xf32>
+  %d = gnn.dropout %a, %k {p = 0.4 : f64, stream = 2 : i64} : tensor<2x5xf32>
+  %e = gnn.dropout %d, %k {p = 0.0 : f64, stream = 3 : i64} : tensor<2x5xf32>
+  %h = gnn.dropout %c, %k {mask_columns = array<i64: 4, 2>, p = 0.4 : f64, stream = 1 : i64} : tensor<2x1xf32>
+  return %e, %h : tensor<2x5xf32>, tensor<2x1xf32>
+}
+
+// -----
+
 // Copies of some rows are the CPU target's (gnn-restrict-rows is off for
 // CUDA): refused at the op.
 func.func @rows(%x: tensor<4x8xf32>, %r: tensor<8xi32>) -> tensor<4x8xf32> {
