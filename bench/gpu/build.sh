@@ -36,6 +36,16 @@ for f in "$root"/examples/*.gnn "$root"/bench/gpu/programs/*.gnn; do
   fi
   echo "built $b"
 done
+# The same programs with dropout through the library's kernel
+# (--cuda-library-dropout), so that run.sh times generated dropout (the
+# default since 2026-11-29) against it in one run.
+mkdir -p "$out/ab"
+for b in ${DROPOUT_AB_PROGRAMS:-cora_gcn cora_gat facebook_gcn synthetic2m_gcn synthetic2m_gat}; do
+  f=$root/examples/$b.gnn
+  [ -f "$f" ] || f=$root/bench/gpu/programs/$b.gnn
+  "$gnnc" compile --target=cuda --arch=sm_80,sm_90 --cuda-library-dropout "$f" -o "$out/ab/$b.cuda"
+  echo "built $b with the library's dropout"
+done
 # Plans that move tensors off the device (offload.sh runs them against the
 # keep-all builds above): offload_all at the program's budget, auto at the
 # smallest budget the CUDA planner has a plan for, and offload_all with a

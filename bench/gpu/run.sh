@@ -30,6 +30,14 @@ for exe in "$bin"/*.cuda; do
     log "$b cpu rc=$?"
   fi
 done
+# Generated dropout (above) against the library's kernel (build.sh's ab/).
+for exe in "$bin"/ab/*.cuda; do
+  [ -e "$exe" ] || continue
+  b=$(basename "$exe" .cuda)
+  ds=$(dataset "$b")
+  timeout 150 "$exe" --quiet ${ds:+--data "$data/$ds"} > "$dest/$b.libdropout.txt" 2>&1
+  log "$b cuda, library dropout rc=$?"
+done
 timeout 120 "$bin/gnnc-spmm-bandwidth" > "$dest/spmm-bandwidth.txt" 2>&1
 log "spmm bandwidth rc=$?"
 # At Facebook's size, where x fits in L2 (fixed costs show).

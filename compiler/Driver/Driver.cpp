@@ -280,6 +280,7 @@ bool Compilation::emit(Stage stage, llvm::raw_ostream &os) {
 mlir::gnn::CppEmitOptions Compilation::cppEmitOptions() const {
   mlir::gnn::CppEmitOptions result;
   result.source = options.inputFile;
+  result.generatedDropout = !options.cudaLibraryDropout;
   for (const sema::BoundTrain &t : checked.trains)
     if (t.data.kind == sema::DataSource::Kind::Dataset && t.data.resolved)
       result.dataDirs[t.data.name] = t.data.dir;

@@ -1597,7 +1597,8 @@ LogicalResult FunctionEmitter::emit() {
     // The session's context (gnnrt/Cuda.h), set before it calls.
     os << "  gnnrt_cuda *const ctx = gnnrt_cuda_current();\n"
        << "  if (!ctx)\n    return GNNRT_ERR_NO_DEVICE;\n";
-    groups = cuda::fusionGroups(func.getBody().front());
+    groups =
+        cuda::fusionGroups(func.getBody().front(), options.generatedDropout);
   } else {
     // One op alone is its own kernel's call; a run of two or more is one
     // pass over memory.

@@ -56,6 +56,9 @@ struct CppEmitOptions {
   cuda::KernelUnit *kernels = nullptr;
   /// Export the gnnrt_model_desc tables and gnnc_models.
   bool descriptors = true;
+  /// Cuda: generate dropout in the element-wise kernels (else the
+  /// library's gnnrt_cuda_dropout; CompileSettings::cudaLibraryDropout).
+  bool generatedDropout = true;
   /// The .gnn file, recorded in the tables for reports.
   std::string source;
   /// Resolved directory of each dataset name the program trains on

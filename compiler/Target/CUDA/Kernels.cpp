@@ -96,16 +96,18 @@ bool isFusibleDropout(Operation *op) {
 
 } // namespace
 
-bool cuda::isFusible(Operation *op) {
-  return isElementwiseOp(op) || isFusibleDropout(op);
+bool cuda::isFusible(Operation *op, bool dropout) {
+  return isElementwiseOp(op) || (dropout && isFusibleDropout(op));
 }
 
 std::string cuda::KernelUnit::source() const {
   return usesPhilox ? kPhiloxSource + text : text;
 }
 
-SmallVector<SmallVector<Operation *>> cuda::fusionGroups(Block &block) {
-  return elementwiseRuns(block, isFusible);
+SmallVector<SmallVector<Operation *>> cuda::fusionGroups(Block &block,
+                                                         bool dropout) {
+  return elementwiseRuns(block,
+                         [&](Operation *op) { return isFusible(op, dropout); });
 }
 
 std::string cuda::KernelUnit::add(StringRef comment,

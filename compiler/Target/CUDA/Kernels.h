@@ -28,12 +28,14 @@
 
 namespace mlir::gnn::cuda {
 
-/// Whether the CUDA target computes \p op in a generated kernel.
-bool isFusible(Operation *op);
+/// Whether the CUDA target computes \p op in a generated kernel; a dropout
+/// only with \p dropout.
+bool isFusible(Operation *op, bool dropout = true);
 
 /// Splits a block's ops into the runs one kernel each computes
 /// (elementwiseRuns over isFusible).
-SmallVector<SmallVector<Operation *>> fusionGroups(Block &block);
+SmallVector<SmallVector<Operation *>> fusionGroups(Block &block,
+                                                   bool dropout = true);
 
 /// One launch of a generated kernel:
 /// `kernel(n, cols, (seed, step) of each key..., inputs..., outputs...)`

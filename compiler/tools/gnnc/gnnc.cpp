@@ -82,6 +82,14 @@ static cl::opt<bool> allRows(
     cl::sub(emitCmd), cl::sub(runCmd), cl::sub(compileCmd), cl::sub(planCmd),
     cl::cat(gnncCategory));
 
+static cl::opt<bool> cudaLibraryDropout(
+    "cuda-library-dropout",
+    cl::desc("--target=cuda: dropout through the runtime library's kernel "
+             "instead of the generated element-wise kernels (to compare "
+             "the two on a GPU; same values)"),
+    cl::sub(emitCmd), cl::sub(runCmd), cl::sub(compileCmd),
+    cl::cat(gnncCategory));
+
 static cl::opt<std::string> splitHeads(
     "split-heads",
     cl::desc("When a gat_conv with several concatenated heads runs head by "
@@ -386,6 +394,7 @@ int main(int argc, char **argv) {
   options.printDebugInfo = printDebugInfo;
   options.denseFeatures = denseFeatures;
   options.allRows = allRows;
+  options.cudaLibraryDropout = cudaLibraryDropout;
   options.splitHeads = splitHeads;
   options.profile = profileFile;
   options.policy = planPolicy;

@@ -48,6 +48,11 @@ struct CompileSettings {
   /// compiled by NVRTC for the GPU found at run time; docs/Cuda.md; gnnc
   /// --target).
   std::string target = "cpu";
+  /// CUDA: dropout through the runtime library's kernel
+  /// (gnnrt_cuda_dropout) instead of the generated element-wise kernels,
+  /// to compare the two on a GPU; the same bits either way (gnnc
+  /// --cuda-library-dropout).
+  bool cudaLibraryDropout = false;
 };
 
 } // namespace gnnc
