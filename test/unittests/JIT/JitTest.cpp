@@ -535,6 +535,44 @@ TEST(Jit, EarlyStoppingEndsAfterPatiencePassesWithoutABetterValidation) {
             std::string::npos);
 }
 
+TEST(Jit, PatienceCountsValidationPassesNotEpochs) {
+  // eval_every = 3: a pass every third epoch (and the last); patience 2
+  // is two passes, six epochs.
+  std::string source = kProgram;
+  source.replace(source.find("seed = 1;"), 9, "seed = 1; eval_every = 3;");
+  auto program = compile(source);
+  ASSERT_TRUE(!!program);
+  gnnrt::TrainOptions options;
+  options.epochs = 300;
+  options.seed = 3;
+  std::vector<double> valAccuracy;
+  options.onEpoch = [&](const gnnrt::EpochStats &e) {
+    valAccuracy.push_back(e.evaluated ? e.val.accuracy : -1);
+    return true;
+  };
+  auto full = program->bind();
+  ASSERT_TRUE(!!full) << llvm::toString(full.takeError());
+  ASSERT_TRUE(!!(*full)->train(options));
+  ASSERT_EQ(valAccuracy.size(), 300u);
+  EXPECT_LT(valAccuracy[0], 0) << "epoch 1 has no pass";
+  EXPECT_GE(valAccuracy[2], 0) << "epoch 3 has one";
+  const int64_t stop = expectedStop(valAccuracy, 2);
+  ASSERT_GT(stop, 0);
+  EXPECT_EQ(stop % 3, 0);
+
+  options.onEpoch = nullptr;
+  options.patience = 2;
+  options.restoreBest = true;
+  auto early = program->bind();
+  ASSERT_TRUE(!!early);
+  auto report = (*early)->train(options);
+  ASSERT_TRUE(!!report) << llvm::toString(report.takeError());
+  EXPECT_TRUE(report->stoppedEarly);
+  EXPECT_EQ(report->epochs, stop);
+  EXPECT_EQ(report->keptEpoch % 3, 0);
+  EXPECT_EQ(report->keptEpoch + 6, stop);
+}
+
 TEST(Jit, RestoreBestEndsWithTheBestValidationWeights) {
   auto program = compile(kProgram);
   ASSERT_TRUE(!!program);
