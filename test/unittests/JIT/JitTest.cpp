@@ -488,6 +488,21 @@ int64_t expectedStop(const std::vector<double> &val, int64_t patience) {
   return 0;
 }
 
+/// Trains a new binding of \p program with \p options (no early stopping)
+/// and records each epoch's validation accuracy (-1: no pass) in \p val.
+llvm::Expected<gnnrt::TrainReport> trainRecording(Program &program,
+                                                  gnnrt::TrainOptions options,
+                                                  std::vector<double> &val) {
+  auto model = program.bind();
+  if (!model)
+    return model.takeError();
+  options.onEpoch = [&](const gnnrt::EpochStats &e) {
+    val.push_back(e.evaluated ? e.val.accuracy : -1);
+    return true;
+  };
+  return (*model)->train(options);
+}
+
 TEST(Jit, EarlyStoppingEndsAfterPatiencePassesWithoutABetterValidation) {
   auto program = compile(kProgram);
   ASSERT_TRUE(!!program);
@@ -495,13 +510,7 @@ TEST(Jit, EarlyStoppingEndsAfterPatiencePassesWithoutABetterValidation) {
   options.epochs = 60;
   options.seed = 3;
   std::vector<double> valAccuracy;
-  options.onEpoch = [&](const gnnrt::EpochStats &e) {
-    valAccuracy.push_back(e.evaluated ? e.val.accuracy : -1);
-    return true;
-  };
-  auto full = program->bind();
-  ASSERT_TRUE(!!full) << llvm::toString(full.takeError());
-  auto whole = (*full)->train(options);
+  auto whole = trainRecording(*program, options, valAccuracy);
   ASSERT_TRUE(!!whole) << llvm::toString(whole.takeError());
   EXPECT_FALSE(whole->stoppedEarly);
   const int64_t patience = 4;
@@ -510,7 +519,6 @@ TEST(Jit, EarlyStoppingEndsAfterPatiencePassesWithoutABetterValidation) {
   ASSERT_GT(stop, 0);
 
   options.patience = patience;
-  options.onEpoch = nullptr;
   auto early = program->bind();
   ASSERT_TRUE(!!early);
   auto report = (*early)->train(options);
@@ -546,13 +554,8 @@ TEST(Jit, PatienceCountsValidationPassesNotEpochs) {
   options.epochs = 300;
   options.seed = 3;
   std::vector<double> valAccuracy;
-  options.onEpoch = [&](const gnnrt::EpochStats &e) {
-    valAccuracy.push_back(e.evaluated ? e.val.accuracy : -1);
-    return true;
-  };
-  auto full = program->bind();
+  auto full = trainRecording(*program, options, valAccuracy);
   ASSERT_TRUE(!!full) << llvm::toString(full.takeError());
-  ASSERT_TRUE(!!(*full)->train(options));
   ASSERT_EQ(valAccuracy.size(), 300u);
   EXPECT_LT(valAccuracy[0], 0) << "epoch 1 has no pass";
   EXPECT_GE(valAccuracy[2], 0) << "epoch 3 has one";
@@ -560,7 +563,6 @@ TEST(Jit, PatienceCountsValidationPassesNotEpochs) {
   ASSERT_GT(stop, 0);
   EXPECT_EQ(stop % 3, 0);
 
-  options.onEpoch = nullptr;
   options.patience = 2;
   options.restoreBest = true;
   auto early = program->bind();
