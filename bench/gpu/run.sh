@@ -45,6 +45,9 @@ timeout 60 "$bin/gnnc-spmm-bandwidth" 22470 16 > "$dest/spmm-bandwidth-small.txt
 log "spmm bandwidth small rc=$?"
 timeout 60 "$bin/gnnc-spmm-variants" > "$dest/spmm-variants.txt" 2>&1
 log "spmm variants rc=$?"
+# The same with hubs: vec4's tail, and the long-row variant meant to end it.
+timeout 90 "$bin/gnnc-spmm-variants" 2000000 10 skewed > "$dest/spmm-variants-skewed.txt" 2>&1
+log "spmm variants skewed rc=$?"
 timeout 60 "$bin/gnnc-host-link" > "$dest/host-link.txt" 2>&1
 log "host link rc=$?"
 timeout 180 "$bin/GnncRuntimeCudaTests" > "$dest/runtime-tests.txt" 2>&1
