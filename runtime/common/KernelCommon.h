@@ -28,6 +28,14 @@
       return (status);                                                         \
   } while (false)
 
+/// Returns from the enclosing function if a gnnrt status is not GNNRT_OK.
+#define GNNRT_RETURN_IF_ERROR(expr)                                            \
+  do {                                                                         \
+    int gnnrt_status_ = (expr);                                                \
+    if (gnnrt_status_ != GNNRT_OK)                                             \
+      return gnnrt_status_;                                                    \
+  } while (0)
+
 namespace gnnrt::kernel {
 
 /// A tensor pointer is acceptable when it is set or the tensor is empty.

@@ -9,6 +9,7 @@
 #ifndef GNNRT_CUDA_CONTEXT_H
 #define GNNRT_CUDA_CONTEXT_H
 
+#include "common/KernelCommon.h"
 #include "gnnrt/Cuda.h"
 
 #include <cublas_v2.h>
@@ -96,14 +97,6 @@ inline unsigned gridFor(int64_t threads) {
     int gnnrt_cuda_status_ = ::gnnrt::cuda::check((expr), #expr);              \
     if (gnnrt_cuda_status_ != GNNRT_OK)                                        \
       return gnnrt_cuda_status_;                                               \
-  } while (0)
-
-/// Returns from the enclosing function if a gnnrt status is not GNNRT_OK.
-#define GNNRT_RETURN_IF_ERROR(expr)                                            \
-  do {                                                                         \
-    int gnnrt_status_ = (expr);                                                \
-    if (gnnrt_status_ != GNNRT_OK)                                             \
-      return gnnrt_status_;                                                    \
   } while (0)
 
 #endif // GNNRT_CUDA_CONTEXT_H

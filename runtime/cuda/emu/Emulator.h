@@ -10,6 +10,7 @@
 #ifndef GNNRT_CUDA_EMU_EMULATOR_H
 #define GNNRT_CUDA_EMU_EMULATOR_H
 
+#include "common/KernelCommon.h"
 #include "gnnrt/Cuda.h"
 
 #include <cstdint>
@@ -69,14 +70,6 @@ bool isDeviceMemory(const gnnrt_cuda *ctx, const void *p, int64_t bytes);
 void unloadUnits(gnnrt_cuda *ctx);
 
 } // namespace gnnrt::emu
-
-/// Returns from the enclosing function if a gnnrt status is not GNNRT_OK.
-#define GNNRT_RETURN_IF_ERROR(expr)                                            \
-  do {                                                                         \
-    int gnnrt_status_ = (expr);                                                \
-    if (gnnrt_status_ != GNNRT_OK)                                             \
-      return gnnrt_status_;                                                    \
-  } while (0)
 
 struct gnnrt_cuda {
   gnnrt_cuda_device_info info{};
