@@ -17,9 +17,10 @@
 //   scan-B    cols-B for rows in any order: each block walks the whole row
 //             and adds the slots whose source is in the block (the sum's
 //             order is then block by block, not the CPU's)
-//   long-S    vec4 for the rows of at most S slots; each longer row gets a
-//             block of its own, whose thread groups sum consecutive chunks
-//             of its slots and then add the chunks' sums in chunk order (a
+//   long-S    vec4 (unroll 4) for the rows of at most S slots; each longer
+//             row gets a block of its own, whose thread groups sum
+//             consecutive chunks of its slots and then add the chunks'
+//             sums in chunk order (a
 //             fixed order, not the CPU's: compared within 1e-4 relative,
 //             since a hub row of the skewed graph sums 10^5 slots and
 //             either order is that many roundings from the exact sum).
@@ -69,18 +70,29 @@ __device__ int32_t lowerBound(const int32_t *src, int32_t first, int32_t last,
   return first;
 }
 
+/// acc += v, lane by lane.
+__device__ inline void add4(float4 &acc, float4 v) {
+  acc.x += v.x;
+  acc.y += v.y;
+  acc.z += v.z;
+  acc.w += v.w;
+}
+
 /// Lanes per row L = d / 4; each lane owns a float4 of the row. Slots
 /// [colLo, colHi) of x only; \p accumulate starts from y (later blocks).
+/// Rows of more than \p longSlots slots are left to longRowKernel.
 /// Each lane adds its slots in CSR order: the same bits as elemKernel.
 template <int Unroll>
 __global__ void vec4Kernel(const int32_t *indptr, const int32_t *src,
                            const float4 *x, int64_t n, int64_t d4,
                            int32_t colLo, int32_t colHi, bool blocked,
-                           bool accumulate, float4 *y) {
+                           bool accumulate, int32_t longSlots, float4 *y) {
   for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < n * d4;
        t += int64_t(gridDim.x) * blockDim.x) {
     const int64_t i = t / d4, c = t % d4;
     int32_t s = indptr[i], last = indptr[i + 1];
+    if (last - s > longSlots)
+      continue;
     if (blocked) {
       s = colLo == 0 ? s : lowerBound(src, s, last, colLo);
       last = lowerBound(src, s, last, colHi);
@@ -92,19 +104,12 @@ __global__ void vec4Kernel(const int32_t *indptr, const int32_t *src,
       for (int u = 0; u < Unroll; ++u)
         v[u] = __ldg(&x[int64_t(src[s + u]) * d4 + c]);
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        acc.x += v[u].x;
-        acc.y += v[u].y;
-        acc.z += v[u].z;
-        acc.w += v[u].w;
-      }
+      for (int u = 0; u < Unroll; ++u)
+        add4(acc, v[u]);
     }
     for (; s < last; ++s) {
       float4 v = __ldg(&x[int64_t(src[s]) * d4 + c]);
-      acc.x += v.x;
-      acc.y += v.y;
-      acc.z += v.z;
-      acc.w += v.w;
+      add4(acc, v);
     }
     y[t] = acc;
   }
@@ -135,50 +140,8 @@ __global__ void scanKernel(const int32_t *indptr, const int32_t *src,
       }
 #pragma unroll
       for (int u = 0; u < Unroll; ++u)
-        if (in[u]) {
-          acc.x += v[u].x;
-          acc.y += v[u].y;
-          acc.z += v[u].z;
-          acc.w += v[u].w;
-        }
-    }
-    y[t] = acc;
-  }
-}
-
-/// vec4Kernel (unroll 4) for the rows of at most \p longSlots slots; the
-/// longer rows are longRowKernel's.
-__global__ void shortRowsKernel(const int32_t *indptr, const int32_t *src,
-                                const float4 *x, int64_t n, int64_t d4,
-                                int32_t longSlots, float4 *y) {
-  constexpr int Unroll = 4;
-  for (int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; t < n * d4;
-       t += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t i = t / d4, c = t % d4;
-    int32_t s = indptr[i];
-    const int32_t last = indptr[i + 1];
-    if (last - s > longSlots)
-      continue;
-    float4 acc = make_float4(0, 0, 0, 0);
-    for (; s + Unroll <= last; s += Unroll) {
-      float4 v[Unroll];
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u)
-        v[u] = __ldg(&x[int64_t(src[s + u]) * d4 + c]);
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        acc.x += v[u].x;
-        acc.y += v[u].y;
-        acc.z += v[u].z;
-        acc.w += v[u].w;
-      }
-    }
-    for (; s < last; ++s) {
-      float4 v = __ldg(&x[int64_t(src[s]) * d4 + c]);
-      acc.x += v.x;
-      acc.y += v.y;
-      acc.z += v.z;
-      acc.w += v.w;
+        if (in[u])
+          add4(acc, v[u]);
     }
     y[t] = acc;
   }
@@ -205,10 +168,7 @@ __global__ void longRowKernel(const int32_t *indptr, const int32_t *src,
     const int32_t hi = min(last, lo + chunk);
     for (int32_t s = lo; s < hi; ++s) {
       float4 v = __ldg(&x[int64_t(src[s]) * d4 + c]);
-      acc.x += v.x;
-      acc.y += v.y;
-      acc.z += v.z;
-      acc.w += v.w;
+      add4(acc, v);
     }
   }
   partial[threadIdx.x] = acc;
@@ -217,10 +177,7 @@ __global__ void longRowKernel(const int32_t *indptr, const int32_t *src,
     float4 sum = partial[c];
     for (int k = 1; k < groups; ++k) {
       const float4 p = partial[k * int(d4) + c];
-      sum.x += p.x;
-      sum.y += p.y;
-      sum.z += p.z;
-      sum.w += p.w;
+      add4(sum, p);
     }
     y[int64_t(i) * d4 + c] = sum;
   }
@@ -347,7 +304,7 @@ int main(int argc, char **argv) {
                   hi = int32_t(n * (b + 1) / blocks);
           vec4Kernel<U><<<grid(n * d4), 256>>>(
               dIndptr, dSrc, reinterpret_cast<const float4 *>(x), n, d4, lo, hi,
-              blocks > 1, b > 0, reinterpret_cast<float4 *>(y));
+              blocks > 1, b > 0, INT32_MAX, reinterpret_cast<float4 *>(y));
         }
       });
     };
@@ -366,9 +323,9 @@ int main(int argc, char **argv) {
       std::snprintf(name, sizeof(name), "long-%d (%zu rows)", slots,
                     rows.size());
       report(name, medianMs([&] {
-               shortRowsKernel<<<grid(n * d4), 256>>>(
+               vec4Kernel<4><<<grid(n * d4), 256>>>(
                    dIndptr, dSrc, reinterpret_cast<const float4 *>(x), n, d4,
-                   slots, reinterpret_cast<float4 *>(y));
+                   0, 0, false, false, slots, reinterpret_cast<float4 *>(y));
                longRowKernel<<<unsigned(rows.size()), kLongThreads>>>(
                    dIndptr, dSrc, reinterpret_cast<const float4 *>(x), d4,
                    dRows, reinterpret_cast<float4 *>(y));
