@@ -281,6 +281,7 @@ mlir::gnn::CppEmitOptions Compilation::cppEmitOptions() const {
   mlir::gnn::CppEmitOptions result;
   result.source = options.inputFile;
   result.generatedDropout = !options.cudaLibraryDropout;
+  result.generatedOpKernels = !options.cudaLibraryKernels;
   for (const sema::BoundTrain &t : checked.trains)
     if (t.data.kind == sema::DataSource::Kind::Dataset && t.data.resolved)
       result.dataDirs[t.data.name] = t.data.dir;

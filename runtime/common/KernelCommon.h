@@ -64,6 +64,12 @@ inline int64_t selfLoopStorage(int64_t n, int64_t e) {
 /// the bits of the result do not depend on how many threads ran the blocks.
 constexpr int64_t kReductionBlocks = 64;
 
+/// The loss adds a block's rows in chunks of this many: each chunk's terms
+/// in row order from 0, then the chunks in order. A GPU then computes the
+/// terms with a thread per chunk and still adds them in this order, with
+/// no shared memory (the CUDA target's generated loss kernels).
+constexpr int64_t kLossChunkRows = 32;
+
 /// Rows `[begin, end)` of block \p b of kReductionBlocks over \p rows.
 GNNRT_HD inline void blockRows(int64_t rows, int64_t b, int64_t &begin,
                                int64_t &end) {

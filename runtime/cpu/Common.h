@@ -32,6 +32,7 @@ using kernel::bitsOf;
 using kernel::blockRows;
 using kernel::dot8;
 using kernel::fromBits;
+using kernel::kLossChunkRows;
 using kernel::kReductionBlocks;
 using kernel::mulSize;
 using kernel::present;

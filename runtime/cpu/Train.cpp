@@ -100,12 +100,17 @@ int gnnrt_cpu_cross_entropy(const float *logits, const int32_t *labels,
     int64_t begin, end;
     blockRows(n, b, begin, end);
     double acc = 0;
-    for (int64_t i = begin; i < end; ++i) {
-      if (!counted(labels, mask, i))
-        continue;
-      const int32_t y = labels[i];
-      acc += kernel::crossEntropyTerm(logits + i * classes, classes, y, s,
-                                      perClass, w[y]);
+    for (int64_t from = begin; from < end; from += kLossChunkRows) {
+      const int64_t to = std::min(end, from + kLossChunkRows);
+      double chunk = 0;
+      for (int64_t i = from; i < to; ++i) {
+        if (!counted(labels, mask, i))
+          continue;
+        const int32_t y = labels[i];
+        chunk += kernel::crossEntropyTerm(logits + i * classes, classes, y, s,
+                                          perClass, w[y]);
+      }
+      acc += chunk;
     }
     partial[b] = acc;
   }

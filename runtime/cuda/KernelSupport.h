@@ -21,6 +21,7 @@ namespace gnnrt::cuda {
 
 // Kernels name the shared argument checks `kernel::spmmArgs` and so on.
 namespace kernel = ::gnnrt::kernel;
+using kernel::kLossChunkRows;
 using kernel::kReductionBlocks;
 using kernel::mulSize;
 using kernel::present;

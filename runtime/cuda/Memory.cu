@@ -174,6 +174,16 @@ int gnnrt_cuda_staging(gnnrt_cuda *ctx, int64_t bytes, void **out) {
   return GNNRT_OK;
 }
 
+int gnnrt_cuda_scratch(gnnrt_cuda *ctx, int64_t bytes, void **out) {
+  static const char *const kFn = "gnnrt_cuda_scratch";
+  GNNRT_RETURN_IF_ERROR(requireContext(ctx, kFn));
+  GNNRT_RETURN_IF_ERROR(requirePointer(out, 1, kFn, "output pointer"));
+  GNNRT_RETURN_IF_ERROR(requireBytes(bytes, kFn));
+  // At least one byte, so that the pointer is a real allocation.
+  return gnnrt::cuda::scratch(ctx, static_cast<size_t>(bytes > 0 ? bytes : 1),
+                              out);
+}
+
 int gnnrt_cuda_copy(gnnrt_cuda *ctx, void *dst, const void *src,
                     int64_t bytes) {
   static const char *const kFn = "gnnrt_cuda_copy";

@@ -9,10 +9,11 @@
 // fp32 the results are the CPU's or one ulp away.
 //
 // The loss is a sum over nodes: it is taken in the CPU's kReductionBlocks
-// fixed blocks of rows (runtime/cpu/Common.h), each summed in row order,
-// then the blocks in order, so it is deterministic and follows the CPU's
-// order. Each of 64 thread blocks computes its rows' terms in parallel and
-// one thread adds them in order; a single thread adds the 64 partials.
+// fixed blocks of rows (runtime/cpu/Common.h), each summed in chunks of
+// kLossChunkRows rows in row order, then the blocks in order, so it is
+// deterministic and follows the CPU's order. Each of 64 thread blocks
+// computes its rows' terms in parallel and one thread adds them in order; a
+// single thread adds the 64 partials.
 //
 // Labels live on the device, yet a counted label >= classes must give
 // GNNRT_ERR_BAD_ARGUMENT with no output written, as on the CPU. The class
@@ -148,9 +149,13 @@ __global__ void classWeightsKernel(const int64_t *classCount,
 }
 
 constexpr unsigned kLossThreads = 256;
+static_assert(kLossThreads % kLossChunkRows == 0,
+              "a round of lossBlocks holds whole chunks");
 
 /// Block b of the loss (one thread block per kReductionBlocks block): the
-/// rows' terms in parallel, added in row order by thread 0.
+/// rows' terms in parallel, added by thread 0 in the CPU's order (chunks of
+/// kLossChunkRows rows from the block's first, each in row order, then the
+/// chunks in order; a chunk never straddles two of this loop's rounds).
 __global__ void lossBlocks(const float *logits, const int32_t *labels,
                            const uint8_t *mask, int64_t n, int64_t classes,
                            double smoothing, const double *classWeight,
@@ -175,9 +180,15 @@ __global__ void lossBlocks(const float *logits, const int32_t *labels,
     if (threadIdx.x == 0) {
       const int64_t rows =
           end - chunk < kLossThreads ? end - chunk : int64_t{kLossThreads};
-      for (int64_t k = 0; k < rows; ++k)
-        if (use[k])
-          acc += term[k];
+      for (int64_t k = 0; k < rows; k += kLossChunkRows) {
+        const int64_t stop =
+            k + kLossChunkRows < rows ? k + kLossChunkRows : rows;
+        double chunk = 0;
+        for (int64_t j = k; j < stop; ++j)
+          if (use[j])
+            chunk += term[j];
+        acc += chunk;
+      }
     }
     __syncthreads();
   }

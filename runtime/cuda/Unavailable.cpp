@@ -60,6 +60,7 @@ int gnnrt_cuda_host_alloc(gnnrt_cuda *, int64_t, void **) {
 }
 int gnnrt_cuda_host_free(gnnrt_cuda *, void *) { return unavailable(); }
 int gnnrt_cuda_staging(gnnrt_cuda *, int64_t, void **) { return unavailable(); }
+int gnnrt_cuda_scratch(gnnrt_cuda *, int64_t, void **) { return unavailable(); }
 int gnnrt_cuda_copy(gnnrt_cuda *, void *, const void *, int64_t) {
   return unavailable();
 }

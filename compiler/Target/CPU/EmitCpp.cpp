@@ -272,6 +272,9 @@ private:
   LogicalResult emitConstant(arith::ConstantOp op);
   /// CUDA: one generated kernel for the element-wise run \p group.
   LogicalResult emitFused(ArrayRef<Operation *> group);
+  /// CUDA: the generated kernels computing \p op (cuda::KernelUnit::
+  /// generate), launched in order with the scratch they share.
+  LogicalResult emitGenerated(Operation *op);
   /// CPU: one gnnrt_cpu_fused call for the element-wise run \p group.
   LogicalResult emitFusedCpu(ArrayRef<Operation *> group);
   /// Whether \p v, a result of the run \p inGroup, is read after it
@@ -949,6 +952,9 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                            << " target unless it is fused (plain f32 tensors)";
   if (failed(defineAll(op)))
     return failure();
+  if (cuda() && options.generatedOpKernels &&
+      cuda::KernelUnit::generates(op, op->getPrevNode()))
+    return emitGenerated(op);
   auto out = [&](unsigned i = 0) { return names[op->getResult(i)]; };
   // A column copy (gnn.slice, gnn.insert_columns): \p callee, or its _rows
   // kernel with the op's row sets (and zero_rest where it takes one).
@@ -1426,6 +1432,50 @@ LogicalResult FunctionEmitter::emitFused(ArrayRef<Operation *> group) {
        {"ctx", "&gnnc_kernels", "\"" + launch->kernel + "\"",
         launch->items == launch->n ? "gnnc_n" : std::to_string(launch->items),
         "gnnc_params"});
+  os << "  }\n";
+  return success();
+}
+
+LogicalResult FunctionEmitter::emitGenerated(Operation *op) {
+  FailureOr<cuda::GeneratedOp> generated = options.kernels->generate(op);
+  if (failed(generated))
+    return failure();
+  os << "  {\n";
+  if (generated->scratchBytes > 0) {
+    os << "    char *gnnc_scratch = nullptr;\n  ";
+    call("gnnrt_cuda_scratch", {"ctx", std::to_string(generated->scratchBytes),
+                                "(void **)&gnnc_scratch"});
+  }
+  for (const cuda::KernelStep &step : generated->steps) {
+    os << "    {\n";
+    std::string params;
+    for (auto [k, arg] : llvm::enumerate(step.args)) {
+      std::string expr;
+      switch (arg.kind) {
+      case cuda::KernelArg::Kind::Tensor:
+        expr = name(arg.value);
+        break;
+      case cuda::KernelArg::Kind::Indptr:
+        expr = name(arg.value) + "->in.indptr";
+        break;
+      case cuda::KernelArg::Kind::EdgeId:
+        expr = name(arg.value) + "->in.edge_id";
+        break;
+      case cuda::KernelArg::Kind::Scratch:
+        expr = "(" + arg.ctype + ")(gnnc_scratch + " +
+               std::to_string(arg.offset) + ")";
+        break;
+      }
+      std::string var = "gnnc_p" + std::to_string(k);
+      os << "      " << arg.ctype << var << " = " << expr << ";\n";
+      params += (k ? ", &" : "&") + var;
+    }
+    os << "      void *gnnc_params[] = {" << params << "};\n    ";
+    call("gnnrt_cuda_launch",
+         {"ctx", "&gnnc_kernels", "\"" + step.kernel + "\"",
+          std::to_string(step.items), "gnnc_params"});
+    os << "    }\n";
+  }
   os << "  }\n";
   return success();
 }

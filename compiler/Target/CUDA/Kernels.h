@@ -1,8 +1,7 @@
-//===- Kernels.h - Generated CUDA kernels for element-wise chains -*- C++
-//-*-===//
+//===- Kernels.h - Generated CUDA kernels -----------------------*- C++ -*-===//
 //
-// The kernels the CUDA target prints itself rather than calling a library:
-// runs of consecutive element-wise ops over one shape (add, sub, mul, scale,
+// The kernels the CUDA target prints itself rather than calling a library.
+// Runs of consecutive element-wise ops over one shape (add, sub, mul, scale,
 // activation and its gradient, bias_add, row_mul, zeros, and dropout of a
 // whole f32 tensor) become one kernel that reads each input once, keeps
 // intermediates in registers and writes only the values used after the run.
@@ -13,6 +12,12 @@
 // Why only consecutive ops: buffers were placed by gnn-assign-buffers for
 // the ops in block order; a run of adjacent ops that reads before it writes
 // index i, thread by thread, needs no placement it did not already have.
+//
+// Reductions, edge softmax and its gradient, and the loss with its
+// gradient are generated too (OpKernels.cpp), specialized to the op's
+// sizes: kernels without shared memory, atomics or warp intrinsics, whose
+// sums follow the CPU's fixed blocks (runtime/common/KernelCommon.h), so
+// a run gives the CPU's bits on any GPU and in the emulator.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GNNC_COMPILER_TARGET_CUDA_KERNELS_H
@@ -51,10 +56,45 @@ struct KernelLaunch {
   SmallVector<Value> outputs; ///< Written: the group's results used later.
 };
 
+/// An argument of a generated op kernel (KernelUnit::generate): a device
+/// pointer the host code has (a tensor, an array of a bound graph's CSR by
+/// destination) or a place in the context's scratch (gnnrt_cuda_scratch).
+struct KernelArg {
+  enum class Kind { Tensor, Indptr, EdgeId, Scratch } kind;
+  Value value;        ///< Tensor: the tensor; Indptr, EdgeId: the graph.
+  int64_t offset = 0; ///< Scratch: the byte offset.
+  std::string ctype;  ///< The parameter's type: "const float *", ...
+};
+
+/// One launch of a generated op kernel, over \p items work items.
+struct KernelStep {
+  std::string kernel;
+  int64_t items = 0;
+  SmallVector<KernelArg> args;
+};
+
+/// How the CUDA target computes one op in generated kernels: its launches
+/// in order, and the scratch bytes they share.
+struct GeneratedOp {
+  SmallVector<KernelStep> steps;
+  int64_t scratchBytes = 0;
+};
+
 /// The kernels of one generated unit, each printed once however many
 /// launches share its body.
 class KernelUnit {
 public:
+  /// Whether generate() computes \p op: gnn.reduce, gnn.edge_softmax(_grad)
+  /// and train.cross_entropy without class weights, all of plain f32
+  /// tensors without row sets; train.cross_entropy_grad only right after
+  /// the train.cross_entropy of the same logits, labels, mask and options
+  /// (\p previous), whose weight sum it reads from the scratch.
+  static bool generates(Operation *op, Operation *previous);
+  /// The kernels computing \p op (generates() holds): the arithmetic of
+  /// its CPU kernel in the same order, so the same bits but for the math
+  /// library's exp and log (docs/Cuda.md, "Generated kernels").
+  FailureOr<GeneratedOp> generate(Operation *op);
+
   /// The kernel computing \p group (one of fusionGroups) and how to launch
   /// it. Results of the group that \p escapes are written; the others stay
   /// in registers.

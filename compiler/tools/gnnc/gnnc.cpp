@@ -90,6 +90,14 @@ static cl::opt<bool> cudaLibraryDropout(
     cl::sub(emitCmd), cl::sub(runCmd), cl::sub(compileCmd),
     cl::cat(gnncCategory));
 
+static cl::opt<bool> cudaLibraryKernels(
+    "cuda-library-kernels",
+    cl::desc("--target=cuda: reductions, edge softmax and the loss through "
+             "the runtime library's kernels instead of generated ones (to "
+             "compare the two on a GPU; same values)"),
+    cl::sub(runCmd), cl::sub(compileCmd), cl::sub(emitCmd),
+    cl::cat(gnncCategory));
+
 static cl::opt<std::string> splitHeads(
     "split-heads",
     cl::desc("When a gat_conv with several concatenated heads runs head by "
@@ -395,6 +403,7 @@ int main(int argc, char **argv) {
   options.denseFeatures = denseFeatures;
   options.allRows = allRows;
   options.cudaLibraryDropout = cudaLibraryDropout;
+  options.cudaLibraryKernels = cudaLibraryKernels;
   options.splitHeads = splitHeads;
   options.profile = profileFile;
   options.policy = planPolicy;

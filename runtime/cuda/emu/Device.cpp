@@ -264,6 +264,27 @@ int gnnrt_cuda_staging(gnnrt_cuda *ctx, int64_t bytes, void **out) {
   return GNNRT_OK;
 }
 
+// Device memory like the arena's, so the report's "GPU memory in use"
+// counts it as a GPU's cudaMemGetInfo would.
+int gnnrt_cuda_scratch(gnnrt_cuda *ctx, int64_t bytes, void **out) {
+  GNNRT_RETURN_IF_ERROR(requireContext(ctx, "gnnrt_cuda_scratch"));
+  if (!out)
+    return fail(GNNRT_ERR_NULL_POINTER, "gnnrt_cuda_scratch: null output");
+  if (bytes < 0)
+    return fail(GNNRT_ERR_BAD_SIZE,
+                "gnnrt_cuda_scratch: " + std::to_string(bytes) + " bytes");
+  if (bytes > ctx->scratchBytes || !ctx->scratch) {
+    GNNRT_RETURN_IF_ERROR(release(ctx, true, ctx->scratch));
+    ctx->scratch = nullptr;
+    ctx->scratchBytes = 0;
+    GNNRT_RETURN_IF_ERROR(
+        allocate(ctx, true, bytes > 0 ? bytes : 1, &ctx->scratch));
+    ctx->scratchBytes = bytes;
+  }
+  *out = ctx->scratch;
+  return GNNRT_OK;
+}
+
 // Synchronous copies are on the compute stream: they wait for nothing on
 // the copy stream, as on a GPU.
 int gnnrt_cuda_copy(gnnrt_cuda *ctx, void *dst, const void *src,

@@ -80,6 +80,9 @@ struct gnnrt_cuda {
   int64_t deviceBytes = 0;
   void *staging = nullptr;
   int64_t stagingBytes = 0;
+  /// gnnrt_cuda_scratch's device memory (grow-only).
+  void *scratch = nullptr;
+  int64_t scratchBytes = 0;
   /// The copy stream: copies not yet done, and how many were ever issued.
   std::deque<gnnrt::emu::PendingCopy> copyQueue;
   uint64_t copiesIssued = 0;

@@ -1,11 +1,11 @@
 //===- KernelSource.cpp - Generated kernels as host C++ -------------------===//
 //
-// Only what the generated kernels need is emulated: a 1-D grid, element-wise
-// grid-stride loops, float math from <math.h>. Threads run one after another,
-// which is a valid schedule only for kernels whose threads do not talk to
-// each other; __shared__, __syncthreads and warp intrinsics are therefore
-// left undefined, so a kernel using them fails to compile here instead of
-// running wrongly.
+// Only what the generated kernels need is emulated: a 1-D grid, grid-stride
+// loops, float and double math from <math.h>, __int_as_float. Threads run one
+// after another, which is a valid schedule only for kernels whose threads do
+// not talk to each other; __shared__, __syncthreads and warp intrinsics are
+// therefore left undefined, so a kernel using them fails to compile here
+// instead of running wrongly.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelSource.h"
@@ -174,6 +174,14 @@ gnnrt::emu::emulationSource(const std::string &source,
 #define __host__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+#include <string.h>
+// The CUDA intrinsic the generated kernels use for infinities and NaN
+// (NVRTC has no <math.h>): the float with the bits of \p i.
+static inline float __int_as_float(int i) {
+  float f;
+  memcpy(&f, &i, sizeof f);
+  return f;
+}
 struct gnnc_emu_dim3 { unsigned int x, y, z; };
 static gnnc_emu_dim3 threadIdx, blockIdx, blockDim, gridDim;
 

@@ -123,6 +123,13 @@ int gnnrt_cuda_host_free(gnnrt_cuda *ctx, void *p);
    between the device and a disk spill file goes through (the CUDA target's
    disk tier). The caller copies through it synchronously. */
 int gnnrt_cuda_staging(gnnrt_cuda *ctx, int64_t bytes, void **out);
+/* The context's device scratch of at least \p bytes (grown on demand, freed
+   with the context): where a generated reduction or loss keeps its partial
+   sums between its launches. The library's operations use the same bytes
+   and a later call may move them, so a caller uses them only for launches
+   it queues before its next library call. Outside the arena, as the CUDA
+   libraries' workspaces are (kilobytes: docs/Cuda.md). */
+int gnnrt_cuda_scratch(gnnrt_cuda *ctx, int64_t bytes, void **out);
 
 /* Synchronous copies and fills on the compute stream (they wait for the
    kernels before them). Directions are inferred (cudaMemcpyDefault). */

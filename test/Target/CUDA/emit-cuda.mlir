@@ -195,3 +195,111 @@ func.func @wide(%x: tensor<2xf32>) -> tensor<2xf32> {
   %z = gnn.zeros : tensor<2xf64>
   return %x : tensor<2xf32>
 }
+
+// -----
+
+// Reductions, edge softmax and its gradient, and the loss with its gradient
+// are generated kernels specialized to their sizes (literals in the body),
+// whose sums follow the CPU kernels' order: along dim 0, a thread per
+// (block of the CPU's 64, column) writes a double partial into the scratch
+// and a thread per column adds the 64 in order; the edge softmax is a
+// thread per (destination, head) over its CSR slots; the loss sums chunks
+// of 32 rows of each block, then the blocks' chunks, then the blocks, and
+// leaves the weight sum at the scratch's start for the gradient right after
+// it, a thread per row. Every sum is sequential within one thread: no shared
+// memory, atomics or warp intrinsics.
+// CHECK: // reduce mean, dim 0, of 5 x 3: block partials
+// CHECK-NEXT: extern "C" __global__ void [[RP:gnnc_k[0-9]+]](const float *p0, double *p1) {
+// CHECK: t < 192;
+// CHECK: const long long b = t / 3, c = t % 3;
+// CHECK-NEXT: const long long q = 5LL / 64, r = 5LL % 64;
+// CHECK: for (long long i = begin; i < end; ++i)
+// CHECK-NEXT: sum += p0[i * 3LL + c];
+// CHECK-NEXT: p1[t] = sum;
+// CHECK: // reduce mean, dim 0, of 5 x 3: block totals
+// CHECK-NEXT: extern "C" __global__ void [[RT:gnnc_k[0-9]+]](const double *p0, float *p1) {
+// CHECK: for (int b = 0; b < 64; ++b)
+// CHECK-NEXT: sum += p0[b * 3LL + c];
+// CHECK-NEXT: p1[c] = (float)(sum / 5.0000000000000000e+00);
+// CHECK: // reduce max, dim 1, of 5 x 3
+// CHECK-NEXT: extern "C" __global__ void [[RM:gnnc_k[0-9]+]](const float *p0, float *p1) {
+// CHECK: float m = (-__int_as_float(0x7f800000));
+// CHECK-NEXT: for (long long c = 0; c < 3; ++c)
+// CHECK-NEXT: m = m < x[c] ? x[c] : m;
+// CHECK: // edge softmax, 2 heads over 4 nodes
+// CHECK-NEXT: extern "C" __global__ void [[ES:gnnc_k[0-9]+]](const int *p0, const int *p1, const float *p2, float *p3) {
+// CHECK: const long long i = t / 2, k = t % 2;
+// CHECK-NEXT: const long long begin = p0[i], end = p0[i + 1];
+// CHECK: const float ev = expf(p2[e] - m);
+// CHECK-NEXT: p3[e] = ev;
+// CHECK-NEXT: sum += ev;
+// CHECK: p3[(long long)p1[s] * 2 + k] /= sum;
+// CHECK: // edge softmax gradient, 2 heads over 4 nodes
+// CHECK-NEXT: extern "C" __global__ void [[EG:gnnc_k[0-9]+]](const int *p0, const int *p1, const float *p2, const float *p3, float *p4) {
+// CHECK: dot += p2[e] * p3[e];
+// CHECK: p4[e] = p2[e] * (p3[e] - dot);
+// CHECK: // cross entropy of 5 x 3: chunk sums
+// CHECK-NEXT: extern "C" __global__ void [[LC:gnnc_k[0-9]+]](const float *p0, const int *p1, const unsigned char *p2, double *p3, long long *p4) {
+// CHECK: const long long from = begin + j * 32;
+// CHECK: if (!p2[i] || p1[i] < 0)
+// CHECK: acc += 1.0 * -(9.0000000000000002e-01 * py + 3.3333333333333333e-02 * all);
+// CHECK: p4[t] = bad ? -1 : count;
+// CHECK: // cross entropy of 5 x 3: block sums
+// CHECK-NEXT: extern "C" __global__ void [[LB:gnnc_k[0-9]+]](
+// CHECK: // cross entropy of 5 x 3: total
+// CHECK-NEXT: extern "C" __global__ void [[LT:gnnc_k[0-9]+]](
+// CHECK: p3[0] = count < 0 ? (float)nan
+// CHECK: // cross entropy gradient of 5 x 3
+// CHECK-NEXT: extern "C" __global__ void [[LG:gnnc_k[0-9]+]](const float *p0, const int *p1, const unsigned char *p2, const float *p3, const double *p4, float *p5) {
+// CHECK: const double scale = (double)p3[0] * 1.0 / p4[0];
+// CHECK: d[c] = (float)(scale * (exp(row[c] - lse) - q));
+// CHECK-LABEL: // @ops
+// CHECK: GNNC_CALL(gnnrt_cuda_scratch(ctx, 1536, (void **)&gnnc_scratch));
+// CHECK-NEXT: {
+// CHECK-NEXT: const float *gnnc_p0 = a1;
+// CHECK-NEXT: double *gnnc_p1 = (double *)(gnnc_scratch + 0);
+// CHECK-NEXT: void *gnnc_params[] = {&gnnc_p0, &gnnc_p1};
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[RP]]", 192, gnnc_params));
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[RT]]", 3, gnnc_params));
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[RM]]", 5, gnnc_params));
+// CHECK: const int *gnnc_p0 = a0->in.indptr;
+// CHECK-NEXT: const int *gnnc_p1 = a0->in.edge_id;
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[ES]]", 8, gnnc_params));
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[EG]]", 8, gnnc_params));
+// CHECK: GNNC_CALL(gnnrt_cuda_scratch(ctx, 2056, (void **)&gnnc_scratch));
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[LC]]", 64, gnnc_params));
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[LB]]", 64, gnnc_params));
+// CHECK: double *gnnc_p2 = (double *)(gnnc_scratch + 0);
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[LT]]", 1, gnnc_params));
+// CHECK: GNNC_CALL(gnnrt_cuda_scratch(ctx, 8, (void **)&gnnc_scratch));
+// CHECK: const double *gnnc_p4 = (const double *)(gnnc_scratch + 0);
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[LG]]", 5, gnnc_params));
+// CHECK-NOT: gnnrt_cuda_reduce
+// CHECK-NOT: gnnrt_cuda_edge_softmax
+// CHECK-NOT: gnnrt_cuda_cross_entropy
+// CHECK: return GNNRT_OK;
+func.func @ops(%g: !gnn.graph<4x6>, %x: tensor<5x3xf32>, %s: tensor<6x2xf32>, %dy: tensor<6x2xf32>, %y: tensor<5xi32>, %m: tensor<5xi1>, %one: tensor<f32>) -> (tensor<3xf32>, tensor<5xf32>, tensor<6x2xf32>, tensor<f32>, tensor<5x3xf32>) {
+  %0 = gnn.reduce mean %x {dim = 0 : i64} : tensor<5x3xf32> -> tensor<3xf32>
+  %1 = gnn.reduce max %x {dim = 1 : i64} : tensor<5x3xf32> -> tensor<5xf32>
+  %2 = gnn.edge_softmax %g, %s : (!gnn.graph<4x6>, tensor<6x2xf32>) -> tensor<6x2xf32>
+  %3 = gnn.edge_softmax_grad %g, %2, %dy : (!gnn.graph<4x6>, tensor<6x2xf32>, tensor<6x2xf32>) -> tensor<6x2xf32>
+  %4 = train.cross_entropy %x, %y, %m {label_smoothing = 0.1 : f64} : (tensor<5x3xf32>, tensor<5xi32>, tensor<5xi1>) -> tensor<f32>
+  %5 = train.cross_entropy_grad %x, %y, %m, %one {label_smoothing = 0.1 : f64} : (tensor<5x3xf32>, tensor<5xi32>, tensor<5xi1>, tensor<f32>) -> tensor<5x3xf32>
+  return %0, %1, %3, %4, %5 : tensor<3xf32>, tensor<5xf32>, tensor<6x2xf32>, tensor<f32>, tensor<5x3xf32>
+}
+
+// -----
+
+// What stays a library call: a loss gradient with no loss of the same
+// inputs just before it (its weight sum is not in the scratch), and a loss
+// with balanced class weights (which needs the classes' counts first).
+// CHECK-LABEL: // @library
+// CHECK: GNNC_CALL(gnnrt_cuda_cross_entropy_grad(a0, a1, a2, a3, 5, 3, 0, 0, v0));
+// CHECK: GNNC_CALL(gnnrt_cuda_cross_entropy(a0, a1, a2, 5, 3, 0, 1, v1));
+// CHECK: GNNC_CALL(gnnrt_cuda_cross_entropy_grad(a0, a1, a2, a3, 5, 3, 0, 1, v2));
+func.func @library(%x: tensor<5x3xf32>, %y: tensor<5xi32>, %m: tensor<5xi1>, %one: tensor<f32>) -> (tensor<5x3xf32>, tensor<f32>, tensor<5x3xf32>) {
+  %0 = train.cross_entropy_grad %x, %y, %m, %one : (tensor<5x3xf32>, tensor<5xi32>, tensor<5xi1>, tensor<f32>) -> tensor<5x3xf32>
+  %1 = train.cross_entropy %x, %y, %m {class_weights = #train<class_weights balanced>} : (tensor<5x3xf32>, tensor<5xi32>, tensor<5xi1>) -> tensor<f32>
+  %2 = train.cross_entropy_grad %x, %y, %m, %one {class_weights = #train<class_weights balanced>} : (tensor<5x3xf32>, tensor<5xi32>, tensor<5xi1>, tensor<f32>) -> tensor<5x3xf32>
+  return %0, %1, %2 : tensor<5x3xf32>, tensor<f32>, tensor<5x3xf32>
+}

@@ -53,6 +53,10 @@ struct CompileSettings {
   /// to compare the two on a GPU; the same bits either way (gnnc
   /// --cuda-library-dropout).
   bool cudaLibraryDropout = false;
+  /// --target=cuda: reductions, edge softmax and the loss through the
+  /// runtime library's kernels instead of generated ones, to compare the
+  /// two on a GPU; the same bits either way (gnnc --cuda-library-kernels).
+  bool cudaLibraryKernels = false;
 };
 
 } // namespace gnnc

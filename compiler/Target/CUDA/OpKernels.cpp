@@ -1,0 +1,526 @@
+//===- OpKernels.cpp - Generated reductions, edge softmax and loss -------===//
+//
+// Kernels the CUDA target prints for single ops that have a CPU kernel of
+// their own, specialized to the op's sizes and options (literals in the
+// body, so a unit's kernels share a body only when they compute the same
+// thing). Each reproduces its CPU kernel's arithmetic in the same order:
+//
+// * gnn.reduce along dim 1: a thread per row, columns in order. Along dim
+//   0: a thread per (block, column) sums the block's rows in order into a
+//   double in the scratch (kReductionBlocks blocks, blockRows' split), then
+//   a thread per column adds the blocks in order: the CPU's
+//   blockedColumnSums, 64 times the parallelism of a thread per column.
+// * gnn.edge_softmax(_grad): a thread per (destination, head) over the
+//   destination's incoming edges, in CSR order (softmaxRow,
+//   softmaxGradRow); every edge has one destination, so no two threads
+//   write the same element.
+// * train.cross_entropy: a thread per chunk of kLossChunkRows rows of a
+//   block sums the chunk's terms in row order, a thread per block adds its
+//   chunks in order, one thread the blocks (gnnrt_cpu_cross_entropy's
+//   order), and leaves the weight sum in the scratch for the gradient,
+//   which is a thread per row (crossEntropyGradNode).
+//
+// No kernel uses shared memory, atomics or warp intrinsics: each thread's
+// sums are sequential, which is what makes the order (and the bits) the
+// CPU's, and what lets the emulator run them (runtime/cuda/emu).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Target/CUDA/Kernels.h"
+
+#include "dialects/Gnn/GnnOps.h"
+#include "dialects/Gnn/RowSets.h"
+#include "dialects/Train/TrainOps.h"
+
+#include "common/KernelCommon.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::gnn;
+using cuda::GeneratedOp;
+using cuda::KernelArg;
+
+namespace {
+
+using gnnrt::kernel::kLossChunkRows;
+using gnnrt::kernel::kReductionBlocks;
+
+/// A double literal that reads back exactly.
+std::string doubleLiteral(double value) {
+  std::string s = llvm::formatv("{0:e16}", value).str();
+  return s;
+}
+
+/// `-inf` as float: NVRTC has no <math.h> and so no INFINITY.
+constexpr const char *kNegInf = "(-__int_as_float(0x7f800000))";
+
+/// The grid-stride loop over \p count items with index \p var.
+std::string loop(StringRef var, StringRef count) {
+  return llvm::formatv("  for (long long {0} = (long long)blockIdx.x * "
+                       "blockDim.x + threadIdx.x; {0} < {1};\n"
+                       "       {0} += (long long)gridDim.x * blockDim.x) {{\n",
+                       var, count)
+      .str();
+}
+
+/// blockRows(rows, b, begin, end) of KernelCommon.h, in C.
+std::string blockRowsText(int64_t rows) {
+  return llvm::formatv(
+             "    const long long q = {0}LL / {1}, r = {0}LL % {1};\n"
+             "    const long long begin = b * q + (b < r ? b : r);\n"
+             "    const long long end = begin + q + (b < r ? 1 : 0);\n",
+             rows, kReductionBlocks)
+      .str();
+}
+
+bool plainF32(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32() &&
+         !type.getEncoding();
+}
+
+KernelArg tensor(Value v, StringRef ctype) {
+  return {KernelArg::Kind::Tensor, v, 0, ctype.str()};
+}
+KernelArg scratchAt(int64_t offset, StringRef ctype) {
+  return {KernelArg::Kind::Scratch, Value(), offset, ctype.str()};
+}
+KernelArg indptr(Value graph) {
+  return {KernelArg::Kind::Indptr, graph, 0, "const int *"};
+}
+KernelArg edgeIds(Value graph) {
+  return {KernelArg::Kind::EdgeId, graph, 0, "const int *"};
+}
+
+/// The parameter list of \p args, named p0, p1, ...
+std::string signature(ArrayRef<KernelArg> args) {
+  std::string s = "(";
+  for (auto [k, arg] : llvm::enumerate(args))
+    s += (k ? ", " : "") + arg.ctype + "p" + std::to_string(k);
+  return s + ") {\n";
+}
+
+/// What a loss and its gradient agree on: the same inputs and options.
+bool sameLoss(train::CrossEntropyOp loss, train::CrossEntropyGradOp grad) {
+  return loss.getLogits() == grad.getLogits() &&
+         loss.getLabels() == grad.getLabels() &&
+         loss.getMask() == grad.getMask() &&
+         loss.getLabelSmoothing() == grad.getLabelSmoothing() &&
+         loss.getClassWeights() == grad.getClassWeights();
+}
+
+/// Scratch layout of a generated loss: the weight sum first (read by the
+/// gradient), then the blocks' sums, counts and bad-label flags, then the
+/// chunks'.
+struct LossScratch {
+  int64_t chunksPerBlock;
+  static constexpr int64_t kWeightSum = 0;
+  static constexpr int64_t kBlockSums = 8;
+  static constexpr int64_t kBlockCounts = kBlockSums + 8 * kReductionBlocks;
+  static constexpr int64_t kChunkSums = kBlockCounts + 8 * kReductionBlocks;
+  int64_t chunkCounts() const {
+    return kChunkSums + 8 * kReductionBlocks * chunksPerBlock;
+  }
+  int64_t bytes() const {
+    return chunkCounts() + 8 * kReductionBlocks * chunksPerBlock;
+  }
+};
+
+LossScratch lossScratch(int64_t rows) {
+  const int64_t blockMax = (rows + kReductionBlocks - 1) / kReductionBlocks;
+  return {
+      std::max<int64_t>(1, (blockMax + kLossChunkRows - 1) / kLossChunkRows)};
+}
+
+/// The C text of crossEntropyTerm's log-sum-exp of `row` (double m, sum,
+/// lse), as KernelCommon.h's logSumExp.
+std::string logSumExpText(int64_t classes) {
+  return llvm::formatv("      double m = row[0];\n"
+                       "      for (int c = 1; c < {0}; ++c)\n"
+                       "        m = m < row[c] ? row[c] : m;\n"
+                       "      double sum = 0;\n"
+                       "      for (int c = 0; c < {0}; ++c)\n"
+                       "        sum += exp(row[c] - m);\n"
+                       "      const double lse = m + log(sum);\n",
+                       classes)
+      .str();
+}
+
+} // namespace
+
+bool cuda::KernelUnit::generates(Operation *op, Operation *previous) {
+  if (getAnyRestriction(op))
+    return false;
+  return llvm::TypeSwitch<Operation *, bool>(op)
+      .Case([](ReduceOp o) {
+        auto type = cast<RankedTensorType>(o.getInput().getType());
+        return type.getRank() == 2 && plainF32(o.getInput()) &&
+               plainF32(o.getResult());
+      })
+      .Case([](EdgeSoftmaxOp o) {
+        return o.getGraph().getType().hasStaticNodes() &&
+               plainF32(o.getInput()) &&
+               cast<RankedTensorType>(o.getInput().getType()).getRank() == 2;
+      })
+      .Case([](EdgeSoftmaxGradOp o) {
+        return o.getGraph().getType().hasStaticNodes() &&
+               plainF32(o.getOutput()) && plainF32(o.getResultGrad()) &&
+               cast<RankedTensorType>(o.getOutput().getType()).getRank() == 2;
+      })
+      .Case([](train::CrossEntropyOp o) {
+        return o.getClassWeights() == train::ClassWeights::none &&
+               plainF32(o.getLogits());
+      })
+      .Case([&](train::CrossEntropyGradOp o) {
+        auto loss = dyn_cast_or_null<train::CrossEntropyOp>(previous);
+        return loss && generates(loss, nullptr) && sameLoss(loss, o) &&
+               plainF32(o.getLossGrad());
+      })
+      .Default([](Operation *) { return false; });
+}
+
+FailureOr<cuda::GeneratedOp> cuda::KernelUnit::generate(Operation *op) {
+  GeneratedOp out;
+  // Adds the kernel `body` (comment, args) and a step launching it.
+  auto step = [&](StringRef comment, SmallVector<KernelArg> args,
+                  const std::string &body, int64_t items) {
+    std::string name = add(comment, signature(args) + body + "}\n");
+    out.steps.push_back({name, items, std::move(args)});
+  };
+  return llvm::TypeSwitch<Operation *, FailureOr<GeneratedOp>>(op)
+      .Case([&](ReduceOp o) -> FailureOr<GeneratedOp> {
+        auto type = cast<RankedTensorType>(o.getInput().getType());
+        const int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+        const bool max = o.getKind() == ReduceKind::max;
+        const bool mean = o.getKind() == ReduceKind::mean;
+        const std::string what =
+            llvm::formatv("reduce {0}, dim {1}, of {2} x {3}",
+                          stringifyReduceKind(o.getKind()), o.getDim(), rows,
+                          cols)
+                .str();
+        if (o.getDim() == 1) {
+          std::string body =
+              loop("i", std::to_string(rows)) +
+              llvm::formatv("    const float *x = p0 + i * {0}LL;\n", cols)
+                  .str();
+          if (max)
+            body += llvm::formatv("    float m = {0};\n"
+                                  "    for (long long c = 0; c < {1}; ++c)\n"
+                                  "      m = m < x[c] ? x[c] : m;\n"
+                                  "    p1[i] = {2};\n",
+                                  kNegInf, cols, cols == 0 ? "0.0f" : "m")
+                        .str();
+          else
+            body +=
+                llvm::formatv("    double sum = 0;\n"
+                              "    for (long long c = 0; c < {0}; ++c)\n"
+                              "      sum += x[c];\n"
+                              "    p1[i] = (float)({1});\n",
+                              cols,
+                              mean && cols > 0
+                                  ? "sum / " +
+                                        doubleLiteral(static_cast<double>(cols))
+                                  : std::string("sum"))
+                    .str();
+          step(what,
+               {tensor(o.getInput(), "const float *"),
+                tensor(o.getResult(), "float *")},
+               body + "  }\n", rows);
+          return out;
+        }
+        // Along dim 0: block partials, then the blocks in order.
+        const int64_t partials = kReductionBlocks * cols;
+        StringRef acc = max ? "float" : "double";
+        out.scratchBytes = partials * (max ? 4 : 8);
+        std::string first =
+            loop("t", std::to_string(partials)) +
+            llvm::formatv("    const long long b = t / {0}, c = t % {0};\n",
+                          cols)
+                .str() +
+            blockRowsText(rows);
+        if (max)
+          first +=
+              llvm::formatv("    float m = {0};\n"
+                            "    for (long long i = begin; i < end; ++i) {{\n"
+                            "      const float v = p0[i * {1}LL + c];\n"
+                            "      m = m < v ? v : m;\n"
+                            "    }\n"
+                            "    p1[t] = m;\n",
+                            kNegInf, cols)
+                  .str();
+        else
+          first += llvm::formatv("    double sum = 0;\n"
+                                 "    for (long long i = begin; i < end; ++i)\n"
+                                 "      sum += p0[i * {0}LL + c];\n"
+                                 "    p1[t] = sum;\n",
+                                 cols)
+                       .str();
+        step(what + ": block partials",
+             {tensor(o.getInput(), "const float *"),
+              scratchAt(0, (acc + " *").str())},
+             first + "  }\n", partials);
+        std::string second = loop("c", std::to_string(cols));
+        if (max)
+          second += llvm::formatv("    float m = {0};\n"
+                                  "    for (int b = 0; b < {1}; ++b) {{\n"
+                                  "      const float v = p0[b * {2}LL + c];\n"
+                                  "      m = m < v ? v : m;\n"
+                                  "    }\n"
+                                  "    p1[c] = {3};\n",
+                                  kNegInf, kReductionBlocks, cols,
+                                  rows == 0 ? "0.0f" : "m")
+                        .str();
+        else
+          second +=
+              llvm::formatv("    double sum = 0;\n"
+                            "    for (int b = 0; b < {0}; ++b)\n"
+                            "      sum += p0[b * {1}LL + c];\n"
+                            "    p1[c] = (float)({2});\n",
+                            kReductionBlocks, cols,
+                            mean && rows > 0
+                                ? "sum / " +
+                                      doubleLiteral(static_cast<double>(rows))
+                                : std::string("sum"))
+                  .str();
+        step(what + ": block totals",
+             {scratchAt(0, ("const " + acc + " *").str()),
+              tensor(o.getResult(), "float *")},
+             second + "  }\n", cols);
+        return out;
+      })
+      .Case([&](EdgeSoftmaxOp o) -> FailureOr<GeneratedOp> {
+        auto type = cast<RankedTensorType>(o.getInput().getType());
+        const int64_t heads = type.getDimSize(1);
+        const int64_t nodes = o.getGraph().getType().getNodes();
+        // softmaxRow for head k of row i; each x is read before its y is
+        // written, so y may be x.
+        std::string body =
+            loop("t", std::to_string(nodes * heads)) +
+            llvm::formatv(
+                "    const long long i = t / {0}, k = t % {0};\n"
+                "    const long long begin = p0[i], end = p0[i + 1];\n"
+                "    float m = {1};\n"
+                "    for (long long s = begin; s < end; ++s) {{\n"
+                "      const float v = p2[(long long)p1[s] * {0} + k];\n"
+                "      m = m < v ? v : m;\n"
+                "    }\n"
+                "    float sum = 0.0f;\n"
+                "    for (long long s = begin; s < end; ++s) {{\n"
+                "      const long long e = (long long)p1[s] * {0} + k;\n"
+                "      const float ev = expf(p2[e] - m);\n"
+                "      p3[e] = ev;\n"
+                "      sum += ev;\n"
+                "    }\n"
+                "    for (long long s = begin; s < end; ++s)\n"
+                "      p3[(long long)p1[s] * {0} + k] /= sum;\n"
+                "  }\n",
+                heads, kNegInf)
+                .str();
+        step(llvm::formatv("edge softmax, {0} heads over {1} nodes", heads,
+                           nodes)
+                 .str(),
+             {indptr(o.getGraph()), edgeIds(o.getGraph()),
+              tensor(o.getInput(), "const float *"),
+              tensor(o.getResult(), "float *")},
+             body, nodes * heads);
+        return out;
+      })
+      .Case([&](EdgeSoftmaxGradOp o) -> FailureOr<GeneratedOp> {
+        auto type = cast<RankedTensorType>(o.getOutput().getType());
+        const int64_t heads = type.getDimSize(1);
+        const int64_t nodes = o.getGraph().getType().getNodes();
+        // softmaxGradRow: dx may be y or dy (each element is written after
+        // the dot product read it, from its own y and dy).
+        std::string body =
+            loop("t", std::to_string(nodes * heads)) +
+            llvm::formatv(
+                "    const long long i = t / {0}, k = t % {0};\n"
+                "    const long long begin = p0[i], end = p0[i + 1];\n"
+                "    float dot = 0.0f;\n"
+                "    for (long long s = begin; s < end; ++s) {{\n"
+                "      const long long e = (long long)p1[s] * {0} + k;\n"
+                "      dot += p2[e] * p3[e];\n"
+                "    }\n"
+                "    for (long long s = begin; s < end; ++s) {{\n"
+                "      const long long e = (long long)p1[s] * {0} + k;\n"
+                "      p4[e] = p2[e] * (p3[e] - dot);\n"
+                "    }\n"
+                "  }\n",
+                heads)
+                .str();
+        step(llvm::formatv("edge softmax gradient, {0} heads over {1} nodes",
+                           heads, nodes)
+                 .str(),
+             {indptr(o.getGraph()), edgeIds(o.getGraph()),
+              tensor(o.getOutput(), "const float *"),
+              tensor(o.getResultGrad(), "const float *"),
+              tensor(o.getResult(), "float *")},
+             body, nodes * heads);
+        return out;
+      })
+      .Case([&](train::CrossEntropyOp o) -> FailureOr<GeneratedOp> {
+        auto type = cast<RankedTensorType>(o.getLogits().getType());
+        const int64_t rows = type.getDimSize(0), classes = type.getDimSize(1);
+        const double s = o.getLabelSmoothing().convertToDouble();
+        const double perClass = s / static_cast<double>(classes);
+        const LossScratch layout = lossScratch(rows);
+        out.scratchBytes = layout.bytes();
+        const int64_t chunks = kReductionBlocks * layout.chunksPerBlock;
+        // 1. A thread per chunk: its counted rows' terms in row order.
+        std::string first =
+            loop("t", std::to_string(chunks)) +
+            llvm::formatv("    const long long b = t / {0}, j = t % {0};\n",
+                          layout.chunksPerBlock)
+                .str() +
+            blockRowsText(rows) +
+            llvm::formatv("    const long long from = begin + j * {0};\n"
+                          "    const long long to = from + {0} < end ? from + "
+                          "{0} : end;\n"
+                          "    double acc = 0;\n"
+                          "    long long count = 0;\n"
+                          "    bool bad = false;\n"
+                          "    for (long long i = from; i < to; ++i) {{\n"
+                          "      if (!p2[i] || p1[i] < 0)\n"
+                          "        continue;\n"
+                          "      const int y = p1[i];\n"
+                          "      if (y >= {1}) {{\n"
+                          "        bad = true;\n"
+                          "        continue;\n"
+                          "      }\n"
+                          "      const float *row = p0 + i * {1}LL;\n",
+                          kLossChunkRows, classes)
+                .str() +
+            logSumExpText(classes) +
+            llvm::formatv("      double all = 0;\n"
+                          "      for (int c = 0; c < {0}; ++c)\n"
+                          "        all += row[c];\n"
+                          "      all -= {1} * lse;\n"
+                          "      const double py = row[y] - lse;\n"
+                          "      acc += 1.0 * -({2} * py + {3} * all);\n"
+                          "      ++count;\n"
+                          "    }\n"
+                          "    p3[t] = acc;\n"
+                          "    p4[t] = bad ? -1 : count;\n"
+                          "  }\n",
+                          classes, doubleLiteral(static_cast<double>(classes)),
+                          doubleLiteral(1.0 - s), doubleLiteral(perClass))
+                .str();
+        step(llvm::formatv("cross entropy of {0} x {1}: chunk sums", rows,
+                           classes)
+                 .str(),
+             {tensor(o.getLogits(), "const float *"),
+              tensor(o.getLabels(), "const int *"),
+              tensor(o.getMask(), "const unsigned char *"),
+              scratchAt(LossScratch::kChunkSums, "double *"),
+              scratchAt(layout.chunkCounts(), "long long *")},
+             first, chunks);
+        // 2. A thread per block: its chunks in order.
+        std::string second =
+            loop("b", std::to_string(kReductionBlocks)) + blockRowsText(rows) +
+            llvm::formatv(
+                "    const long long used = (end - begin + {0} - 1) / {0};\n"
+                "    double acc = 0;\n"
+                "    long long count = 0;\n"
+                "    for (long long j = 0; j < used; ++j) {{\n"
+                "      acc += p0[b * {1} + j];\n"
+                "      const long long n = p1[b * {1} + j];\n"
+                "      count = count < 0 || n < 0 ? -1 : count + n;\n"
+                "    }\n"
+                "    p2[b] = acc;\n"
+                "    p3[b] = count;\n"
+                "  }\n",
+                kLossChunkRows, layout.chunksPerBlock)
+                .str();
+        step(llvm::formatv("cross entropy of {0} x {1}: block sums", rows,
+                           classes)
+                 .str(),
+             {scratchAt(LossScratch::kChunkSums, "const double *"),
+              scratchAt(layout.chunkCounts(), "const long long *"),
+              scratchAt(LossScratch::kBlockSums, "double *"),
+              scratchAt(LossScratch::kBlockCounts, "long long *")},
+             second, kReductionBlocks);
+        // 3. One thread: the blocks in order, the mean over the counted
+        // nodes (every class weight 1, so the weight sum is their count),
+        // NaN when a label is out of range (the CPU fails the call).
+        std::string third =
+            loop("t", "1") +
+            llvm::formatv(
+                "    double sum = 0;\n"
+                "    long long count = 0;\n"
+                "    for (int b = 0; b < {0}; ++b) {{\n"
+                "      sum += p0[b];\n"
+                "      count = count < 0 || p1[b] < 0 ? -1 : count + p1[b];\n"
+                "    }\n"
+                "    const double nan = (double)__int_as_float(0x7fc00000);\n"
+                "    const double weightSum = count < 0 ? nan : "
+                "(double)count;\n"
+                "    p2[0] = weightSum;\n"
+                "    p3[0] = count < 0 ? (float)nan\n"
+                "          : weightSum > 0 ? (float)(sum / weightSum) : 0.0f;\n"
+                "  }\n",
+                kReductionBlocks)
+                .str();
+        step(llvm::formatv("cross entropy of {0} x {1}: total", rows, classes)
+                 .str(),
+             {scratchAt(LossScratch::kBlockSums, "const double *"),
+              scratchAt(LossScratch::kBlockCounts, "const long long *"),
+              scratchAt(LossScratch::kWeightSum, "double *"),
+              tensor(o.getResult(), "float *")},
+             third, 1);
+        return out;
+      })
+      .Case([&](train::CrossEntropyGradOp o) -> FailureOr<GeneratedOp> {
+        auto type = cast<RankedTensorType>(o.getLogits().getType());
+        const int64_t rows = type.getDimSize(0), classes = type.getDimSize(1);
+        const double s = o.getLabelSmoothing().convertToDouble();
+        const double perClass = s / static_cast<double>(classes);
+        // crossEntropyGradNode with the weight sum the loss just left.
+        std::string body =
+            loop("i", std::to_string(rows)) +
+            llvm::formatv(
+                "    const float *row = p0 + i * {0}LL;\n"
+                "    float *d = p5 + i * {0}LL;\n"
+                "    if (!p2[i] || p1[i] < 0) {{\n"
+                "      for (int c = 0; c < {0}; ++c)\n"
+                "        d[c] = 0.0f;\n"
+                "      continue;\n"
+                "    }\n"
+                "    const int y = p1[i];\n"
+                "    if (y >= {0}) {{\n"
+                "      for (int c = 0; c < {0}; ++c)\n"
+                "        d[c] = __int_as_float(0x7fc00000);\n"
+                "      continue;\n"
+                "    }\n"
+                "    const double scale = (double)p3[0] * 1.0 / p4[0];\n"
+                "    {{\n",
+                classes)
+                .str() +
+            logSumExpText(classes) +
+            llvm::formatv(
+                "      for (int c = 0; c < {0}; ++c) {{\n"
+                "        const double q = (c == y ? {1} : 0.0) + {2};\n"
+                "        d[c] = (float)(scale * (exp(row[c] - lse) - "
+                "q));\n"
+                "      }\n"
+                "    }\n"
+                "  }\n",
+                classes, doubleLiteral(1.0 - s), doubleLiteral(perClass))
+                .str();
+        step(llvm::formatv("cross entropy gradient of {0} x {1}", rows, classes)
+                 .str(),
+             {tensor(o.getLogits(), "const float *"),
+              tensor(o.getLabels(), "const int *"),
+              tensor(o.getMask(), "const unsigned char *"),
+              tensor(o.getLossGrad(), "const float *"),
+              scratchAt(LossScratch::kWeightSum, "const double *"),
+              tensor(o.getResult(), "float *")},
+             body, rows);
+        // The scratch the loss filled is read, not grown.
+        out.scratchBytes = 8;
+        return out;
+      })
+      .Default([&](Operation *) -> FailureOr<GeneratedOp> {
+        return op->emitError("the CUDA target generates no kernel for this op");
+      });
+}

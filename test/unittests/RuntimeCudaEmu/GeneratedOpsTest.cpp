@@ -1,0 +1,371 @@
+//===- GeneratedOpsTest.cpp - Generated op kernels against the CPU's ------===//
+//
+// The CUDA target's generated reductions, edge softmax and loss kernels
+// (compiler/Target/CUDA/OpKernels.cpp), run on the emulator, against the
+// CPU kernels of the same ops on the same inputs, byte for byte. The inputs
+// are chosen so that another summation order gives other bits even after
+// the sums are rounded to float (huge terms that cancel next to small
+// ones); each test checks that this is so, so a generated kernel that adds
+// in another order than the CPU's fails here, where whole training runs
+// (run-cuda-emulated.test) may round the difference away.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Target/CUDA/Kernels.h"
+#include "passes/Pipeline/Pipeline.h"
+
+#include "gnnrt/Cuda.h"
+#include "gnnrt/Kernels.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kRows = 5000, kCols = 6;
+constexpr int64_t kNodes = 700, kHeads = 3;
+
+/// Floats whose sums depend on their order, after rounding to float too:
+/// mostly small values, with +-2^60 pairs that cancel, so a double sum
+/// loses the small terms added while a huge one is pending.
+std::vector<float> orderSensitive(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> small(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = small(rng);
+  for (size_t i = 0; i + 600 < n; i += 997) {
+    v[i] = 0x1p60f;
+    v[i + 600] = -0x1p60f;
+  }
+  return v;
+}
+
+class GeneratedOps : public ::testing::Test {
+protected:
+  void SetUp() override {
+    gnn::loadGnncDialects(context);
+    char error[256] = "";
+    ctx = gnnrt_cuda_open(-1, error, sizeof error);
+    ASSERT_NE(ctx, nullptr) << error;
+    gnnrt_cuda_set_current(ctx);
+    buildGraph();
+  }
+  void TearDown() override {
+    gnnrt_cuda_set_current(nullptr);
+    gnnrt_cuda_close(ctx);
+  }
+
+  /// A graph with a hub: node 0 receives an edge from every node, the
+  /// others a few each; CSR by destination, slots in edge order.
+  void buildGraph() {
+    std::mt19937 rng(7);
+    std::vector<std::vector<int32_t>> in(kNodes);
+    std::vector<int32_t> src;
+    for (int32_t j = 0; j < kNodes; ++j) {
+      in[0].push_back(static_cast<int32_t>(src.size()));
+      src.push_back(j);
+    }
+    for (int32_t i = 1; i < kNodes; ++i)
+      for (int k = 0; k < 1 + static_cast<int>(rng() % 5); ++k) {
+        in[i].push_back(static_cast<int32_t>(src.size()));
+        src.push_back(static_cast<int32_t>(rng() % kNodes));
+      }
+    edges = static_cast<int64_t>(src.size());
+    indptr.assign(1, 0);
+    for (auto &row : in) {
+      for (int32_t e : row) {
+        slotSrc.push_back(src[e]);
+        slotId.push_back(e);
+      }
+      indptr.push_back(static_cast<int32_t>(slotId.size()));
+    }
+    graph.num_nodes = kNodes;
+    graph.num_edges = edges;
+    graph.in = {device(indptr), device(slotSrc), device(slotId)};
+    graph.out = {nullptr, nullptr, nullptr};
+  }
+
+  /// A device copy of \p host (the emulator's device memory is host
+  /// memory, but a launch accepts only pointers it allocated).
+  template <typename T> T *device(const std::vector<T> &host) {
+    void *p = nullptr;
+    EXPECT_EQ(gnnrt_cuda_malloc(ctx, sizeof(T) * (host.size() + 1), &p),
+              GNNRT_OK);
+    if (!host.empty())
+      std::memcpy(p, host.data(), sizeof(T) * host.size());
+    return static_cast<T *>(p);
+  }
+  float *deviceFloats(size_t n) { return device(std::vector<float>(n, 0.0f)); }
+
+  /// The function @f of \p body's ops over the arguments of SetUp's sizes.
+  func::FuncOp parse(const std::string &body) {
+    std::string source = llvm::formatv(
+        "func.func @f(%g: !gnn.graph<{0}x{1}>, %x: tensor<{2}x{3}xf32>, "
+        "%s: tensor<{1}x{4}xf32>, %dy: tensor<{1}x{4}xf32>, "
+        "%y: tensor<{2}xi32>, %m: tensor<{2}xi1>, %one: tensor<f32>) {{\n"
+        "{5}  return\n}\n",
+        kNodes, edges, kRows, kCols, kHeads, body);
+    module = parseSourceString<ModuleOp>(source, &context);
+    EXPECT_TRUE(module) << source;
+    return module ? cast<func::FuncOp>(module->getBody()->front())
+                  : func::FuncOp();
+  }
+  Value arg(func::FuncOp f, unsigned i) { return f.getArgument(i); }
+
+  /// Runs the generated kernels of \p op on the emulator; \p pointers gives
+  /// each tensor value's device memory.
+  void run(Operation *op, const llvm::DenseMap<Value, void *> &pointers) {
+    auto unit = std::make_unique<gnn::cuda::KernelUnit>();
+    FailureOr<gnn::cuda::GeneratedOp> generated = unit->generate(op);
+    ASSERT_TRUE(succeeded(generated));
+    sources.push_back(std::make_unique<std::string>(unit->source()));
+    // A new address per unit: the emulator caches units by address.
+    tables.push_back(std::make_unique<gnnrt_cuda_kernels>());
+    gnnrt_cuda_kernels *table = tables.back().get();
+    table->name = "GeneratedOpsTest";
+    table->source = sources.back()->c_str();
+    char *scratch = nullptr;
+    if (generated->scratchBytes > 0) {
+      ASSERT_EQ(gnnrt_cuda_scratch(ctx, generated->scratchBytes,
+                                   reinterpret_cast<void **>(&scratch)),
+                GNNRT_OK);
+    }
+    for (const gnn::cuda::KernelStep &step : generated->steps) {
+      std::vector<void *> values;
+      for (const gnn::cuda::KernelArg &a : step.args) {
+        switch (a.kind) {
+        case gnn::cuda::KernelArg::Kind::Tensor:
+          ASSERT_TRUE(pointers.count(a.value));
+          values.push_back(pointers.lookup(a.value));
+          break;
+        case gnn::cuda::KernelArg::Kind::Indptr:
+          values.push_back(const_cast<int32_t *>(graph.in.indptr));
+          break;
+        case gnn::cuda::KernelArg::Kind::EdgeId:
+          values.push_back(const_cast<int32_t *>(graph.in.edge_id));
+          break;
+        case gnn::cuda::KernelArg::Kind::Scratch:
+          values.push_back(scratch + a.offset);
+          break;
+        }
+      }
+      std::vector<void *> params;
+      for (void *&v : values)
+        params.push_back(&v);
+      ASSERT_EQ(gnnrt_cuda_launch(ctx, table, step.kernel.c_str(), step.items,
+                                  params.data()),
+                GNNRT_OK)
+          << gnnrt_cuda_last_error() << "\n"
+          << *sources.back();
+    }
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  gnnrt_cuda *ctx = nullptr;
+  int64_t edges = 0;
+  std::vector<int32_t> indptr, slotSrc, slotId;
+  gnnrt_graph graph{};
+  std::vector<std::unique_ptr<std::string>> sources;
+  std::vector<std::unique_ptr<gnnrt_cuda_kernels>> tables;
+};
+
+template <typename T> bool sameBytes(const T *a, const T *b, size_t n) {
+  return std::memcmp(a, b, n * sizeof(T)) == 0;
+}
+
+TEST_F(GeneratedOps, ReductionsGiveTheCpuKernelsBits) {
+  func::FuncOp f =
+      parse("  %0 = gnn.reduce sum %x {dim = 0 : i64} : tensor<5000x6xf32> -> "
+            "tensor<6xf32>\n"
+            "  %1 = gnn.reduce mean %x {dim = 0 : i64} : tensor<5000x6xf32> -> "
+            "tensor<6xf32>\n"
+            "  %2 = gnn.reduce max %x {dim = 0 : i64} : tensor<5000x6xf32> -> "
+            "tensor<6xf32>\n"
+            "  %3 = gnn.reduce sum %x {dim = 1 : i64} : tensor<5000x6xf32> -> "
+            "tensor<5000xf32>\n"
+            "  %4 = gnn.reduce mean %x {dim = 1 : i64} : tensor<5000x6xf32> -> "
+            "tensor<5000xf32>\n"
+            "  %5 = gnn.reduce max %x {dim = 1 : i64} : tensor<5000x6xf32> -> "
+            "tensor<5000xf32>\n");
+  ASSERT_TRUE(f);
+  // Column c's huge pairs sit 600 rows (several blocks) apart.
+  const std::vector<float> host = orderSensitive(kRows * kCols, 1);
+  float *x = device(host);
+  const int kinds[] = {GNNRT_REDUCE_SUM, GNNRT_REDUCE_MEAN, GNNRT_REDUCE_MAX};
+  int index = 0;
+  for (Operation &op : f.getBody().front().without_terminator()) {
+    const int dim = index / 3, kind = kinds[index % 3];
+    ++index;
+    const int64_t n = dim == 0 ? kCols : kRows;
+    float *got = deviceFloats(n);
+    std::vector<float> want(n);
+    ASSERT_EQ(
+        gnnrt_cpu_reduce(kind, host.data(), kRows, kCols, dim, want.data()),
+        GNNRT_OK);
+    run(&op, {{arg(f, 1), x}, {op.getResult(0), got}});
+    EXPECT_TRUE(sameBytes(got, want.data(), n))
+        << "reduce kind " << kind << " dim " << dim;
+  }
+  // The data tells orders apart: the column sums taken in one pass, row
+  // after row, differ from the CPU's blocked ones.
+  std::vector<float> blocked(kCols);
+  ASSERT_EQ(gnnrt_cpu_reduce(GNNRT_REDUCE_SUM, host.data(), kRows, kCols, 0,
+                             blocked.data()),
+            GNNRT_OK);
+  int differing = 0;
+  for (int64_t c = 0; c < kCols; ++c) {
+    double sum = 0;
+    for (int64_t r = 0; r < kRows; ++r)
+      sum += host[r * kCols + c];
+    differing += static_cast<float>(sum) != blocked[c];
+  }
+  EXPECT_GT(differing, 0);
+}
+
+TEST_F(GeneratedOps, EdgeSoftmaxAndItsGradientGiveTheCpuKernelsBits) {
+  std::string type = "tensor<" + std::to_string(edges) + "x3xf32>";
+  std::string gtype = "!gnn.graph<700x" + std::to_string(edges) + ">";
+  func::FuncOp f =
+      parse("  %0 = gnn.edge_softmax %g, %s : (" + gtype + ", " + type +
+            ") -> " + type + "\n  %1 = gnn.edge_softmax_grad %g, %0, %dy : (" +
+            gtype + ", " + type + ", " + type + ") -> " + type + "\n");
+  ASSERT_TRUE(f);
+  // Scores up to 30 apart in a row: exp spans many binades, so the float
+  // sum of the hub's 700 terms depends on their order.
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> score(-15.0f, 15.0f);
+  std::vector<float> s(edges * kHeads), dy(edges * kHeads);
+  for (float &v : s)
+    v = score(rng);
+  dy = orderSensitive(edges * kHeads, 5);
+  float *ds = device(s), *ddy = device(dy);
+  float *y = deviceFloats(edges * kHeads), *dx = deviceFloats(edges * kHeads);
+  auto ops = f.getBody().front().without_terminator();
+  Operation *softmax = &*ops.begin(), *grad = &*std::next(ops.begin());
+  run(softmax, {{arg(f, 2), ds}, {softmax->getResult(0), y}});
+  std::vector<float> want(edges * kHeads), wantDx(edges * kHeads);
+  ASSERT_EQ(gnnrt_cpu_edge_softmax(&graph, s.data(), kHeads, want.data()),
+            GNNRT_OK);
+  EXPECT_TRUE(sameBytes(y, want.data(), want.size()));
+  run(grad,
+      {{softmax->getResult(0), y}, {arg(f, 3), ddy}, {grad->getResult(0), dx}});
+  ASSERT_EQ(gnnrt_cpu_edge_softmax_grad(&graph, want.data(), dy.data(), kHeads,
+                                        wantDx.data()),
+            GNNRT_OK);
+  EXPECT_TRUE(sameBytes(dx, wantDx.data(), wantDx.size()));
+  // The data tells orders apart: the hub's softmax sum of head 0 in
+  // reverse slot order differs from the CPU's.
+  float forward = 0.0f, backward = 0.0f;
+  float m = -INFINITY;
+  for (int32_t k = indptr[0]; k < indptr[1]; ++k)
+    m = std::max(m, s[slotId[k] * kHeads]);
+  for (int32_t k = indptr[0]; k < indptr[1]; ++k)
+    forward += std::exp(s[slotId[k] * kHeads] - m);
+  for (int32_t k = indptr[1] - 1; k >= indptr[0]; --k)
+    backward += std::exp(s[slotId[k] * kHeads] - m);
+  EXPECT_NE(forward, backward);
+}
+
+TEST_F(GeneratedOps, LossAndItsGradientGiveTheCpuKernelsBits) {
+  func::FuncOp f = parse(
+      "  %0 = train.cross_entropy %x, %y, %m {label_smoothing = 0.1 : f64} : "
+      "(tensor<5000x6xf32>, tensor<5000xi32>, tensor<5000xi1>) -> "
+      "tensor<f32>\n"
+      "  %1 = train.cross_entropy_grad %x, %y, %m, %one {label_smoothing = "
+      "0.1 : f64} : (tensor<5000x6xf32>, tensor<5000xi32>, tensor<5000xi1>, "
+      "tensor<f32>) -> tensor<5000x6xf32>\n");
+  ASSERT_TRUE(f);
+  // Logits far apart give per-row losses from 0 to ~1e3, so the loss's sum
+  // depends on its order; some rows are masked out or unlabelled.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> logit(-1.0f, 1.0f);
+  std::vector<float> x(kRows * kCols);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = logit(rng) * (i % 7 == 0 ? 900.0f : 1.0f);
+  std::vector<int32_t> labels(kRows);
+  std::vector<uint8_t> mask(kRows);
+  for (int64_t i = 0; i < kRows; ++i) {
+    labels[i] = i % 13 == 0 ? -1 : static_cast<int32_t>(rng() % kCols);
+    mask[i] = i % 5 != 0;
+  }
+  const std::vector<float> one = {0.75f};
+  float *dx = device(x), *done = device(one);
+  int32_t *dlabels = device(labels);
+  uint8_t *dmask = device(mask);
+  float *loss = deviceFloats(1), *grad = deviceFloats(kRows * kCols);
+  auto ops = f.getBody().front().without_terminator();
+  Operation *forward = &*ops.begin(), *backward = &*std::next(ops.begin());
+  ASSERT_TRUE(gnn::cuda::KernelUnit::generates(forward, nullptr));
+  ASSERT_TRUE(gnn::cuda::KernelUnit::generates(backward, forward));
+  EXPECT_FALSE(gnn::cuda::KernelUnit::generates(backward, nullptr));
+  llvm::DenseMap<Value, void *> pointers = {{arg(f, 1), dx},
+                                            {arg(f, 4), dlabels},
+                                            {arg(f, 5), dmask},
+                                            {arg(f, 6), done},
+                                            {forward->getResult(0), loss},
+                                            {backward->getResult(0), grad}};
+  run(forward, pointers);
+  run(backward, pointers);
+  float want = 0.0f;
+  std::vector<float> wantGrad(kRows * kCols);
+  ASSERT_EQ(gnnrt_cpu_cross_entropy(x.data(), labels.data(), mask.data(), kRows,
+                                    kCols, 0.1, GNNRT_CLASS_WEIGHTS_NONE,
+                                    &want),
+            GNNRT_OK);
+  ASSERT_EQ(gnnrt_cpu_cross_entropy_grad(
+                x.data(), labels.data(), mask.data(), one.data(), kRows, kCols,
+                0.1, GNNRT_CLASS_WEIGHTS_NONE, wantGrad.data()),
+            GNNRT_OK);
+  EXPECT_TRUE(sameBytes(loss, &want, 1)) << *loss << " vs " << want;
+  EXPECT_TRUE(sameBytes(grad, wantGrad.data(), wantGrad.size()));
+}
+
+TEST_F(GeneratedOps, AnOutOfRangeLabelGivesNaNNotGarbage) {
+  func::FuncOp f = parse(
+      "  %0 = train.cross_entropy %x, %y, %m : (tensor<5000x6xf32>, "
+      "tensor<5000xi32>, tensor<5000xi1>) -> tensor<f32>\n"
+      "  %1 = train.cross_entropy_grad %x, %y, %m, %one : "
+      "(tensor<5000x6xf32>, tensor<5000xi32>, tensor<5000xi1>, tensor<f32>) "
+      "-> tensor<5000x6xf32>\n");
+  ASSERT_TRUE(f);
+  std::vector<int32_t> labels(kRows, 1);
+  labels[4321] = kCols; // one past the last class
+  float *x = device(std::vector<float>(kRows * kCols, 0.5f));
+  float *one = device(std::vector<float>{1.0f});
+  float *loss = deviceFloats(1), *grad = deviceFloats(kRows * kCols);
+  auto ops = f.getBody().front().without_terminator();
+  Operation *forward = &*ops.begin(), *backward = &*std::next(ops.begin());
+  llvm::DenseMap<Value, void *> pointers = {
+      {arg(f, 1), x},
+      {arg(f, 4), device(labels)},
+      {arg(f, 5), device(std::vector<uint8_t>(kRows, 1))},
+      {arg(f, 6), one},
+      {forward->getResult(0), loss},
+      {backward->getResult(0), grad}};
+  run(forward, pointers);
+  run(backward, pointers);
+  EXPECT_TRUE(std::isnan(*loss));
+  EXPECT_TRUE(std::isnan(grad[4321 * kCols]));
+  // The CPU refuses the call instead.
+  float cpu = 0.0f;
+  EXPECT_EQ(gnnrt_cpu_cross_entropy(x, labels.data(), nullptr, kRows, kCols,
+                                    0.0, GNNRT_CLASS_WEIGHTS_NONE, &cpu),
+            GNNRT_ERR_BAD_ARGUMENT);
+}
+
+} // namespace
