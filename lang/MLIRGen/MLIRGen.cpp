@@ -488,11 +488,16 @@ func::FuncOp ModelGen::build(ModuleOp module, StringRef funcName) {
 /// train block can be lowered.
 bool checkSupported(MLIRContext &context, const CheckedProgram &program,
                     const BoundTrain &train) {
-  Location l =
-      train.loc.isValid()
-          ? Location(FileLineColLoc::get(&context, program.filename,
-                                         train.loc.line, train.loc.col))
-          : Location(UnknownLoc::get(&context));
+  // At the setting's line when the block writes it, else the block's.
+  auto at = [&](const std::string &setting) -> Location {
+    auto it = train.settingLocs.find(setting);
+    const gnnc::Location &where =
+        it != train.settingLocs.end() ? it->second : train.loc;
+    return where.isValid()
+               ? Location(FileLineColLoc::get(&context, program.filename,
+                                              where.line, where.col))
+               : Location(UnknownLoc::get(&context));
+  };
   bool ok = true;
   const TrainConfig &c = train.config;
   if (c.sampling.kind != SamplingConfig::Kind::FullGraph) {
@@ -500,14 +505,15 @@ bool checkSupported(MLIRContext &context, const CheckedProgram &program,
         c.sampling.kind == SamplingConfig::Kind::Neighbor  ? "neighbor"
         : c.sampling.kind == SamplingConfig::Kind::Cluster ? "cluster"
                                                            : "saint_rw";
-    emitError(l) << "sampling = " << name
-                 << " is not supported yet: this gnnc trains on the full "
-                    "graph only (sampling = full_graph)";
+    emitError(at("sampling"))
+        << "sampling = " << name
+        << " is not supported yet: this gnnc trains on the full "
+           "graph only (sampling = full_graph)";
     ok = false;
   }
   if (c.precision == Precision::BF16 || c.precision == Precision::FP16) {
-    emitError(l) << "precision = " << toString(c.precision)
-                 << " is not supported yet: use fp32 or fp64";
+    emitError(at("precision")) << "precision = " << toString(c.precision)
+                               << " is not supported yet: use fp32 or fp64";
     ok = false;
   }
   return ok;

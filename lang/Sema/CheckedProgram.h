@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -214,6 +215,9 @@ struct TrainConfig {
 
 struct BoundTrain {
   Location loc;
+  /// Where each setting the block writes is, by name (later stages report
+  /// a setting they cannot implement at its own line).
+  std::map<std::string, Location> settingLocs;
   ModelInstance model;
   DataSource data;
   TrainConfig config;

@@ -282,8 +282,8 @@ std::optional<BoundTrain> SemaImpl::checkTrain(const ast::TrainDecl &train) {
   BoundTrain bt;
   bt.loc = train.getLoc();
   bt.data = checkData(train.getData());
-  std::map<std::string, Location> settingLocs;
-  checkSettings(train, bt.config, settingLocs);
+  checkSettings(train, bt.config, bt.settingLocs);
+  const std::map<std::string, Location> &settingLocs = bt.settingLocs;
 
   auto it = models.find(train.getName());
   if (it == models.end()) {
