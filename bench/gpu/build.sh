@@ -37,14 +37,18 @@ for f in "$root"/examples/*.gnn "$root"/bench/gpu/programs/*.gnn; do
   echo "built $b"
 done
 # The same programs with dropout through the library's kernel
-# (--cuda-library-dropout), so that run.sh times generated dropout (the
-# default since 2026-11-29) against it in one run.
-mkdir -p "$out/ab"
+# (--cuda-library-dropout), and with reductions, edge softmax and the loss
+# through the library's kernels (--cuda-library-kernels), so that run.sh
+# times the generated kernels (the default since 2026-11-29) against the
+# library's in one run.
+mkdir -p "$out/ab" "$out/ab-kernels"
 for b in ${DROPOUT_AB_PROGRAMS:-cora_gcn cora_gat facebook_gcn synthetic2m_gcn synthetic2m_gat}; do
   f=$root/examples/$b.gnn
   [ -f "$f" ] || f=$root/bench/gpu/programs/$b.gnn
   "$gnnc" compile --target=cuda --arch=sm_80,sm_90 --cuda-library-dropout "$f" -o "$out/ab/$b.cuda"
   echo "built $b with the library's dropout"
+  "$gnnc" compile --target=cuda --arch=sm_80,sm_90 --cuda-library-kernels "$f" -o "$out/ab-kernels/$b.cuda"
+  echo "built $b with the library's reductions, edge softmax and loss"
 done
 # Plans that move tensors off the device (offload.sh runs them against the
 # keep-all builds above): offload_all at the program's budget, auto at the

@@ -38,6 +38,15 @@ for exe in "$bin"/ab/*.cuda; do
   timeout 150 "$exe" --quiet ${ds:+--data "$data/$ds"} > "$dest/$b.libdropout.txt" 2>&1
   log "$b cuda, library dropout rc=$?"
 done
+# Generated reductions, edge softmax and loss against the library's
+# (build.sh's ab-kernels/).
+for exe in "$bin"/ab-kernels/*.cuda; do
+  [ -e "$exe" ] || continue
+  b=$(basename "$exe" .cuda)
+  ds=$(dataset "$b")
+  timeout 150 "$exe" --quiet ${ds:+--data "$data/$ds"} > "$dest/$b.libkernels.txt" 2>&1
+  log "$b cuda, library reductions/softmax/loss rc=$?"
+done
 timeout 120 "$bin/gnnc-spmm-bandwidth" > "$dest/spmm-bandwidth.txt" 2>&1
 log "spmm bandwidth rc=$?"
 # At Facebook's size, where x fits in L2 (fixed costs show).

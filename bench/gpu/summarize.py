@@ -52,22 +52,8 @@ def main():
         print("| " + " | ".join(cells) + " |")
         if "error" in cuda.lower():
             print(f"\n{b} (CUDA) said:\n```\n{cuda[-2000:]}\n```\n")
-    ab = sorted(glob.glob(os.path.join(d, "*.libdropout.txt")))
-    if ab:
-        print("\n| program | generated dropout ms/epoch | library dropout "
-              "ms/epoch | ratio | same final loss |\n|---|---|---|---|---|")
-    for path in ab:
-        b = os.path.basename(path)[:-len(".libdropout.txt")]
-        lib = open(path).read()
-        gen_path = os.path.join(d, b + ".cuda.txt")
-        gen = open(gen_path).read() if os.path.exists(gen_path) else ""
-        t_gen = field(gen, r"time/epoch\s+([0-9.]+) ms")
-        t_lib = field(lib, r"time/epoch\s+([0-9.]+) ms")
-        ratio = (f"{float(t_gen) / float(t_lib):.2f}x"
-                 if "?" not in (t_gen, t_lib) else "?")
-        loss = r"final loss\s+([0-9.]+)"
-        print(f"| {b} | {t_gen} | {t_lib} | {ratio} | "
-              f"{field(gen, loss) == field(lib, loss) != '?'} |")
+    ab_table(d, "libdropout", "dropout")
+    ab_table(d, "libkernels", "reductions, edge softmax, loss")
     for memcheck in sorted(glob.glob(os.path.join(d, "memcheck-*.txt"))):
         name = os.path.basename(memcheck)[len("memcheck-"):-len(".txt")]
         print(f"\ncompute-sanitizer memcheck ({name}, 2 epochs): " +
@@ -94,6 +80,27 @@ def main():
             print(f"| {r['model']} | {r['graph']} | {r['ms']:.2f} | {ours} "
                   f"| {ratio} | {peak:.1f} | "
                   f"{'?' if mib is None else f'{mib:.1f}'} | {mem} |")
+
+
+def ab_table(d, suffix, what):
+    """Generated kernels (the default build's run) against the library's
+    (the run saved as NAME.SUFFIX.txt), one row per program."""
+    ab = sorted(glob.glob(os.path.join(d, f"*.{suffix}.txt")))
+    if ab:
+        print(f"\n| program | generated {what} ms/epoch | library {what} "
+              "ms/epoch | ratio | same final loss |\n|---|---|---|---|---|")
+    for path in ab:
+        b = os.path.basename(path)[:-len(f".{suffix}.txt")]
+        lib = open(path).read()
+        gen_path = os.path.join(d, b + ".cuda.txt")
+        gen = open(gen_path).read() if os.path.exists(gen_path) else ""
+        t_gen = field(gen, r"time/epoch\s+([0-9.]+) ms")
+        t_lib = field(lib, r"time/epoch\s+([0-9.]+) ms")
+        ratio = (f"{float(t_gen) / float(t_lib):.2f}x"
+                 if "?" not in (t_gen, t_lib) else "?")
+        loss = r"final loss\s+([0-9.]+)"
+        print(f"| {b} | {t_gen} | {t_lib} | {ratio} | "
+              f"{field(gen, loss) == field(lib, loss) != '?'} |")
 
 
 if __name__ == "__main__":
