@@ -55,6 +55,10 @@ bool safeToFuse(Value in, bool broadcast, Value out) {
 
 } // namespace
 
+bool mlir::gnn::buffersAllowOnePass(Value in, bool aligned, Value out) {
+  return safeToFuse(in, !aligned, out);
+}
+
 SmallVector<SmallVector<Operation *>>
 mlir::gnn::elementwiseRuns(Block &block,
                            llvm::function_ref<bool(Operation *)> fusible) {

@@ -38,6 +38,13 @@ namespace mlir::gnn {
 SmallVector<SmallVector<Operation *>>
 elementwiseRuns(Block &block, llvm::function_ref<bool(Operation *)> fusible);
 
+/// Whether one pass over elements may read \p in and write \p out, given
+/// their arena buffers: they are disjoint, or \p aligned (each element of
+/// \p out is written by the thread that reads the same element of \p in,
+/// after it did) and they are the very same bytes. Values outside the arena
+/// (arguments, results) are memory of their own.
+bool buffersAllowOnePass(Value in, bool aligned, Value out);
+
 } // namespace mlir::gnn
 
 #endif // GNNC_COMPILER_TARGET_ELEMENTWISERUNS_H

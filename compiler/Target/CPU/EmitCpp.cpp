@@ -273,8 +273,20 @@ private:
   /// CUDA: one generated kernel for the element-wise run \p group.
   LogicalResult emitFused(ArrayRef<Operation *> group);
   /// CUDA: the generated kernels computing \p op (cuda::KernelUnit::
-  /// generate), launched in order with the scratch they share.
+  /// generate) with the runs fused into it, launched in order with the
+  /// scratch they share.
   LogicalResult emitGenerated(Operation *op);
+  /// CUDA: picks the element-wise runs that generated op kernels compute
+  /// themselves (prologueOf, epilogueOf, fusedIntoOp).
+  void planOpFusions();
+  /// Whether \p run, just before \p op, can be computed where \p op reads
+  /// its last result: nothing else reads the run's results, and the op's
+  /// results may be stored while the run's inputs are read.
+  bool prologueFits(Operation *op, ArrayRef<Operation *> run) const;
+  /// Whether \p run, just after \p op, can be computed as each element of
+  /// the op's result is final: it reads that result element-wise only, and
+  /// its results may be stored while the op's operands are read.
+  bool epilogueFits(Operation *op, ArrayRef<Operation *> run) const;
   /// CPU: one gnnrt_cpu_fused call for the element-wise run \p group.
   LogicalResult emitFusedCpu(ArrayRef<Operation *> group);
   /// Whether \p v, a result of the run \p inGroup, is read after it
@@ -293,6 +305,10 @@ private:
   /// cuda::fusionGroups, every run; CPU: cpuFusible's runs).
   llvm::DenseMap<Operation *, unsigned> groupOf;
   SmallVector<SmallVector<Operation *>> groups;
+  /// CUDA: the groups a generated op kernel computes (never launched on
+  /// their own), and the group before or after each such op.
+  llvm::DenseSet<unsigned> fusedIntoOp;
+  llvm::DenseMap<Operation *, unsigned> prologueOf, epilogueOf;
   llvm::DenseMap<Value, std::string> names;
   llvm::DenseMap<Value, std::string> keySeed, keyStep;
   /// Loads that copy nothing (`tile_bytes`): the value's name is the host
@@ -654,7 +670,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (auto it = groupOf.find(op); it != groupOf.end()) {
     // The run's first op launches the kernel computing all of it.
     ArrayRef<Operation *> group = groups[it->second];
-    if (op != group.front())
+    if (op != group.front() || fusedIntoOp.contains(it->second))
       return success();
     if (!cuda())
       return emitFusedCpu(group);
@@ -1436,8 +1452,106 @@ LogicalResult FunctionEmitter::emitFused(ArrayRef<Operation *> group) {
   return success();
 }
 
+bool FunctionEmitter::prologueFits(Operation *op,
+                                   ArrayRef<Operation *> run) const {
+  Value operand = cuda::KernelUnit::prologueOperand(op);
+  if (!cuda::KernelUnit::fusibleIntoOp(run) ||
+      run.back()->getResult(0) != operand ||
+      llvm::count(op->getOperands(), operand) != 1)
+    return false;
+  llvm::SmallPtrSet<Operation *, 8> inRun(run.begin(), run.end());
+  for (Operation *member : run)
+    for (Operation *user : member->getResult(0).getUsers())
+      if (user != op && !inRun.contains(user) && !isa<mem::FreeOp>(user))
+        return false;
+  // The edge softmax kernels read and write an [E, H] element in one
+  // thread; a reduction writes a smaller result, which must lie apart.
+  const bool sameElements = isa<EdgeSoftmaxOp, EdgeSoftmaxGradOp>(op);
+  for (Operation *member : run)
+    for (auto [in, broadcast] : elementwiseReads(member)) {
+      if (in.getDefiningOp() && inRun.contains(in.getDefiningOp()))
+        continue;
+      for (Value out : op->getResults())
+        if (!buffersAllowOnePass(
+                in, sameElements && !broadcast && in.getType() == out.getType(),
+                out))
+          return false;
+    }
+  return true;
+}
+
+bool FunctionEmitter::epilogueFits(Operation *op,
+                                   ArrayRef<Operation *> run) const {
+  Value result = op->getResult(0);
+  if (!cuda::KernelUnit::fusibleIntoOp(run) ||
+      !cuda::KernelUnit::acceptsEpilogue(op) ||
+      run.front()->getResult(0).getType() != result.getType())
+    return false;
+  bool reads = false;
+  for (Operation *member : run)
+    for (auto [in, broadcast] : elementwiseReads(member))
+      if (in == result) {
+        if (broadcast)
+          return false;
+        reads = true;
+      }
+  if (!reads)
+    return false;
+  for (Operation *member : run)
+    for (Value out : member->getResults()) {
+      for (Value in : op->getOperands())
+        if (isa<RankedTensorType>(in.getType()) &&
+            !buffersAllowOnePass(in, in.getType() == out.getType(), out))
+          return false;
+      if (!buffersAllowOnePass(result, true, out))
+        return false;
+    }
+  return true;
+}
+
+void FunctionEmitter::planOpFusions() {
+  for (Operation &each : func.getBody().front()) {
+    Operation *op = &each;
+    if (!cuda::KernelUnit::generates(op, op->getPrevNode()))
+      continue;
+    Value operand = cuda::KernelUnit::prologueOperand(op);
+    Operation *before = op->getPrevNode();
+    if (auto it = before ? groupOf.find(before) : groupOf.end();
+        operand && it != groupOf.end() && groups[it->second].back() == before &&
+        !fusedIntoOp.contains(it->second) &&
+        prologueFits(op, groups[it->second])) {
+      prologueOf[op] = it->second;
+      fusedIntoOp.insert(it->second);
+    }
+    Operation *after = op->getNextNode();
+    if (auto it = after ? groupOf.find(after) : groupOf.end();
+        it != groupOf.end() && groups[it->second].front() == after &&
+        !fusedIntoOp.contains(it->second) &&
+        epilogueFits(op, groups[it->second])) {
+      epilogueOf[op] = it->second;
+      fusedIntoOp.insert(it->second);
+    }
+  }
+}
+
 LogicalResult FunctionEmitter::emitGenerated(Operation *op) {
-  FailureOr<cuda::GeneratedOp> generated = options.kernels->generate(op);
+  ArrayRef<Operation *> prologue, epilogue;
+  if (auto it = prologueOf.find(op); it != prologueOf.end())
+    prologue = groups[it->second];
+  if (auto it = epilogueOf.find(op); it != epilogueOf.end())
+    epilogue = groups[it->second];
+  llvm::SmallPtrSet<Operation *, 8> inKernel(prologue.begin(), prologue.end());
+  inKernel.insert(epilogue.begin(), epilogue.end());
+  inKernel.insert(op);
+  auto escapesKernel = [&](Value v) { return escapes(v, inKernel); };
+  waitForCopies(prologue);
+  waitForCopies(epilogue);
+  // The epilogue's stored results are named before the launch.
+  for (Operation *member : epilogue)
+    if (escapesKernel(member->getResult(0)) && failed(define(member, 0)))
+      return failure();
+  FailureOr<cuda::GeneratedOp> generated =
+      options.kernels->generate(op, prologue, epilogue, escapesKernel);
   if (failed(generated))
     return failure();
   os << "  {\n";
@@ -1667,6 +1781,8 @@ LogicalResult FunctionEmitter::emit() {
   for (auto [index, group] : llvm::enumerate(groups))
     for (Operation *op : group)
       groupOf[op] = index;
+  if (cuda() && options.generatedOpKernels)
+    planOpFusions();
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     std::string var = "a" + std::to_string(i);
     Type type = arg.getType();

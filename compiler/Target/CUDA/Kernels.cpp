@@ -101,7 +101,59 @@ bool cuda::isFusible(Operation *op, bool dropout) {
 }
 
 std::string cuda::KernelUnit::source() const {
-  return usesPhilox ? kPhiloxSource + text : text;
+  return (usesPhilox ? kPhiloxSource : "") + deviceText + text;
+}
+
+bool cuda::KernelUnit::fusibleIntoOp(ArrayRef<Operation *> run) {
+  return !run.empty() &&
+         llvm::none_of(run, [](Operation *op) { return isa<DropoutOp>(op); });
+}
+
+std::string cuda::KernelUnit::addDevice(StringRef comment,
+                                        const std::string &signatureAndBody) {
+  auto it = byBody.find("device " + signatureAndBody);
+  if (it != byBody.end())
+    return it->second;
+  std::string name = "gnnc_f" + std::to_string(devices++);
+  byBody["device " + signatureAndBody] = name;
+  deviceText += "// " + comment.str() + "\n";
+  deviceText +=
+      "__device__ __forceinline__ float " + name + signatureAndBody + "\n";
+  return name;
+}
+
+FailureOr<cuda::KernelUnit::RunFunction>
+cuda::KernelUnit::runFunction(ArrayRef<Operation *> run,
+                              function_ref<bool(Value)> escapes, Value given) {
+  FailureOr<RunBody> body = buildRun(run, escapes, given, "x");
+  if (failed(body))
+    return failure();
+  if (!body->draws.empty())
+    return run.front()->emitError(
+        "a run fused into a generated op kernel may not drop out");
+  RunFunction f;
+  f.inputs = body->inputs;
+  f.outputs = body->outputs;
+  std::string signature = "(long long i, long long c";
+  if (given)
+    signature += ", float x";
+  for (unsigned k = 0; k < f.inputs.size(); ++k)
+    signature += ", const float *in" + std::to_string(k);
+  for (unsigned k = 0; k < f.outputs.size(); ++k)
+    signature += ", float *out" + std::to_string(k);
+  signature += ") {\n";
+  if (!body->usesColumn)
+    signature += "  (void)c;\n";
+  // Two-space indentation in a function of its own.
+  std::string code = body->text + body->stores;
+  std::string lines;
+  SmallVector<StringRef> split;
+  StringRef(code).rtrim('\n').split(split, '\n');
+  for (StringRef line : split)
+    lines += line.drop_front(2).str() + "\n";
+  f.name = addDevice(body->comment,
+                     signature + lines + "  return " + body->last + ";\n}\n");
+  return f;
 }
 
 SmallVector<SmallVector<Operation *>> cuda::fusionGroups(Block &block,
@@ -133,23 +185,23 @@ std::string cuda::KernelUnit::fill(StringRef ctype) {
   return add(("fill with one " + ctype + " value").str(), body);
 }
 
-FailureOr<cuda::KernelLaunch>
-cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
-                       function_ref<bool(Value)> escapes) {
-  KernelLaunch launch;
-  RankedTensorType shape = resultType(group.front());
-  launch.n = shape.getNumElements();
-  launch.cols = lastDim(shape);
-
+FailureOr<cuda::KernelUnit::RunBody>
+cuda::KernelUnit::buildRun(ArrayRef<Operation *> group,
+                           function_ref<bool(Value)> escapes, Value given,
+                           StringRef givenName) {
+  RunBody run;
+  RunBody &launch = run; // its keys and inputs, as a launch lists them
   llvm::DenseMap<Value, std::string> temps;      // group results
   llvm::DenseMap<Value, std::string> fullLoads;  // inputs read at i
   llvm::DenseMap<Value, std::string> broadcasts; // [cols] inputs read at c
-  std::string body, comment;
+  if (given)
+    temps[given] = givenName.str();
+  std::string &body = run.text, &comment = run.comment;
   llvm::raw_string_ostream b(body);
-  bool usesColumn = false;
+  bool &usesColumn = run.usesColumn;
   unsigned temp = 0;
   // The Philox blocks the run draws, one per (key, stream): `rK[4]`.
-  std::string draws;
+  std::string &draws = run.draws;
   llvm::DenseMap<std::pair<Value, int64_t>, std::string> words;
   auto wordsOf = [&](Value key, int64_t stream) {
     auto [it, added] = words.try_emplace({key, stream});
@@ -323,11 +375,32 @@ cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
     Value result = op->getResult(0);
     if (!escapes(result))
       continue;
-    b << "    out" << launch.outputs.size() << "[i] = " << temps[result]
-      << ";\n";
-    launch.outputs.push_back(result);
+    run.stores += "    out" + std::to_string(run.outputs.size()) +
+                  "[i] = " + temps[result] + ";\n";
+    run.outputs.push_back(result);
   }
+  run.last = temps[group.back()->getResult(0)];
+  return run;
+}
 
+FailureOr<cuda::KernelLaunch>
+cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
+                       function_ref<bool(Value)> escapes) {
+  FailureOr<RunBody> run = buildRun(group, escapes);
+  if (failed(run))
+    return failure();
+  KernelLaunch launch;
+  RankedTensorType shape = resultType(group.front());
+  launch.n = shape.getNumElements();
+  launch.cols = lastDim(shape);
+  launch.keys = run->keys;
+  launch.inputs = run->inputs;
+  launch.outputs = run->outputs;
+  const std::string body = run->text + run->stores;
+  const std::string &draws = run->draws, &comment = run->comment;
+  const bool usesColumn = run->usesColumn;
+  if (!draws.empty())
+    usesPhilox = true;
   std::string signature = "(long long n, long long cols";
   for (unsigned k = 0; k < launch.keys.size(); ++k)
     signature += ", unsigned long long seed" + std::to_string(k) +
@@ -354,7 +427,6 @@ cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
     std::string inner;
     for (StringRef line : lines)
       inner += "  " + line.str() + "\n";
-    usesPhilox = true;
     launch.items = (launch.n + 3) / 4;
     full += "  for (long long b = (long long)blockIdx.x * blockDim.x "
             "+ threadIdx.x; b < (n + 3) / 4;\n"

@@ -93,7 +93,27 @@ public:
   /// The kernels computing \p op (generates() holds): the arithmetic of
   /// its CPU kernel in the same order, so the same bits but for the math
   /// library's exp and log (docs/Cuda.md, "Generated kernels").
-  FailureOr<GeneratedOp> generate(Operation *op);
+  ///
+  /// With \p prologue (acceptsPrologue), the element-wise run whose last
+  /// result the op reads is computed where the op reads that value,
+  /// element by element, and is never stored. With \p epilogue
+  /// (acceptsEpilogue), the run that reads the op's result is computed as
+  /// each element of it is final, storing the run's results that
+  /// \p escapes; the op's result itself is stored only if it escapes.
+  /// Neither run may drop out (its Philox blocks are four elements wide).
+  FailureOr<GeneratedOp> generate(Operation *op,
+                                  ArrayRef<Operation *> prologue = {},
+                                  ArrayRef<Operation *> epilogue = {},
+                                  function_ref<bool(Value)> escapes = {});
+  /// The operand of \p op a prologue run may compute (its input, or an
+  /// edge softmax gradient's incoming gradient), or null.
+  static Value prologueOperand(Operation *op);
+  /// Whether \p op writes each element of its result once, when it is
+  /// final, so that an epilogue run can follow it there (the edge softmax
+  /// and its gradient).
+  static bool acceptsEpilogue(Operation *op);
+  /// Whether \p run may be a prologue or an epilogue: no dropout.
+  static bool fusibleIntoOp(ArrayRef<Operation *> run);
 
   /// The kernel computing \p group (one of fusionGroups) and how to launch
   /// it. Results of the group that \p escapes are written; the others stay
@@ -111,10 +131,38 @@ public:
   unsigned numKernels() const { return count; }
 
 private:
+  /// A run's per-element code: `const float tK = ...;` lines reading
+  /// `inK[i]` (and `inK[c]` for [cols] operands), the stores `outK[i] = t;`
+  /// of the results \p escapes accepts, and the Philox draws of its
+  /// dropouts (`rK[4]`, for a loop over blocks b of four elements j).
+  struct RunBody {
+    std::string text, stores, draws, comment;
+    std::string last; ///< The temporary holding the run's last result.
+    SmallVector<Value> keys, inputs, outputs;
+    bool usesColumn = false;
+  };
+  /// \p group's RunBody; \p given, when set, is read as the C expression
+  /// \p givenName rather than loaded.
+  FailureOr<RunBody> buildRun(ArrayRef<Operation *> group,
+                              function_ref<bool(Value)> escapes,
+                              Value given = {}, StringRef givenName = {});
+  /// A run as a device function `float NAME(long long i, long long c,
+  /// [float x,] const float *in0, ..., float *out0, ...)`: computes element
+  /// i (column c), stores the escaping results and returns the last.
+  struct RunFunction {
+    std::string name;
+    SmallVector<Value> inputs, outputs;
+  };
+  FailureOr<RunFunction> runFunction(ArrayRef<Operation *> run,
+                                     function_ref<bool(Value)> escapes,
+                                     Value given);
   std::string add(StringRef comment, const std::string &signatureAndBody);
+  /// Adds a __device__ function (printed before the kernels) once per body.
+  std::string addDevice(StringRef comment, const std::string &signatureAndBody);
+  std::string deviceText;
   llvm::StringMap<std::string> byBody;
   std::string text;
-  unsigned count = 0;
+  unsigned count = 0, devices = 0;
   bool usesPhilox = false;
 };
 

@@ -180,7 +180,84 @@ bool cuda::KernelUnit::generates(Operation *op, Operation *previous) {
       .Default([](Operation *) { return false; });
 }
 
-FailureOr<cuda::GeneratedOp> cuda::KernelUnit::generate(Operation *op) {
+Value cuda::KernelUnit::prologueOperand(Operation *op) {
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    return reduce.getInput();
+  if (auto softmax = dyn_cast<EdgeSoftmaxOp>(op))
+    return softmax.getInput();
+  if (auto grad = dyn_cast<EdgeSoftmaxGradOp>(op))
+    return grad.getResultGrad();
+  return {};
+}
+
+bool cuda::KernelUnit::acceptsEpilogue(Operation *op) {
+  return isa<EdgeSoftmaxOp, EdgeSoftmaxGradOp>(op);
+}
+
+namespace {
+
+/// The parameters of one generated kernel, under the names its body uses.
+struct Params {
+  SmallVector<KernelArg> args;
+  SmallVector<std::string> names;
+  std::string add(KernelArg arg, StringRef name) {
+    args.push_back(std::move(arg));
+    names.push_back(name.str());
+    return name.str();
+  }
+  std::string signature() const {
+    std::string s = "(";
+    for (auto [k, arg] : llvm::enumerate(args))
+      s += (k ? ", " : "") + arg.ctype + names[k];
+    return s + ") {\n";
+  }
+};
+
+/// How a kernel reads element (index, column) of the operand a prologue
+/// run may compute: a load, or a call of the run's device function.
+struct Operand {
+  std::string array, function;
+  SmallVector<std::string> inputs;
+  std::string at(StringRef index, StringRef column) const {
+    if (function.empty())
+      return (array + "[" + index + "]").str();
+    std::string call = (function + "(" + index + ", " + column).str();
+    for (const std::string &in : inputs)
+      call += ", " + in;
+    return call + ")";
+  }
+};
+
+/// How a kernel stores element (index, column) of its result: a store, and
+/// or a call of an epilogue run's device function, which stores the run's
+/// escaping results.
+struct Result {
+  std::string array, function;
+  bool store = true;
+  SmallVector<std::string> args;
+  std::string write(StringRef index, StringRef column, StringRef value,
+                    StringRef indent) const {
+    if (function.empty())
+      return (indent + array + "[" + index + "] = " + value + ";\n").str();
+    std::string text =
+        (indent + "{\n" + indent + "  const float v = " + value + ";\n").str();
+    if (store)
+      text += (indent + "  " + array + "[" + index + "] = v;\n").str();
+    text +=
+        (indent + "  (void)" + function + "(" + index + ", " + column + ", v")
+            .str();
+    for (const std::string &a : args)
+      text += ", " + a;
+    return text + (");\n" + indent + "}\n").str();
+  }
+};
+
+} // namespace
+
+FailureOr<cuda::GeneratedOp>
+cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
+                           ArrayRef<Operation *> epilogue,
+                           function_ref<bool(Value)> escapes) {
   GeneratedOp out;
   // Adds the kernel `body` (comment, args) and a step launching it.
   auto step = [&](StringRef comment, SmallVector<KernelArg> args,
@@ -188,78 +265,147 @@ FailureOr<cuda::GeneratedOp> cuda::KernelUnit::generate(Operation *op) {
     std::string name = add(comment, signature(args) + body + "}\n");
     out.steps.push_back({name, items, std::move(args)});
   };
+  auto launchStep = [&](StringRef comment, const Params &params,
+                        const std::string &body, int64_t items) {
+    std::string name = add(comment, params.signature() + body + "}\n");
+    out.steps.push_back({name, items, params.args});
+  };
+  if ((!prologue.empty() && !fusibleIntoOp(prologue)) ||
+      (!epilogue.empty() && (!fusibleIntoOp(epilogue) || !acceptsEpilogue(op))))
+    return op->emitError("cannot fuse this run into the op's kernel");
+  // The operand a prologue may compute, as parameter(s) of \p params.
+  auto operand = [&](Params &params, Value v,
+                     StringRef name) -> FailureOr<Operand> {
+    Operand o;
+    if (prologue.empty()) {
+      o.array = params.add(tensor(v, "const float *"), name);
+      return o;
+    }
+    if (prologue.back()->getResult(0) != v)
+      return op->emitError("the fused run does not compute the operand");
+    FailureOr<RunFunction> f = runFunction(
+        prologue, [](Value) { return false; }, Value());
+    if (failed(f))
+      return failure();
+    o.function = f->name;
+    for (auto [k, in] : llvm::enumerate(f->inputs))
+      o.inputs.push_back(params.add(tensor(in, "const float *"),
+                                    (name + "_in" + Twine(k)).str()));
+    return o;
+  };
+  // The result an epilogue may follow, as parameter(s) of \p params.
+  auto result = [&](Params &params, Value v,
+                    StringRef name) -> FailureOr<Result> {
+    Result r;
+    r.array = params.add(tensor(v, "float *"), name);
+    if (epilogue.empty())
+      return r;
+    FailureOr<RunFunction> f = runFunction(epilogue, escapes, v);
+    if (failed(f))
+      return failure();
+    r.function = f->name;
+    r.store = escapes(v);
+    for (auto [k, in] : llvm::enumerate(f->inputs))
+      r.args.push_back(params.add(tensor(in, "const float *"),
+                                  (name + "_in" + Twine(k)).str()));
+    for (auto [k, o] : llvm::enumerate(f->outputs))
+      r.args.push_back(
+          params.add(tensor(o, "float *"), (name + "_out" + Twine(k)).str()));
+    return r;
+  };
+  const std::string fused = prologue.empty()
+                                ? std::string()
+                                : " (after " + std::to_string(prologue.size()) +
+                                      " fused element-wise op" +
+                                      (prologue.size() > 1 ? "s" : "") + ")";
+  const std::string followed =
+      epilogue.empty() ? std::string()
+                       : " (then " + std::to_string(epilogue.size()) +
+                             " fused element-wise op" +
+                             (epilogue.size() > 1 ? "s" : "") + ")";
   return llvm::TypeSwitch<Operation *, FailureOr<GeneratedOp>>(op)
       .Case([&](ReduceOp o) -> FailureOr<GeneratedOp> {
         auto type = cast<RankedTensorType>(o.getInput().getType());
         const int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
         const bool max = o.getKind() == ReduceKind::max;
         const bool mean = o.getKind() == ReduceKind::mean;
-        const std::string what =
+        const std::string plain =
             llvm::formatv("reduce {0}, dim {1}, of {2} x {3}",
                           stringifyReduceKind(o.getKind()), o.getDim(), rows,
                           cols)
                 .str();
+        const std::string what = plain + fused;
+        const std::string colsText = std::to_string(cols);
         if (o.getDim() == 1) {
-          std::string body =
-              loop("i", std::to_string(rows)) +
-              llvm::formatv("    const float *x = p0 + i * {0}LL;\n", cols)
-                  .str();
+          Params params;
+          FailureOr<Operand> x = operand(params, o.getInput(), "x");
+          if (failed(x))
+            return failure();
+          std::string y = params.add(tensor(o.getResult(), "float *"), "y");
+          std::string at = x->at("i * " + colsText + "LL + c", "c");
+          std::string body = loop("i", std::to_string(rows));
           if (max)
-            body += llvm::formatv("    float m = {0};\n"
-                                  "    for (long long c = 0; c < {1}; ++c)\n"
-                                  "      m = m < x[c] ? x[c] : m;\n"
-                                  "    p1[i] = {2};\n",
-                                  kNegInf, cols, cols == 0 ? "0.0f" : "m")
-                        .str();
+            body +=
+                llvm::formatv("    float m = {0};\n"
+                              "    for (long long c = 0; c < {1}; ++c) {{\n"
+                              "      const float v = {2};\n"
+                              "      m = m < v ? v : m;\n"
+                              "    }\n"
+                              "    {3}[i] = {4};\n",
+                              kNegInf, cols, at, y, cols == 0 ? "0.0f" : "m")
+                    .str();
           else
             body +=
                 llvm::formatv("    double sum = 0;\n"
                               "    for (long long c = 0; c < {0}; ++c)\n"
-                              "      sum += x[c];\n"
-                              "    p1[i] = (float)({1});\n",
-                              cols,
+                              "      sum += {1};\n"
+                              "    {2}[i] = (float)({3});\n",
+                              cols, at, y,
                               mean && cols > 0
                                   ? "sum / " +
                                         doubleLiteral(static_cast<double>(cols))
                                   : std::string("sum"))
                     .str();
-          step(what,
-               {tensor(o.getInput(), "const float *"),
-                tensor(o.getResult(), "float *")},
-               body + "  }\n", rows);
+          launchStep(what, params, body + "  }\n", rows);
           return out;
         }
         // Along dim 0: block partials, then the blocks in order.
         const int64_t partials = kReductionBlocks * cols;
         StringRef acc = max ? "float" : "double";
         out.scratchBytes = partials * (max ? 4 : 8);
-        std::string first =
+        Params first;
+        FailureOr<Operand> x = operand(first, o.getInput(), "x");
+        if (failed(x))
+          return failure();
+        std::string part =
+            first.add(scratchAt(0, (acc + " *").str()), "partial");
+        std::string at = x->at("i * " + colsText + "LL + c", "c");
+        std::string firstBody =
             loop("t", std::to_string(partials)) +
             llvm::formatv("    const long long b = t / {0}, c = t % {0};\n",
                           cols)
                 .str() +
             blockRowsText(rows);
         if (max)
-          first +=
+          firstBody +=
               llvm::formatv("    float m = {0};\n"
                             "    for (long long i = begin; i < end; ++i) {{\n"
-                            "      const float v = p0[i * {1}LL + c];\n"
+                            "      const float v = {1};\n"
                             "      m = m < v ? v : m;\n"
                             "    }\n"
-                            "    p1[t] = m;\n",
-                            kNegInf, cols)
+                            "    {2}[t] = m;\n",
+                            kNegInf, at, part)
                   .str();
         else
-          first += llvm::formatv("    double sum = 0;\n"
-                                 "    for (long long i = begin; i < end; ++i)\n"
-                                 "      sum += p0[i * {0}LL + c];\n"
-                                 "    p1[t] = sum;\n",
-                                 cols)
-                       .str();
-        step(what + ": block partials",
-             {tensor(o.getInput(), "const float *"),
-              scratchAt(0, (acc + " *").str())},
-             first + "  }\n", partials);
+          firstBody += llvm::formatv("    double sum = 0;\n"
+                                     "    for (long long i = begin; i < end; "
+                                     "++i)\n"
+                                     "      sum += {0};\n"
+                                     "    {1}[t] = sum;\n",
+                                     at, part)
+                           .str();
+        launchStep(what + ": block partials", first, firstBody + "  }\n",
+                   partials);
         std::string second = loop("c", std::to_string(cols));
         if (max)
           second += llvm::formatv("    float m = {0};\n"
@@ -283,7 +429,7 @@ FailureOr<cuda::GeneratedOp> cuda::KernelUnit::generate(Operation *op) {
                                       doubleLiteral(static_cast<double>(rows))
                                 : std::string("sum"))
                   .str();
-        step(what + ": block totals",
+        step(plain + ": block totals",
              {scratchAt(0, ("const " + acc + " *").str()),
               tensor(o.getResult(), "float *")},
              second + "  }\n", cols);
@@ -293,70 +439,92 @@ FailureOr<cuda::GeneratedOp> cuda::KernelUnit::generate(Operation *op) {
         auto type = cast<RankedTensorType>(o.getInput().getType());
         const int64_t heads = type.getDimSize(1);
         const int64_t nodes = o.getGraph().getType().getNodes();
+        Params params;
+        std::string ptr = params.add(indptr(o.getGraph()), "indptr");
+        std::string ids = params.add(edgeIds(o.getGraph()), "ids");
+        FailureOr<Operand> x = operand(params, o.getInput(), "x");
+        if (failed(x))
+          return failure();
+        // y holds the exponentials between the passes, so it is stored
+        // even when only an epilogue reads it.
+        FailureOr<Result> y = result(params, o.getResult(), "y");
+        if (failed(y))
+          return failure();
+        y->store = true;
+        const std::string e =
+            llvm::formatv("(long long){0}[s] * {1} + k", ids, heads);
         // softmaxRow for head k of row i; each x is read before its y is
         // written, so y may be x.
         std::string body =
             loop("t", std::to_string(nodes * heads)) +
             llvm::formatv(
                 "    const long long i = t / {0}, k = t % {0};\n"
-                "    const long long begin = p0[i], end = p0[i + 1];\n"
-                "    float m = {1};\n"
+                "    const long long begin = {1}[i], end = {1}[i + 1];\n"
+                "    float m = {2};\n"
                 "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const float v = p2[(long long)p1[s] * {0} + k];\n"
+                "      const long long e = {3};\n"
+                "      const float v = {4};\n"
                 "      m = m < v ? v : m;\n"
                 "    }\n"
                 "    float sum = 0.0f;\n"
                 "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const long long e = (long long)p1[s] * {0} + k;\n"
-                "      const float ev = expf(p2[e] - m);\n"
-                "      p3[e] = ev;\n"
+                "      const long long e = {3};\n"
+                "      const float ev = expf({4} - m);\n"
+                "      {5}[e] = ev;\n"
                 "      sum += ev;\n"
                 "    }\n"
-                "    for (long long s = begin; s < end; ++s)\n"
-                "      p3[(long long)p1[s] * {0} + k] /= sum;\n"
-                "  }\n",
-                heads, kNegInf)
-                .str();
-        step(llvm::formatv("edge softmax, {0} heads over {1} nodes", heads,
-                           nodes)
-                 .str(),
-             {indptr(o.getGraph()), edgeIds(o.getGraph()),
-              tensor(o.getInput(), "const float *"),
-              tensor(o.getResult(), "float *")},
-             body, nodes * heads);
+                "    for (long long s = begin; s < end; ++s) {{\n"
+                "      const long long e = {3};\n",
+                heads, ptr, kNegInf, e, x->at("e", "k"), y->array)
+                .str() +
+            y->write("e", "k", y->array + "[e] / sum", "      ") +
+            "    }\n  }\n";
+        launchStep(llvm::formatv("edge softmax, {0} heads over {1} nodes{2}{3}",
+                                 heads, nodes, fused, followed)
+                       .str(),
+                   params, body, nodes * heads);
         return out;
       })
       .Case([&](EdgeSoftmaxGradOp o) -> FailureOr<GeneratedOp> {
         auto type = cast<RankedTensorType>(o.getOutput().getType());
         const int64_t heads = type.getDimSize(1);
         const int64_t nodes = o.getGraph().getType().getNodes();
+        Params params;
+        std::string ptr = params.add(indptr(o.getGraph()), "indptr");
+        std::string ids = params.add(edgeIds(o.getGraph()), "ids");
+        std::string y = params.add(tensor(o.getOutput(), "const float *"), "y");
+        FailureOr<Operand> dy = operand(params, o.getResultGrad(), "dy");
+        if (failed(dy))
+          return failure();
+        FailureOr<Result> dx = result(params, o.getResult(), "dx");
+        if (failed(dx))
+          return failure();
+        const std::string e =
+            llvm::formatv("(long long){0}[s] * {1} + k", ids, heads);
         // softmaxGradRow: dx may be y or dy (each element is written after
         // the dot product read it, from its own y and dy).
         std::string body =
             loop("t", std::to_string(nodes * heads)) +
             llvm::formatv(
                 "    const long long i = t / {0}, k = t % {0};\n"
-                "    const long long begin = p0[i], end = p0[i + 1];\n"
+                "    const long long begin = {1}[i], end = {1}[i + 1];\n"
                 "    float dot = 0.0f;\n"
                 "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const long long e = (long long)p1[s] * {0} + k;\n"
-                "      dot += p2[e] * p3[e];\n"
+                "      const long long e = {2};\n"
+                "      dot += {3}[e] * {4};\n"
                 "    }\n"
                 "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const long long e = (long long)p1[s] * {0} + k;\n"
-                "      p4[e] = p2[e] * (p3[e] - dot);\n"
-                "    }\n"
-                "  }\n",
-                heads)
-                .str();
-        step(llvm::formatv("edge softmax gradient, {0} heads over {1} nodes",
-                           heads, nodes)
-                 .str(),
-             {indptr(o.getGraph()), edgeIds(o.getGraph()),
-              tensor(o.getOutput(), "const float *"),
-              tensor(o.getResultGrad(), "const float *"),
-              tensor(o.getResult(), "float *")},
-             body, nodes * heads);
+                "      const long long e = {2};\n",
+                heads, ptr, e, y, dy->at("e", "k"))
+                .str() +
+            dx->write("e", "k", y + "[e] * (" + dy->at("e", "k") + " - dot)",
+                      "      ") +
+            "    }\n  }\n";
+        launchStep(llvm::formatv(
+                       "edge softmax gradient, {0} heads over {1} nodes{2}{3}",
+                       heads, nodes, fused, followed)
+                       .str(),
+                   params, body, nodes * heads);
         return out;
       })
       .Case([&](train::CrossEntropyOp o) -> FailureOr<GeneratedOp> {

@@ -209,35 +209,36 @@ func.func @wide(%x: tensor<2xf32>) -> tensor<2xf32> {
 // it, a thread per row. Every sum is sequential within one thread: no shared
 // memory, atomics or warp intrinsics.
 // CHECK: // reduce mean, dim 0, of 5 x 3: block partials
-// CHECK-NEXT: extern "C" __global__ void [[RP:gnnc_k[0-9]+]](const float *p0, double *p1) {
+// CHECK-NEXT: extern "C" __global__ void [[RP:gnnc_k[0-9]+]](const float *x, double *partial) {
 // CHECK: t < 192;
 // CHECK: const long long b = t / 3, c = t % 3;
 // CHECK-NEXT: const long long q = 5LL / 64, r = 5LL % 64;
 // CHECK: for (long long i = begin; i < end; ++i)
-// CHECK-NEXT: sum += p0[i * 3LL + c];
-// CHECK-NEXT: p1[t] = sum;
+// CHECK-NEXT: sum += x[i * 3LL + c];
+// CHECK-NEXT: partial[t] = sum;
 // CHECK: // reduce mean, dim 0, of 5 x 3: block totals
 // CHECK-NEXT: extern "C" __global__ void [[RT:gnnc_k[0-9]+]](const double *p0, float *p1) {
 // CHECK: for (int b = 0; b < 64; ++b)
 // CHECK-NEXT: sum += p0[b * 3LL + c];
 // CHECK-NEXT: p1[c] = (float)(sum / 5.0000000000000000e+00);
 // CHECK: // reduce max, dim 1, of 5 x 3
-// CHECK-NEXT: extern "C" __global__ void [[RM:gnnc_k[0-9]+]](const float *p0, float *p1) {
+// CHECK-NEXT: extern "C" __global__ void [[RM:gnnc_k[0-9]+]](const float *x, float *y) {
 // CHECK: float m = (-__int_as_float(0x7f800000));
-// CHECK-NEXT: for (long long c = 0; c < 3; ++c)
-// CHECK-NEXT: m = m < x[c] ? x[c] : m;
+// CHECK-NEXT: for (long long c = 0; c < 3; ++c) {
+// CHECK-NEXT: const float v = x[i * 3LL + c];
+// CHECK-NEXT: m = m < v ? v : m;
 // CHECK: // edge softmax, 2 heads over 4 nodes
-// CHECK-NEXT: extern "C" __global__ void [[ES:gnnc_k[0-9]+]](const int *p0, const int *p1, const float *p2, float *p3) {
+// CHECK-NEXT: extern "C" __global__ void [[ES:gnnc_k[0-9]+]](const int *indptr, const int *ids, const float *x, float *y) {
 // CHECK: const long long i = t / 2, k = t % 2;
-// CHECK-NEXT: const long long begin = p0[i], end = p0[i + 1];
-// CHECK: const float ev = expf(p2[e] - m);
-// CHECK-NEXT: p3[e] = ev;
+// CHECK-NEXT: const long long begin = indptr[i], end = indptr[i + 1];
+// CHECK: const float ev = expf(x[e] - m);
+// CHECK-NEXT: y[e] = ev;
 // CHECK-NEXT: sum += ev;
-// CHECK: p3[(long long)p1[s] * 2 + k] /= sum;
+// CHECK: y[e] = y[e] / sum;
 // CHECK: // edge softmax gradient, 2 heads over 4 nodes
-// CHECK-NEXT: extern "C" __global__ void [[EG:gnnc_k[0-9]+]](const int *p0, const int *p1, const float *p2, const float *p3, float *p4) {
-// CHECK: dot += p2[e] * p3[e];
-// CHECK: p4[e] = p2[e] * (p3[e] - dot);
+// CHECK-NEXT: extern "C" __global__ void [[EG:gnnc_k[0-9]+]](const int *indptr, const int *ids, const float *y, const float *dy, float *dx) {
+// CHECK: dot += y[e] * dy[e];
+// CHECK: dx[e] = y[e] * (dy[e] - dot);
 // CHECK: // cross entropy of 5 x 3: chunk sums
 // CHECK-NEXT: extern "C" __global__ void [[LC:gnnc_k[0-9]+]](const float *p0, const int *p1, const unsigned char *p2, double *p3, long long *p4) {
 // CHECK: const long long from = begin + j * 32;
@@ -302,4 +303,77 @@ func.func @library(%x: tensor<5x3xf32>, %y: tensor<5xi32>, %m: tensor<5xi1>, %on
   %1 = train.cross_entropy %x, %y, %m {class_weights = #train<class_weights balanced>} : (tensor<5x3xf32>, tensor<5xi32>, tensor<5xi1>) -> tensor<f32>
   %2 = train.cross_entropy_grad %x, %y, %m, %one {class_weights = #train<class_weights balanced>} : (tensor<5x3xf32>, tensor<5xi32>, tensor<5xi1>, tensor<f32>) -> tensor<5x3xf32>
   return %0, %1, %2 : tensor<5x3xf32>, tensor<f32>, tensor<5x3xf32>
+}
+
+// -----
+
+// An element-wise run right before a generated op kernel, whose results
+// only that op reads, is computed where the op reads its operand, as a
+// __device__ function of the element and its column, and never stored
+// (GAT's leaky_relu before its edge softmax; a bias_add before a column
+// sum). A run right after an edge softmax (gradient) that reads its result
+// element-wise is computed as each element is final, storing only what is
+// read later (leaky_relu's gradient after the softmax gradient: dx itself
+// is not stored). A run with a dropout is never fused into an op (its
+// Philox blocks are four elements wide), nor one whose result another op
+// reads (the scale, which is returned).
+// CHECK-LABEL: // leaky_relu
+// CHECK-NEXT: __device__ __forceinline__ float [[PRO:gnnc_f[0-9]+]](long long i, long long c, const float *in0) {
+// CHECK-NEXT: (void)c;
+// CHECK-NEXT: const float t0 = in0[i];
+// CHECK-NEXT: const float t1 = t0 > 0 ? t0 : 0x1.99999ap-3f * t0;
+// CHECK-NEXT: return t1;
+// CHECK: // leaky_relu_grad
+// CHECK-NEXT: __device__ __forceinline__ float [[EPI:gnnc_f[0-9]+]](long long i, long long c, float x, const float *in0, float *out0) {
+// CHECK: const float t1 = x * (t0 > 0 ? 1.0f : 0x1.99999ap-3f);
+// CHECK-NEXT: out0[i] = t1;
+// CHECK-NEXT: return t1;
+// CHECK: // bias_add
+// CHECK-NEXT: __device__ __forceinline__ float [[BIAS:gnnc_f[0-9]+]](long long i, long long c, const float *in0, const float *in1) {
+// CHECK-NEXT: const float t0 = in0[i];
+// CHECK-NEXT: const float t1 = in1[c];
+// CHECK: // edge softmax, 2 heads over 4 nodes (after 1 fused element-wise op)
+// CHECK-NEXT: extern "C" __global__ void [[FS:gnnc_k[0-9]+]](const int *indptr, const int *ids, const float *x_in0, float *y) {
+// CHECK: const float v = [[PRO]](e, k, x_in0);
+// CHECK: const float ev = expf([[PRO]](e, k, x_in0) - m);
+// CHECK: // edge softmax gradient, 2 heads over 4 nodes (then 1 fused element-wise op)
+// CHECK-NEXT: extern "C" __global__ void [[FG:gnnc_k[0-9]+]](const int *indptr, const int *ids, const float *y, const float *dy, float *dx, const float *dx_in0, float *dx_out0) {
+// CHECK: const float v = y[e] * (dy[e] - dot);
+// CHECK-NEXT: (void)[[EPI]](e, k, v, dx_in0, dx_out0);
+// CHECK: // reduce sum, dim 0, of 6 x 2 (after 1 fused element-wise op): block partials
+// CHECK-NEXT: extern "C" __global__ void [[FR:gnnc_k[0-9]+]](const float *x_in0, const float *x_in1, double *partial) {
+// CHECK: sum += [[BIAS]](i * 2LL + c, c, x_in0, x_in1);
+// CHECK: // reduce sum, dim 0, of 6 x 2: block totals
+// CHECK: // dropout
+// CHECK-NEXT: extern "C" __global__ void
+// CHECK: // reduce sum, dim 0, of 6 x 2: block partials
+// CHECK-NEXT: extern "C" __global__ void [[UR:gnnc_k[0-9]+]](const float *x, double *partial) {
+// CHECK: // scale
+// CHECK-LABEL: // @fused
+// CHECK: "[[FS]]", 8, gnnc_params
+// CHECK: const float *gnnc_p3 = a3;
+// CHECK-NEXT: float *gnnc_p4 = v{{[0-9]+}};
+// CHECK-NEXT: const float *gnnc_p5 = a1;
+// CHECK-NEXT: float *gnnc_p6 = [[LG:v[0-9]+]];
+// CHECK: "[[FG]]", 8, gnnc_params
+// CHECK: const float *gnnc_p0 = [[LG]];
+// CHECK: const float *gnnc_p0 = a3;
+// CHECK-NEXT: const float *gnnc_p1 = a2;
+// CHECK: "[[FR]]", 128, gnnc_params
+// CHECK: "[[UR]]", 128, gnnc_params
+// CHECK: "[[UR]]", 128, gnnc_params
+func.func @fused(%g: !gnn.graph<4x6>, %s: tensor<6x2xf32>, %b: tensor<2xf32>, %dy: tensor<6x2xf32>, %seed: i64, %step: i64) -> (tensor<6x2xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<6x2xf32>) {
+  %0 = gnn.activation leaky_relu %s {slope = 2.000000e-01 : f64} : tensor<6x2xf32>
+  %1 = gnn.edge_softmax %g, %0 : (!gnn.graph<4x6>, tensor<6x2xf32>) -> tensor<6x2xf32>
+  %2 = gnn.edge_softmax_grad %g, %1, %dy : (!gnn.graph<4x6>, tensor<6x2xf32>, tensor<6x2xf32>) -> tensor<6x2xf32>
+  %3 = gnn.activation_grad leaky_relu %s, %2 {slope = 2.000000e-01 : f64} : tensor<6x2xf32>
+  %z = gnn.reduce max %3 {dim = 1 : i64} : tensor<6x2xf32> -> tensor<6xf32>
+  %4 = gnn.bias_add %dy, %b : (tensor<6x2xf32>, tensor<2xf32>) -> tensor<6x2xf32>
+  %5 = gnn.reduce sum %4 {dim = 0 : i64} : tensor<6x2xf32> -> tensor<2xf32>
+  %k = gnn.rng_key %seed, %step
+  %6 = gnn.dropout %3, %k {p = 5.000000e-01 : f64, stream = 1 : i64} : tensor<6x2xf32>
+  %7 = gnn.reduce sum %6 {dim = 0 : i64} : tensor<6x2xf32> -> tensor<2xf32>
+  %8 = gnn.scale %3 {factor = 2.000000e+00 : f64} : tensor<6x2xf32>
+  %9 = gnn.reduce sum %8 {dim = 0 : i64} : tensor<6x2xf32> -> tensor<2xf32>
+  return %1, %3, %z, %5, %7, %9, %8 : tensor<6x2xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<6x2xf32>
 }

@@ -25,6 +25,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -116,7 +117,8 @@ protected:
     std::string source = llvm::formatv(
         "func.func @f(%g: !gnn.graph<{0}x{1}>, %x: tensor<{2}x{3}xf32>, "
         "%s: tensor<{1}x{4}xf32>, %dy: tensor<{1}x{4}xf32>, "
-        "%y: tensor<{2}xi32>, %m: tensor<{2}xi1>, %one: tensor<f32>) {{\n"
+        "%y: tensor<{2}xi32>, %m: tensor<{2}xi1>, %one: tensor<f32>, "
+        "%b: tensor<{3}xf32>) {{\n"
         "{5}  return\n}\n",
         kNodes, edges, kRows, kCols, kHeads, body);
     module = parseSourceString<ModuleOp>(source, &context);
@@ -126,11 +128,16 @@ protected:
   }
   Value arg(func::FuncOp f, unsigned i) { return f.getArgument(i); }
 
-  /// Runs the generated kernels of \p op on the emulator; \p pointers gives
-  /// each tensor value's device memory.
-  void run(Operation *op, const llvm::DenseMap<Value, void *> &pointers) {
+  /// Runs the generated kernels of \p op on the emulator, with the runs
+  /// \p prologue and \p epilogue fused into them (storing the values
+  /// \p stored); \p pointers gives each tensor value's device memory.
+  void run(Operation *op, const llvm::DenseMap<Value, void *> &pointers,
+           ArrayRef<Operation *> prologue = {},
+           ArrayRef<Operation *> epilogue = {}, ArrayRef<Value> stored = {}) {
     auto unit = std::make_unique<gnn::cuda::KernelUnit>();
-    FailureOr<gnn::cuda::GeneratedOp> generated = unit->generate(op);
+    FailureOr<gnn::cuda::GeneratedOp> generated =
+        unit->generate(op, prologue, epilogue,
+                       [&](Value v) { return llvm::is_contained(stored, v); });
     ASSERT_TRUE(succeeded(generated));
     sources.push_back(std::make_unique<std::string>(unit->source()));
     // A new address per unit: the emulator caches units by address.
@@ -333,6 +340,77 @@ TEST_F(GeneratedOps, LossAndItsGradientGiveTheCpuKernelsBits) {
             GNNRT_OK);
   EXPECT_TRUE(sameBytes(loss, &want, 1)) << *loss << " vs " << want;
   EXPECT_TRUE(sameBytes(grad, wantGrad.data(), wantGrad.size()));
+}
+
+TEST_F(GeneratedOps, RunsFusedIntoOpKernelsGiveTheCpuKernelsBits) {
+  std::string type = "tensor<" + std::to_string(edges) + "x3xf32>";
+  std::string gtype = "!gnn.graph<700x" + std::to_string(edges) + ">";
+  func::FuncOp f = parse(
+      "  %0 = gnn.activation leaky_relu %s {slope = 2.0e-01 : f64} : " + type +
+      "\n  %1 = gnn.edge_softmax %g, %0 : (" + gtype + ", " + type + ") -> " +
+      type + "\n  %2 = gnn.edge_softmax_grad %g, %1, %dy : (" + gtype + ", " +
+      type + ", " + type + ") -> " + type +
+      "\n  %3 = gnn.activation_grad leaky_relu %s, %2 {slope = 2.0e-01 : f64} "
+      ": " +
+      type +
+      "\n  %4 = gnn.bias_add %x, %b : (tensor<5000x6xf32>, tensor<6xf32>) -> "
+      "tensor<5000x6xf32>\n"
+      "  %5 = gnn.reduce sum %4 {dim = 0 : i64} : tensor<5000x6xf32> -> "
+      "tensor<6xf32>\n");
+  ASSERT_TRUE(f);
+  SmallVector<Operation *> ops;
+  for (Operation &op : f.getBody().front().without_terminator())
+    ops.push_back(&op);
+  // Scores where leaky_relu's slope matters (half negative) and the
+  // order-sensitive gradient and columns of the other tests.
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> score(-15.0f, 15.0f);
+  std::vector<float> s(edges * kHeads);
+  for (float &v : s)
+    v = score(rng);
+  const std::vector<float> dy = orderSensitive(edges * kHeads, 17);
+  const std::vector<float> x = orderSensitive(kRows * kCols, 19);
+  const std::vector<float> b = {0.5f, -0.25f, 1e-3f, 3.0f, -7.0f, 0x1p40f};
+  float *ds = device(s), *ddy = device(dy), *dxs = device(x), *db = device(b);
+  float *y = deviceFloats(edges * kHeads), *dx = deviceFloats(edges * kHeads);
+  float *dscore = deviceFloats(edges * kHeads), *sums = deviceFloats(kCols);
+  llvm::DenseMap<Value, void *> pointers = {{arg(f, 1), dxs},
+                                            {arg(f, 2), ds},
+                                            {arg(f, 3), ddy},
+                                            {arg(f, 7), db},
+                                            {ops[1]->getResult(0), y},
+                                            {ops[2]->getResult(0), dx},
+                                            {ops[3]->getResult(0), dscore},
+                                            {ops[5]->getResult(0), sums}};
+  run(ops[1], pointers, {ops[0]});
+  run(ops[2], pointers, {}, {ops[3]}, {ops[3]->getResult(0)});
+  run(ops[5], pointers, {ops[4]});
+
+  // The CPU kernels one after another, every intermediate stored.
+  const size_t n = s.size();
+  std::vector<float> act(n), want(n), grad(n), wantScore(n);
+  ASSERT_EQ(
+      gnnrt_cpu_activation(GNNRT_ACT_LEAKY_RELU, s.data(), n, 0.2, act.data()),
+      GNNRT_OK);
+  ASSERT_EQ(gnnrt_cpu_edge_softmax(&graph, act.data(), kHeads, want.data()),
+            GNNRT_OK);
+  ASSERT_EQ(gnnrt_cpu_edge_softmax_grad(&graph, want.data(), dy.data(), kHeads,
+                                        grad.data()),
+            GNNRT_OK);
+  ASSERT_EQ(gnnrt_cpu_activation_grad(GNNRT_ACT_LEAKY_RELU, s.data(),
+                                      grad.data(), n, 0.2, wantScore.data()),
+            GNNRT_OK);
+  std::vector<float> biased(x.size()), wantSums(kCols);
+  ASSERT_EQ(gnnrt_cpu_bias_add(x.data(), b.data(), kRows, kCols, biased.data()),
+            GNNRT_OK);
+  ASSERT_EQ(gnnrt_cpu_reduce(GNNRT_REDUCE_SUM, biased.data(), kRows, kCols, 0,
+                             wantSums.data()),
+            GNNRT_OK);
+  EXPECT_TRUE(sameBytes(y, want.data(), n));
+  EXPECT_TRUE(sameBytes(dscore, wantScore.data(), n));
+  EXPECT_TRUE(sameBytes(sums, wantSums.data(), kCols));
+  // The softmax gradient itself is not stored: only the epilogue reads it.
+  EXPECT_TRUE(std::all_of(dx, dx + n, [](float v) { return v == 0.0f; }));
 }
 
 TEST_F(GeneratedOps, AnOutOfRangeLabelGivesNaNNotGarbage) {
