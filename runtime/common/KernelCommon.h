@@ -357,6 +357,25 @@ GNNRT_HD inline void setHeadMatrixEntry(int kind, int64_t c, int64_t heads,
 /// vectorise without reassociating; this fixed order vectorises as written
 /// and still gives the same bits on every call, and on both targets: the
 /// CPU's SDDMM (gnnrt_cpu_sddmm and its tiled form) and the CUDA one call it.
+/// An edge softmax adds over a destination's slots (the exponentials; the
+/// gradient's dot product) in kEdgeLanes lanes: slot j of the row (from 0)
+/// goes to lane j % kEdgeLanes, each lane adds its slots in order from 0,
+/// and laneButterflySum combines the lanes. That is the order of a warp
+/// that gives a lane every 32nd slot and adds with __shfl_xor_sync at
+/// offsets 16, 8, 4, 2, 1, so the CUDA kernels take a row per warp (not a
+/// hub's hundreds of slots in one thread) and still give these bits.
+constexpr int kEdgeLanes = 32;
+
+/// The warp butterfly's sum of \p lanes (overwritten): at offset m, lane j
+/// becomes lanes[j] + lanes[j ^ m]; every lane ends with the same bits, so
+/// lane 0's, which needs only the lanes below m at each step, is computed.
+GNNRT_HD inline float laneButterflySum(float *lanes) {
+  for (int m = kEdgeLanes / 2; m > 0; m /= 2)
+    for (int j = 0; j < m; ++j)
+      lanes[j] = lanes[j] + lanes[j + m];
+  return lanes[0];
+}
+
 GNNRT_HD inline float dot8(const float *a, const float *b, int64_t f) {
   float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   int64_t c = 0;

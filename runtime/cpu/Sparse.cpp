@@ -4,7 +4,9 @@
 // destination. Every loop runs over destination rows: a row's outputs (a
 // node row, or the edge rows of its incoming edges) belong to that row
 // alone, so threads never write the same element and each element is
-// accumulated in CSR slot order whatever the thread count. Rows are dealt
+// accumulated in CSR slot order whatever the thread count (the edge
+// softmax's sums in KernelCommon.h's 32 lanes, the order of a GPU warp,
+// so that the CUDA kernels give these bits with a warp per row). Rows are dealt
 // out dynamically in chunks of 64 because power-law degrees make static
 // chunks uneven.
 //
@@ -142,13 +144,15 @@ inline void softmaxRow(const gnnrt_csr &in, const float *x, int64_t heads,
       const float v = x[static_cast<int64_t>(eid[s]) * heads + k];
       m = m < v ? v : m;
     }
-    float sum = 0.0f;
+    // The sum in kEdgeLanes lanes, as a warp adds it (KernelCommon.h).
+    float lanes[kernel::kEdgeLanes] = {};
     for (int64_t s = begin; s < end; ++s) {
       const int64_t p = static_cast<int64_t>(eid[s]) * heads + k;
       const float ev = std::exp(x[p] - m);
       y[p] = ev;
-      sum += ev;
+      lanes[(s - begin) % kernel::kEdgeLanes] += ev;
     }
+    const float sum = kernel::laneButterflySum(lanes);
     for (int64_t s = begin; s < end; ++s)
       y[static_cast<int64_t>(eid[s]) * heads + k] /= sum;
   }
@@ -162,11 +166,12 @@ inline void softmaxGradRow(const gnnrt_csr &in, const float *y, const float *dy,
   const int32_t *eid = in.edge_id;
   const int64_t begin = in.indptr[i], end = in.indptr[i + 1];
   for (int64_t k = 0; k < heads; ++k) {
-    float dot = 0.0f;
+    float lanes[kernel::kEdgeLanes] = {};
     for (int64_t s = begin; s < end; ++s) {
       const int64_t p = static_cast<int64_t>(eid[s]) * heads + k;
-      dot += y[p] * dy[p];
+      lanes[(s - begin) % kernel::kEdgeLanes] += y[p] * dy[p];
     }
+    const float dot = kernel::laneButterflySum(lanes);
     for (int64_t s = begin; s < end; ++s) {
       const int64_t p = static_cast<int64_t>(eid[s]) * heads + k;
       dx[p] = y[p] * (dy[p] - dot);

@@ -451,14 +451,17 @@ int softmaxOnTiles(const gnnrt_graph *g, const float *x, int64_t heads,
                    int64_t bytes, float *y, int64_t *moved) {
   // gnnrt_cpu_edge_softmax's operations on each head, in its order
   // (softmaxRow, Sparse.cpp): the maximum, then the exponentials and their
-  // sum, then the quotients, each over the row's slots in order. The heads
-  // go side by side (a row's slots are read once per pass, not once per
-  // head and pass), which changes no head's sequence of operations. Each
-  // x[e, k] is read before y[e, k] is written, which is what allows y == x.
+  // sum in kEdgeLanes lanes (the row's j-th slot in lane j % kEdgeLanes,
+  // across the pieces a long row comes in), then the quotients, each over
+  // the row's slots in order. The heads go side by side (a row's slots are
+  // read once per pass, not once per head and pass), which changes no
+  // head's sequence of operations. Each x[e, k] is read before y[e, k] is
+  // written, which is what allows y == x.
+  constexpr int64_t kLanes = kernel::kEdgeLanes;
   auto rowOps = [&](auto forEachPass, float *work) {
-    float *m = work, *sum = work + heads;
+    float *m = work, *lanes = work + heads; // lanes[k * kLanes + lane]
     std::fill(m, m + heads, -std::numeric_limits<float>::infinity());
-    std::fill(sum, sum + heads, 0.0f);
+    std::fill(lanes, lanes + heads * kLanes, 0.0f);
     forEachPass([&](const int32_t *ids, int64_t count) {
       for (int64_t s = 0; s < count; ++s)
         for (int64_t k = 0; k < heads; ++k) {
@@ -466,23 +469,26 @@ int softmaxOnTiles(const gnnrt_graph *g, const float *x, int64_t heads,
           m[k] = m[k] < v ? v : m[k];
         }
     });
+    int64_t slot = 0; // the row's slots so far, over its pieces
     forEachPass([&](const int32_t *ids, int64_t count) {
-      for (int64_t s = 0; s < count; ++s)
+      for (int64_t s = 0; s < count; ++s, ++slot)
         for (int64_t k = 0; k < heads; ++k) {
           const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
           const float ev = std::exp(x[p] - m[k]);
           y[p] = ev;
-          sum[k] += ev;
+          lanes[k * kLanes + slot % kLanes] += ev;
         }
     });
+    for (int64_t k = 0; k < heads; ++k)
+      m[k] = kernel::laneButterflySum(lanes + k * kLanes); // now the sums
     forEachPass([&](const int32_t *ids, int64_t count) {
       for (int64_t s = 0; s < count; ++s)
         for (int64_t k = 0; k < heads; ++k)
-          y[static_cast<int64_t>(ids[s]) * heads + k] /= sum[k];
+          y[static_cast<int64_t>(ids[s]) * heads + k] /= m[k];
     });
   };
-  return wholeRowsOnThreads(g, sets, level, buffer, bytes, heads, 2 * heads,
-                            rowOps, moved);
+  return wholeRowsOnThreads(g, sets, level, buffer, bytes, heads,
+                            heads + heads * kLanes, rowOps, moved);
 }
 
 /// gnnrt_cpu_edge_softmax_grad_tiles at every row (\p sets null) or at the
@@ -492,18 +498,23 @@ int softmaxGradOnTiles(const gnnrt_graph *g, const float *y, const float *dy,
                        void *buffer, int64_t bytes, float *dx, int64_t *moved) {
   // gnnrt_cpu_edge_softmax_grad's operations on each head, in its order
   // (softmaxGradRow; the heads side by side, as in softmaxOnTiles): the sum
-  // of y dy over the row, then each slot's y (dy - sum). Each slot's y and
-  // dy are read before its dx is written (dx == y or dx == dy).
+  // of y dy over the row in kEdgeLanes lanes, then each slot's y (dy -
+  // sum). Each slot's y and dy are read before its dx is written (dx == y
+  // or dx == dy).
+  constexpr int64_t kLanes = kernel::kEdgeLanes;
   auto rowOps = [&](auto forEachPass, float *work) {
-    float *total = work;
-    std::fill(total, total + heads, 0.0f);
+    float *total = work, *lanes = work + heads;
+    std::fill(lanes, lanes + heads * kLanes, 0.0f);
+    int64_t slot = 0; // the row's slots so far, over its pieces
     forEachPass([&](const int32_t *ids, int64_t count) {
-      for (int64_t s = 0; s < count; ++s)
+      for (int64_t s = 0; s < count; ++s, ++slot)
         for (int64_t k = 0; k < heads; ++k) {
           const int64_t p = static_cast<int64_t>(ids[s]) * heads + k;
-          total[k] += y[p] * dy[p];
+          lanes[k * kLanes + slot % kLanes] += y[p] * dy[p];
         }
     });
+    for (int64_t k = 0; k < heads; ++k)
+      total[k] = kernel::laneButterflySum(lanes + k * kLanes);
     forEachPass([&](const int32_t *ids, int64_t count) {
       for (int64_t s = 0; s < count; ++s)
         for (int64_t k = 0; k < heads; ++k) {
@@ -512,8 +523,8 @@ int softmaxGradOnTiles(const gnnrt_graph *g, const float *y, const float *dy,
         }
     });
   };
-  return wholeRowsOnThreads(g, sets, level, buffer, bytes, heads, heads, rowOps,
-                            moved);
+  return wholeRowsOnThreads(g, sets, level, buffer, bytes, heads,
+                            heads + heads * kLanes, rowOps, moved);
 }
 
 } // namespace

@@ -4,9 +4,10 @@
 // Most output elements are computed by one thread, which walks its row's
 // slots in CSR order exactly as the CPU kernel does: no atomics, and the
 // results are the CPU kernel's bits wherever the arithmetic is the same
-// (everything here but the cuSPARSE aggregation, the edge softmax and its
-// gradient (a warp per row, expf), the transposed CSR feature product (a
-// block per column) and the order of the max gradient's sums, see below).
+// (everything here but the cuSPARSE aggregation, the edge softmax's expf
+// (its sums are in the CPU's lane order since 2026-11-29), the transposed
+// CSR feature product (a block per column) and the order of the max
+// gradient's sums, see below).
 // Those add in a fixed order of their own: the same bits run to run. The
 // library builds with --fmad=false, so a product and a sum are rounded
 // separately as on the CPU.
@@ -384,8 +385,9 @@ __global__ void scatterKernel(const int32_t *indptr, const int32_t *ids,
 /// head): its lanes take every 32nd slot, and the maximum, the sum and the dot
 /// product are warp reductions. A thread per (destination, head) walked a hub's
 /// hundreds of slots alone three times (359 us per call on Facebook, H100). The
-/// sums are in the butterfly's order, not the CPU's: with expf, the softmax is
-/// within fp32 rounding of the CPU's, and the same run to run.
+/// sums are in the butterfly's order, which the CPU kernel follows too
+/// (kEdgeLanes lanes, laneButterflySum in common/KernelCommon.h): with expf,
+/// the softmax is within an ulp or two of the CPU's, and the same run to run.
 __global__ void edgeSoftmaxKernel(const int32_t *indptr, const int32_t *ids,
                                   const float *x, int64_t n, int64_t heads,
                                   float *y) {

@@ -55,6 +55,33 @@ std::string doubleLiteral(double value) {
 /// `-inf` as float: NVRTC has no <math.h> and so no INFINITY.
 constexpr const char *kNegInf = "(-__int_as_float(0x7f800000))";
 
+/// The lanes of a warp in an edge softmax (KernelCommon.h's order).
+using gnnrt::kernel::kEdgeLanes;
+static_assert(kEdgeLanes == 32, "the generated edge softmax is a warp per row");
+
+/// laneButterflySum of `lanes`, in C: a warp's __shfl_xor_sync sum at
+/// offsets 16, 8, 4, 2, 1, lane 0's value left in lanes[0].
+constexpr const char *kButterflyText =
+    "    for (int o = 16; o > 0; o /= 2)\n"
+    "      for (int j = 0; j < o; ++j)\n"
+    "        lanes[j] = lanes[j] + lanes[j + o];\n";
+
+/// Work item t of an edge softmax kernel: lane `lane` of the warp for
+/// (row i, head k), and the row's slots [begin, end). On a GPU the warp's
+/// 32 threads share the row (every 32nd slot each, the sums across lanes
+/// by __shfl_xor_sync); elsewhere (the CUDA emulator, which runs threads
+/// one at a time) lane 0 computes all 32 lanes in turn, in the same order.
+/// The loops stay warp-uniform: the item count is a multiple of 32.
+std::string rowHeadOfWarp(int64_t heads, StringRef indptr) {
+  return llvm::formatv(
+             "    const long long w = t / 32;\n"
+             "    const int lane = (int)(t % 32);\n"
+             "    const long long i = w / {0}, k = w % {0};\n"
+             "    const long long begin = {1}[i], end = {1}[i + 1];\n",
+             heads, indptr)
+      .str();
+}
+
 /// The grid-stride loop over \p count items with index \p var.
 std::string loop(StringRef var, StringRef count) {
   return llvm::formatv("  for (long long {0} = (long long)blockIdx.x * "
@@ -453,36 +480,63 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         y->store = true;
         const std::string e =
             llvm::formatv("(long long){0}[s] * {1} + k", ids, heads);
-        // softmaxRow for head k of row i; each x is read before its y is
-        // written, so y may be x.
+        // softmaxRow for head k of row i, a warp per (row, head); each x is
+        // read before its y is written, so y may be x.
         std::string body =
-            loop("t", std::to_string(nodes * heads)) +
+            loop("t", std::to_string(nodes * heads * kEdgeLanes)) +
+            rowHeadOfWarp(heads, ptr) +
             llvm::formatv(
-                "    const long long i = t / {0}, k = t % {0};\n"
-                "    const long long begin = {1}[i], end = {1}[i + 1];\n"
-                "    float m = {2};\n"
-                "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const long long e = {3};\n"
-                "      const float v = {4};\n"
+                "#ifdef __CUDA_ARCH__\n"
+                "    float m = {0};\n"
+                "    for (long long s = begin + lane; s < end; s += 32) {{\n"
+                "      const long long e = {1};\n"
+                "      const float v = {2};\n"
                 "      m = m < v ? v : m;\n"
                 "    }\n"
+                "    for (int o = 16; o > 0; o /= 2) {{\n"
+                "      const float u = __shfl_xor_sync(0xffffffffu, m, o);\n"
+                "      m = m < u ? u : m;\n"
+                "    }\n"
                 "    float sum = 0.0f;\n"
-                "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const long long e = {3};\n"
-                "      const float ev = expf({4} - m);\n"
-                "      {5}[e] = ev;\n"
+                "    for (long long s = begin + lane; s < end; s += 32) {{\n"
+                "      const long long e = {1};\n"
+                "      const float ev = expf({2} - m);\n"
+                "      {3}[e] = ev;\n"
                 "      sum += ev;\n"
                 "    }\n"
+                "    for (int o = 16; o > 0; o /= 2)\n"
+                "      sum += __shfl_xor_sync(0xffffffffu, sum, o);\n"
+                "    const long long first = begin + lane, step = 32;\n"
+                "#else\n"
+                "    if (lane != 0)\n"
+                "      continue;\n"
+                "    float m = {0};\n"
                 "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const long long e = {3};\n",
-                heads, ptr, kNegInf, e, x->at("e", "k"), y->array)
+                "      const long long e = {1};\n"
+                "      const float v = {2};\n"
+                "      m = m < v ? v : m;\n"
+                "    }\n"
+                "    float lanes[32] = {{};\n"
+                "    for (long long s = begin; s < end; ++s) {{\n"
+                "      const long long e = {1};\n"
+                "      const float ev = expf({2} - m);\n"
+                "      {3}[e] = ev;\n"
+                "      lanes[(s - begin) % 32] += ev;\n"
+                "    }\n"
+                "{4}"
+                "    const float sum = lanes[0];\n"
+                "    const long long first = begin, step = 1;\n"
+                "#endif\n"
+                "    for (long long s = first; s < end; s += step) {{\n"
+                "      const long long e = {1};\n",
+                kNegInf, e, x->at("e", "k"), y->array, kButterflyText)
                 .str() +
             y->write("e", "k", y->array + "[e] / sum", "      ") +
             "    }\n  }\n";
         launchStep(llvm::formatv("edge softmax, {0} heads over {1} nodes{2}{3}",
                                  heads, nodes, fused, followed)
                        .str(),
-                   params, body, nodes * heads);
+                   params, body, nodes * heads * kEdgeLanes);
         return out;
       })
       .Case([&](EdgeSoftmaxGradOp o) -> FailureOr<GeneratedOp> {
@@ -501,21 +555,37 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
           return failure();
         const std::string e =
             llvm::formatv("(long long){0}[s] * {1} + k", ids, heads);
-        // softmaxGradRow: dx may be y or dy (each element is written after
-        // the dot product read it, from its own y and dy).
+        // softmaxGradRow, a warp per (row, head): dx may be y or dy (each
+        // element is written after the dot product read it, from its own y
+        // and dy).
         std::string body =
-            loop("t", std::to_string(nodes * heads)) +
+            loop("t", std::to_string(nodes * heads * kEdgeLanes)) +
+            rowHeadOfWarp(heads, ptr) +
             llvm::formatv(
-                "    const long long i = t / {0}, k = t % {0};\n"
-                "    const long long begin = {1}[i], end = {1}[i + 1];\n"
+                "#ifdef __CUDA_ARCH__\n"
                 "    float dot = 0.0f;\n"
-                "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const long long e = {2};\n"
-                "      dot += {3}[e] * {4};\n"
+                "    for (long long s = begin + lane; s < end; s += 32) {{\n"
+                "      const long long e = {0};\n"
+                "      dot += {1}[e] * {2};\n"
                 "    }\n"
+                "    for (int o = 16; o > 0; o /= 2)\n"
+                "      dot += __shfl_xor_sync(0xffffffffu, dot, o);\n"
+                "    const long long first = begin + lane, step = 32;\n"
+                "#else\n"
+                "    if (lane != 0)\n"
+                "      continue;\n"
+                "    float lanes[32] = {{};\n"
                 "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const long long e = {2};\n",
-                heads, ptr, e, y, dy->at("e", "k"))
+                "      const long long e = {0};\n"
+                "      lanes[(s - begin) % 32] += {1}[e] * {2};\n"
+                "    }\n"
+                "{3}"
+                "    const float dot = lanes[0];\n"
+                "    const long long first = begin, step = 1;\n"
+                "#endif\n"
+                "    for (long long s = first; s < end; s += step) {{\n"
+                "      const long long e = {0};\n",
+                e, y, dy->at("e", "k"), kButterflyText)
                 .str() +
             dx->write("e", "k", y + "[e] * (" + dy->at("e", "k") + " - dot)",
                       "      ") +
@@ -524,7 +594,7 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
                        "edge softmax gradient, {0} heads over {1} nodes{2}{3}",
                        heads, nodes, fused, followed)
                        .str(),
-                   params, body, nodes * heads);
+                   params, body, nodes * heads * kEdgeLanes);
         return out;
       })
       .Case([&](train::CrossEntropyOp o) -> FailureOr<GeneratedOp> {

@@ -227,17 +227,42 @@ func.func @wide(%x: tensor<2xf32>) -> tensor<2xf32> {
 // CHECK-NEXT: for (long long c = 0; c < 3; ++c) {
 // CHECK-NEXT: const float v = x[i * 3LL + c];
 // CHECK-NEXT: m = m < v ? v : m;
+// The edge softmax is a warp per (destination, head) on a GPU: lane `lane`
+// takes every 32nd slot and the lanes' maxima and sums meet by
+// __shfl_xor_sync at offsets 16, 8, 4, 2, 1. Elsewhere (the emulator runs
+// threads one at a time) lane 0 computes the 32 lanes in turn and adds
+// them in the butterfly's order, which is also the CPU kernel's.
 // CHECK: // edge softmax, 2 heads over 4 nodes
 // CHECK-NEXT: extern "C" __global__ void [[ES:gnnc_k[0-9]+]](const int *indptr, const int *ids, const float *x, float *y) {
-// CHECK: const long long i = t / 2, k = t % 2;
+// CHECK-NEXT: for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < 256;
+// CHECK: const long long w = t / 32;
+// CHECK-NEXT: const int lane = (int)(t % 32);
+// CHECK-NEXT: const long long i = w / 2, k = w % 2;
 // CHECK-NEXT: const long long begin = indptr[i], end = indptr[i + 1];
+// CHECK-NEXT: #ifdef __CUDA_ARCH__
+// CHECK: for (long long s = begin + lane; s < end; s += 32) {
+// CHECK: const float u = __shfl_xor_sync(0xffffffffu, m, o);
 // CHECK: const float ev = expf(x[e] - m);
 // CHECK-NEXT: y[e] = ev;
 // CHECK-NEXT: sum += ev;
+// CHECK: sum += __shfl_xor_sync(0xffffffffu, sum, o);
+// CHECK-NEXT: const long long first = begin + lane, step = 32;
+// CHECK-NEXT: #else
+// CHECK-NEXT: if (lane != 0)
+// CHECK-NEXT: continue;
+// CHECK: lanes[(s - begin) % 32] += ev;
+// CHECK: for (int o = 16; o > 0; o /= 2)
+// CHECK-NEXT: for (int j = 0; j < o; ++j)
+// CHECK-NEXT: lanes[j] = lanes[j] + lanes[j + o];
+// CHECK-NEXT: const float sum = lanes[0];
+// CHECK-NEXT: const long long first = begin, step = 1;
+// CHECK-NEXT: #endif
+// CHECK-NEXT: for (long long s = first; s < end; s += step) {
 // CHECK: y[e] = y[e] / sum;
 // CHECK: // edge softmax gradient, 2 heads over 4 nodes
 // CHECK-NEXT: extern "C" __global__ void [[EG:gnnc_k[0-9]+]](const int *indptr, const int *ids, const float *y, const float *dy, float *dx) {
 // CHECK: dot += y[e] * dy[e];
+// CHECK: dot += __shfl_xor_sync(0xffffffffu, dot, o);
 // CHECK: dx[e] = y[e] * (dy[e] - dot);
 // CHECK: // cross entropy of 5 x 3: chunk sums
 // CHECK-NEXT: extern "C" __global__ void [[LC:gnnc_k[0-9]+]](const float *p0, const int *p1, const unsigned char *p2, double *p3, long long *p4) {
@@ -265,8 +290,8 @@ func.func @wide(%x: tensor<2xf32>) -> tensor<2xf32> {
 // CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[RM]]", 5, gnnc_params));
 // CHECK: const int *gnnc_p0 = a0->in.indptr;
 // CHECK-NEXT: const int *gnnc_p1 = a0->in.edge_id;
-// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[ES]]", 8, gnnc_params));
-// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[EG]]", 8, gnnc_params));
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[ES]]", 256, gnnc_params));
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[EG]]", 256, gnnc_params));
 // CHECK: GNNC_CALL(gnnrt_cuda_scratch(ctx, 2056, (void **)&gnnc_scratch));
 // CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[LC]]", 64, gnnc_params));
 // CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[LB]]", 64, gnnc_params));
@@ -350,12 +375,12 @@ func.func @library(%x: tensor<5x3xf32>, %y: tensor<5xi32>, %m: tensor<5xi1>, %on
 // CHECK-NEXT: extern "C" __global__ void [[UR:gnnc_k[0-9]+]](const float *x, double *partial) {
 // CHECK: // scale
 // CHECK-LABEL: // @fused
-// CHECK: "[[FS]]", 8, gnnc_params
+// CHECK: "[[FS]]", 256, gnnc_params
 // CHECK: const float *gnnc_p3 = a3;
 // CHECK-NEXT: float *gnnc_p4 = v{{[0-9]+}};
 // CHECK-NEXT: const float *gnnc_p5 = a1;
 // CHECK-NEXT: float *gnnc_p6 = [[LG:v[0-9]+]];
-// CHECK: "[[FG]]", 8, gnnc_params
+// CHECK: "[[FG]]", 256, gnnc_params
 // CHECK: const float *gnnc_p0 = [[LG]];
 // CHECK: const float *gnnc_p0 = a3;
 // CHECK-NEXT: const float *gnnc_p1 = a2;

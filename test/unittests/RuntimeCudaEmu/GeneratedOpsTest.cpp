@@ -13,6 +13,7 @@
 #include "compiler/Target/CUDA/Kernels.h"
 #include "passes/Pipeline/Pipeline.h"
 
+#include "common/KernelCommon.h"
 #include "gnnrt/Cuda.h"
 #include "gnnrt/Kernels.h"
 
@@ -276,16 +277,18 @@ TEST_F(GeneratedOps, EdgeSoftmaxAndItsGradientGiveTheCpuKernelsBits) {
             GNNRT_OK);
   EXPECT_TRUE(sameBytes(dx, wantDx.data(), wantDx.size()));
   // The data tells orders apart: the hub's softmax sum of head 0 in
-  // reverse slot order differs from the CPU's.
-  float forward = 0.0f, backward = 0.0f;
+  // 32 lanes (the CPU's and a warp's order, KernelCommon.h) differs from
+  // the same terms added one after another.
+  float serial = 0.0f, lanes[gnnrt::kernel::kEdgeLanes] = {};
   float m = -INFINITY;
   for (int32_t k = indptr[0]; k < indptr[1]; ++k)
     m = std::max(m, s[slotId[k] * kHeads]);
-  for (int32_t k = indptr[0]; k < indptr[1]; ++k)
-    forward += std::exp(s[slotId[k] * kHeads] - m);
-  for (int32_t k = indptr[1] - 1; k >= indptr[0]; --k)
-    backward += std::exp(s[slotId[k] * kHeads] - m);
-  EXPECT_NE(forward, backward);
+  for (int32_t k = indptr[0]; k < indptr[1]; ++k) {
+    const float ev = std::exp(s[slotId[k] * kHeads] - m);
+    serial += ev;
+    lanes[(k - indptr[0]) % gnnrt::kernel::kEdgeLanes] += ev;
+  }
+  EXPECT_NE(serial, gnnrt::kernel::laneButterflySum(lanes));
 }
 
 TEST_F(GeneratedOps, LossAndItsGradientGiveTheCpuKernelsBits) {
