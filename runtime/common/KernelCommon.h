@@ -366,11 +366,28 @@ GNNRT_HD inline void setHeadMatrixEntry(int kind, int64_t c, int64_t heads,
 /// hub's hundreds of slots in one thread) and still give these bits.
 constexpr int kEdgeLanes = 32;
 
+/// The lanes laneButterflySum reads when only the first \p used hold
+/// slots: \p used rounded up to a power of two (at least 1).
+GNNRT_HD inline int laneSpan(int used) {
+  int span = 1;
+  while (span < used)
+    span *= 2;
+  return span;
+}
+
 /// The warp butterfly's sum of \p lanes (overwritten): at offset m, lane j
 /// becomes lanes[j] + lanes[j ^ m]; every lane ends with the same bits, so
 /// lane 0's, which needs only the lanes below m at each step, is computed.
-GNNRT_HD inline float laneButterflySum(float *lanes) {
-  for (int m = kEdgeLanes / 2; m > 0; m /= 2)
+/// With \p used < kEdgeLanes (a row of fewer slots), the lanes from \p used
+/// to laneSpan(used) must be +0.0 and the others are not read: the steps
+/// at offsets of laneSpan(used) and more only add +0.0, which changes
+/// nothing but a -0.0 into +0.0, so that is done once instead.
+GNNRT_HD inline float laneButterflySum(float *lanes, int used = kEdgeLanes) {
+  const int span = laneSpan(used);
+  if (span < kEdgeLanes)
+    for (int j = 0; j < used; ++j)
+      lanes[j] += 0.0f;
+  for (int m = span / 2; m > 0; m /= 2)
     for (int j = 0; j < m; ++j)
       lanes[j] = lanes[j] + lanes[j + m];
   return lanes[0];

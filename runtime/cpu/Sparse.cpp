@@ -136,6 +136,8 @@ inline void softmaxRow(const gnnrt_csr &in, const float *x, int64_t heads,
                        float *y, int64_t i) {
   const int32_t *eid = in.edge_id;
   const int64_t begin = in.indptr[i], end = in.indptr[i + 1];
+  const int used =
+      static_cast<int>(std::min<int64_t>(end - begin, kernel::kEdgeLanes));
   for (int64_t k = 0; k < heads; ++k) {
     // Subtracting the group's maximum keeps exp() finite. Each x[e, k] is
     // read before y[e, k] is written, which is what allows y == x.
@@ -145,14 +147,15 @@ inline void softmaxRow(const gnnrt_csr &in, const float *x, int64_t heads,
       m = m < v ? v : m;
     }
     // The sum in kEdgeLanes lanes, as a warp adds it (KernelCommon.h).
-    float lanes[kernel::kEdgeLanes] = {};
+    float lanes[kernel::kEdgeLanes];
+    std::fill(lanes, lanes + kernel::laneSpan(used), 0.0f);
     for (int64_t s = begin; s < end; ++s) {
       const int64_t p = static_cast<int64_t>(eid[s]) * heads + k;
       const float ev = std::exp(x[p] - m);
       y[p] = ev;
-      lanes[(s - begin) % kernel::kEdgeLanes] += ev;
+      lanes[(s - begin) & (kernel::kEdgeLanes - 1)] += ev;
     }
-    const float sum = kernel::laneButterflySum(lanes);
+    const float sum = kernel::laneButterflySum(lanes, used);
     for (int64_t s = begin; s < end; ++s)
       y[static_cast<int64_t>(eid[s]) * heads + k] /= sum;
   }
@@ -165,13 +168,16 @@ inline void softmaxGradRow(const gnnrt_csr &in, const float *y, const float *dy,
                            int64_t heads, float *dx, int64_t i) {
   const int32_t *eid = in.edge_id;
   const int64_t begin = in.indptr[i], end = in.indptr[i + 1];
+  const int used =
+      static_cast<int>(std::min<int64_t>(end - begin, kernel::kEdgeLanes));
   for (int64_t k = 0; k < heads; ++k) {
-    float lanes[kernel::kEdgeLanes] = {};
+    float lanes[kernel::kEdgeLanes];
+    std::fill(lanes, lanes + kernel::laneSpan(used), 0.0f);
     for (int64_t s = begin; s < end; ++s) {
       const int64_t p = static_cast<int64_t>(eid[s]) * heads + k;
-      lanes[(s - begin) % kernel::kEdgeLanes] += y[p] * dy[p];
+      lanes[(s - begin) & (kernel::kEdgeLanes - 1)] += y[p] * dy[p];
     }
-    const float dot = kernel::laneButterflySum(lanes);
+    const float dot = kernel::laneButterflySum(lanes, used);
     for (int64_t s = begin; s < end; ++s) {
       const int64_t p = static_cast<int64_t>(eid[s]) * heads + k;
       dx[p] = y[p] * (dy[p] - dot);

@@ -13,8 +13,12 @@
 //===----------------------------------------------------------------------===//
 #include "CpuTestUtil.h"
 
+#include "common/KernelCommon.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 using namespace gnnrt::cpu::test;
 
@@ -77,3 +81,48 @@ TEST(SlotOrder, SpmmSumAndMeanAtEveryWidth) {
 }
 
 } // namespace
+
+namespace {
+
+/// A warp's xor butterfly over all 32 lanes, written out: lane j at offset
+/// m becomes lanes[j] + lanes[j ^ m], every lane, every offset.
+float fullButterfly(std::vector<float> lanes) {
+  for (int m = 16; m > 0; m /= 2) {
+    std::vector<float> next(32);
+    for (int j = 0; j < 32; ++j)
+      next[j] = lanes[j] + lanes[j ^ m];
+    lanes = next;
+  }
+  return lanes[0];
+}
+
+} // namespace
+
+// The edge softmax's lane sums (KernelCommon.h): laneButterflySum with
+// fewer lanes used skips the steps that only add +0.0 and turns -0.0 into
+// +0.0 once instead; that must give the whole butterfly's bits, -0.0 terms
+// (a gradient's y * dy) and rows of every length up to 32 included.
+TEST(SlotOrder, ShortRowsTakeTheWholeButterflysBits) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (int used = 0; used <= 32; ++used)
+    for (int trial = 0; trial < 50; ++trial) {
+      std::vector<float> whole(32, 0.0f);
+      // Some rows all -0.0 (their sum is +0.0 on a warp), some mixing
+      // -0.0 with values far apart, the rest plain values.
+      for (int j = 0; j < used; ++j)
+        whole[j] = trial % 3 == 0 || (trial % 3 == 1 && j % 2)
+                       ? -0.0f
+                       : value(rng) * (j % 5 ? 1.0f : 1e8f);
+      float lanes[32];
+      std::fill(lanes, lanes + 32, 12345.0f); // never read past the span
+      std::copy(whole.begin(), whole.begin() + used, lanes);
+      std::fill(lanes + used, lanes + gnnrt::kernel::laneSpan(used), 0.0f);
+      const float want = fullButterfly(whole);
+      const float got = gnnrt::kernel::laneButterflySum(lanes, used);
+      uint32_t a, b;
+      std::memcpy(&a, &want, 4);
+      std::memcpy(&b, &got, 4);
+      ASSERT_EQ(a, b) << "used " << used << " trial " << trial;
+    }
+}
