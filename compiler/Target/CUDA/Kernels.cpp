@@ -53,38 +53,30 @@ int64_t lastDim(RankedTensorType type) {
   return type.getRank() == 0 ? 1 : type.getShape().back();
 }
 
-/// gnnrt/Philox.h's philox4x32 for dropout's counter, in the plain C types
-/// NVRTC knows without headers. Printed once per unit that drops out.
-constexpr const char *kPhiloxSource =
-    R"(// Philox4x32-10 (gnnrt/Philox.h): the four words of block b of a gnn.dropout,
-// key (seed lo, seed hi), counter (b lo, b hi, stream, step).
+#include "PhiloxSource.inc"
+
+/// Philox4x32-10 as gnnrt/Philox.h has it (the same text,
+/// runtime/include/gnnrt/PhiloxCore.inc) and dropout's counter for block b,
+/// in the plain C types NVRTC knows without headers. Printed once per unit
+/// that drops out.
+std::string philoxSource() {
+  return std::string("#define GNNRT_PHILOX_QUALIFIERS __device__ "
+                     "__forceinline__\n") +
+         kPhiloxCoreSource +
+         R"(
+// The four words of block b of a gnn.dropout: key (seed lo, seed hi),
+// counter (b lo, b hi, stream, step).
 __device__ __forceinline__ void gnnc_philox(unsigned long long b,
                                             unsigned int stream,
                                             unsigned int step,
                                             unsigned long long seed,
                                             unsigned int out[4]) {
-  unsigned int c0 = (unsigned int)b, c1 = (unsigned int)(b >> 32);
-  unsigned int c2 = stream, c3 = step;
-  unsigned int k0 = (unsigned int)seed, k1 = (unsigned int)(seed >> 32);
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    const unsigned long long p0 = (unsigned long long)0xD2511F53u * c0;
-    const unsigned long long p1 = (unsigned long long)0xCD9E8D57u * c2;
-    c0 = (unsigned int)(p1 >> 32) ^ c1 ^ k0;
-    c1 = (unsigned int)p1;
-    c2 = (unsigned int)(p0 >> 32) ^ c3 ^ k1;
-    c3 = (unsigned int)p0;
-  }
-  out[0] = c0;
-  out[1] = c1;
-  out[2] = c2;
-  out[3] = c3;
+  gnnrt_philox4x32_10((unsigned int)b, (unsigned int)(b >> 32), stream, step,
+                      (unsigned int)seed, (unsigned int)(seed >> 32), out);
 }
 
 )";
+}
 
 /// A dropout a generated kernel computes: of a whole f32 tensor (the CUDA
 /// target restricts no rows; a head's columns index another matrix's mask).
@@ -101,7 +93,7 @@ bool cuda::isFusible(Operation *op, bool dropout) {
 }
 
 std::string cuda::KernelUnit::source() const {
-  return (usesPhilox ? kPhiloxSource : "") + deviceText + text;
+  return (usesPhilox ? philoxSource() : std::string()) + deviceText + text;
 }
 
 bool cuda::KernelUnit::fusibleIntoOp(ArrayRef<Operation *> run) {

@@ -23,43 +23,29 @@
 namespace gnnrt {
 
 namespace philox_detail {
-constexpr uint32_t kMul0 = 0xD2511F53u;
-constexpr uint32_t kMul1 = 0xCD9E8D57u;
-constexpr uint32_t kWeyl0 = 0x9E3779B9u;
-constexpr uint32_t kWeyl1 = 0xBB67AE85u;
+// The algorithm's one text (PhiloxCore.inc), which generated CUDA units
+// print too.
+#define GNNRT_PHILOX_QUALIFIERS GNNRT_HD inline
+#include "gnnrt/PhiloxCore.inc"
+#undef GNNRT_PHILOX_QUALIFIERS
+static_assert(sizeof(unsigned int) == 4 && sizeof(unsigned long long) == 8,
+              "PhiloxCore.inc needs 32-bit unsigned int");
 
-GNNRT_HD inline void mulHiLo(uint32_t a, uint32_t b, uint32_t &hi,
-                             uint32_t &lo) {
-  uint64_t p = static_cast<uint64_t>(a) * b;
-  hi = static_cast<uint32_t>(p >> 32);
-  lo = static_cast<uint32_t>(p);
-}
-
-GNNRT_HD inline void philoxRound(uint32_t ctr[4], const uint32_t key[2]) {
-  uint32_t hi0, lo0, hi1, lo1;
-  mulHiLo(kMul0, ctr[0], hi0, lo0);
-  mulHiLo(kMul1, ctr[2], hi1, lo1);
-  uint32_t next[4] = {hi1 ^ ctr[1] ^ key[0], lo1, hi0 ^ ctr[3] ^ key[1], lo0};
-  for (int i = 0; i < 4; ++i)
-    ctr[i] = next[i];
-}
+constexpr uint32_t kMul0 = GNNRT_PHILOX_M0;
+constexpr uint32_t kMul1 = GNNRT_PHILOX_M1;
+constexpr uint32_t kWeyl0 = GNNRT_PHILOX_W0;
+constexpr uint32_t kWeyl1 = GNNRT_PHILOX_W1;
 } // namespace philox_detail
 
 /// One Philox4x32-10 block: 10 rounds of the bijection keyed by \p key,
 /// with the key bumped by the Weyl constants between rounds.
 GNNRT_HD inline void philox4x32(const uint32_t counter[4],
                                 const uint32_t key[2], uint32_t out[4]) {
-  uint32_t ctr[4] = {counter[0], counter[1], counter[2], counter[3]};
-  uint32_t k[2] = {key[0], key[1]};
-  for (int r = 0; r < 10; ++r) {
-    if (r > 0) {
-      k[0] += philox_detail::kWeyl0;
-      k[1] += philox_detail::kWeyl1;
-    }
-    philox_detail::philoxRound(ctr, k);
-  }
+  unsigned int words[4];
+  philox_detail::gnnrt_philox4x32_10(counter[0], counter[1], counter[2],
+                                     counter[3], key[0], key[1], words);
   for (int i = 0; i < 4; ++i)
-    out[i] = ctr[i];
+    out[i] = words[i];
 }
 
 /// Word `index mod 4` of the block whose counter is
