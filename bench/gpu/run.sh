@@ -30,22 +30,17 @@ for exe in "$bin"/*.cuda; do
     log "$b cpu rc=$?"
   fi
 done
-# Generated dropout (above) against the library's kernel (build.sh's ab/).
-for exe in "$bin"/ab/*.cuda; do
-  [ -e "$exe" ] || continue
-  b=$(basename "$exe" .cuda)
-  ds=$(dataset "$b")
-  timeout 150 "$exe" --quiet ${ds:+--data "$data/$ds"} > "$dest/$b.libdropout.txt" 2>&1
-  log "$b cuda, library dropout rc=$?"
-done
-# Generated reductions, edge softmax and loss against the library's
-# (build.sh's ab-kernels/).
-for exe in "$bin"/ab-kernels/*.cuda; do
-  [ -e "$exe" ] || continue
-  b=$(basename "$exe" .cuda)
-  ds=$(dataset "$b")
-  timeout 150 "$exe" --quiet ${ds:+--data "$data/$ds"} > "$dest/$b.libkernels.txt" 2>&1
-  log "$b cuda, library reductions/softmax/loss rc=$?"
+# The generated kernels (above) against the library's: dropout (build.sh's
+# ab/, PROGRAM.libdropout.txt), and reductions, edge softmax and loss
+# (ab-kernels/, PROGRAM.libkernels.txt).
+for variant in ab:libdropout ab-kernels:libkernels; do
+  for exe in "$bin/${variant%%:*}"/*.cuda; do
+    [ -e "$exe" ] || continue
+    b=$(basename "$exe" .cuda)
+    ds=$(dataset "$b")
+    timeout 150 "$exe" --quiet ${ds:+--data "$data/$ds"} > "$dest/$b.${variant#*:}.txt" 2>&1
+    log "$b cuda, ${variant#*:} rc=$?"
+  done
 done
 timeout 120 "$bin/gnnc-spmm-bandwidth" > "$dest/spmm-bandwidth.txt" 2>&1
 log "spmm bandwidth rc=$?"

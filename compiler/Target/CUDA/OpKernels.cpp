@@ -82,6 +82,51 @@ std::string rowHeadOfWarp(int64_t heads, StringRef indptr) {
       .str();
 }
 
+/// One pass of an edge softmax kernel over its row's slots, in the warp
+/// form (lane `lane` takes every 32nd slot) or the emulator's (lane 0 takes
+/// them all): `for (...) {` with `e`, the element of head k, defined.
+std::string slotLoop(bool warp, StringRef element) {
+  return (Twine(warp ? "    for (long long s = begin + lane; s < end; s += "
+                       "32) {\n"
+                     : "    for (long long s = begin; s < end; ++s) {\n") +
+          "      const long long e = " + element + ";\n")
+      .str();
+}
+
+/// The statement adding \p term to the lane sum `acc` of the current slot,
+/// and the text that then leaves the warp's total in `const float acc`
+/// (the butterfly: __shfl_xor_sync, or KernelCommon.h's order in lane 0).
+std::string laneAdd(bool warp, StringRef acc, StringRef term) {
+  return warp ? (Twine("      ") + acc + " += " + term + ";\n").str()
+              : (Twine("      lanes[(s - begin) % 32] += ") + term + ";\n")
+                    .str();
+}
+std::string laneTotal(bool warp, StringRef acc) {
+  if (warp)
+    return (Twine("    for (int o = 16; o > 0; o /= 2)\n      ") + acc +
+            " += "
+            "__shfl_xor_sync(0xffffffffu, " +
+            acc + ", o);\n")
+        .str();
+  return std::string(kButterflyText) +
+         (Twine("    const float ") + acc + " = lanes[0];\n").str();
+}
+std::string laneStart(bool warp, StringRef acc) {
+  return warp ? (Twine("    float ") + acc + " = 0.0f;\n").str()
+              : "    float lanes[32] = {};\n";
+}
+
+/// Both forms of a kernel's passes, \p form(warp), chosen where it is
+/// compiled: the warp form for a GPU, lane 0 doing the lanes one after
+/// another in the emulator (which runs threads one at a time), ending with
+/// the last pass's loop bounds `first` and `step`.
+std::string bothForms(function_ref<std::string(bool)> form) {
+  return "#ifdef __CUDA_ARCH__\n" + form(true) +
+         "    const long long first = begin + lane, step = 32;\n#else\n" +
+         "    if (lane != 0)\n      continue;\n" + form(false) +
+         "    const long long first = begin, step = 1;\n#endif\n";
+}
+
 /// The grid-stride loop over \p count items with index \p var.
 std::string loop(StringRef var, StringRef count) {
   return llvm::formatv("  for (long long {0} = (long long)blockIdx.x * "
@@ -482,56 +527,27 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
             llvm::formatv("(long long){0}[s] * {1} + k", ids, heads);
         // softmaxRow for head k of row i, a warp per (row, head); each x is
         // read before its y is written, so y may be x.
+        const std::string xe = x->at("e", "k");
+        auto form = [&](bool warp) {
+          std::string text = std::string("    float m = ") + kNegInf + ";\n" +
+                             slotLoop(warp, e) + "      const float v = " + xe +
+                             ";\n      m = m < v ? v : m;\n    }\n";
+          if (warp)
+            text += "    for (int o = 16; o > 0; o /= 2) {\n"
+                    "      const float u = __shfl_xor_sync(0xffffffffu, m, "
+                    "o);\n"
+                    "      m = m < u ? u : m;\n    }\n";
+          return text + laneStart(warp, "sum") + slotLoop(warp, e) +
+                 "      const float ev = expf(" + xe + " - m);\n      " +
+                 y->array + "[e] = ev;\n" + laneAdd(warp, "sum", "ev") +
+                 "    }\n" + laneTotal(warp, "sum");
+        };
         std::string body =
             loop("t", std::to_string(nodes * heads * kEdgeLanes)) +
-            rowHeadOfWarp(heads, ptr) +
-            llvm::formatv(
-                "#ifdef __CUDA_ARCH__\n"
-                "    float m = {0};\n"
-                "    for (long long s = begin + lane; s < end; s += 32) {{\n"
-                "      const long long e = {1};\n"
-                "      const float v = {2};\n"
-                "      m = m < v ? v : m;\n"
-                "    }\n"
-                "    for (int o = 16; o > 0; o /= 2) {{\n"
-                "      const float u = __shfl_xor_sync(0xffffffffu, m, o);\n"
-                "      m = m < u ? u : m;\n"
-                "    }\n"
-                "    float sum = 0.0f;\n"
-                "    for (long long s = begin + lane; s < end; s += 32) {{\n"
-                "      const long long e = {1};\n"
-                "      const float ev = expf({2} - m);\n"
-                "      {3}[e] = ev;\n"
-                "      sum += ev;\n"
-                "    }\n"
-                "    for (int o = 16; o > 0; o /= 2)\n"
-                "      sum += __shfl_xor_sync(0xffffffffu, sum, o);\n"
-                "    const long long first = begin + lane, step = 32;\n"
-                "#else\n"
-                "    if (lane != 0)\n"
-                "      continue;\n"
-                "    float m = {0};\n"
-                "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const long long e = {1};\n"
-                "      const float v = {2};\n"
-                "      m = m < v ? v : m;\n"
-                "    }\n"
-                "    float lanes[32] = {{};\n"
-                "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const long long e = {1};\n"
-                "      const float ev = expf({2} - m);\n"
-                "      {3}[e] = ev;\n"
-                "      lanes[(s - begin) % 32] += ev;\n"
-                "    }\n"
-                "{4}"
-                "    const float sum = lanes[0];\n"
-                "    const long long first = begin, step = 1;\n"
-                "#endif\n"
-                "    for (long long s = first; s < end; s += step) {{\n"
-                "      const long long e = {1};\n",
-                kNegInf, e, x->at("e", "k"), y->array, kButterflyText)
-                .str() +
-            y->write("e", "k", y->array + "[e] / sum", "      ") +
+            rowHeadOfWarp(heads, ptr) + bothForms(form) +
+            "    for (long long s = first; s < end; s += step) {\n"
+            "      const long long e = " +
+            e + ";\n" + y->write("e", "k", y->array + "[e] / sum", "      ") +
             "    }\n  }\n";
         launchStep(llvm::formatv("edge softmax, {0} heads over {1} nodes{2}{3}",
                                  heads, nodes, fused, followed)
@@ -558,37 +574,19 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         // softmaxGradRow, a warp per (row, head): dx may be y or dy (each
         // element is written after the dot product read it, from its own y
         // and dy).
+        const std::string dye = dy->at("e", "k");
+        auto form = [&](bool warp) {
+          return laneStart(warp, "dot") + slotLoop(warp, e) +
+                 laneAdd(warp, "dot", y + "[e] * " + dye) + "    }\n" +
+                 laneTotal(warp, "dot");
+        };
         std::string body =
             loop("t", std::to_string(nodes * heads * kEdgeLanes)) +
-            rowHeadOfWarp(heads, ptr) +
-            llvm::formatv(
-                "#ifdef __CUDA_ARCH__\n"
-                "    float dot = 0.0f;\n"
-                "    for (long long s = begin + lane; s < end; s += 32) {{\n"
-                "      const long long e = {0};\n"
-                "      dot += {1}[e] * {2};\n"
-                "    }\n"
-                "    for (int o = 16; o > 0; o /= 2)\n"
-                "      dot += __shfl_xor_sync(0xffffffffu, dot, o);\n"
-                "    const long long first = begin + lane, step = 32;\n"
-                "#else\n"
-                "    if (lane != 0)\n"
-                "      continue;\n"
-                "    float lanes[32] = {{};\n"
-                "    for (long long s = begin; s < end; ++s) {{\n"
-                "      const long long e = {0};\n"
-                "      lanes[(s - begin) % 32] += {1}[e] * {2};\n"
-                "    }\n"
-                "{3}"
-                "    const float dot = lanes[0];\n"
-                "    const long long first = begin, step = 1;\n"
-                "#endif\n"
-                "    for (long long s = first; s < end; s += step) {{\n"
-                "      const long long e = {0};\n",
-                e, y, dy->at("e", "k"), kButterflyText)
-                .str() +
-            dx->write("e", "k", y + "[e] * (" + dy->at("e", "k") + " - dot)",
-                      "      ") +
+            rowHeadOfWarp(heads, ptr) + bothForms(form) +
+            "    for (long long s = first; s < end; s += step) {\n"
+            "      const long long e = " +
+            e + ";\n" +
+            dx->write("e", "k", y + "[e] * (" + dye + " - dot)", "      ") +
             "    }\n  }\n";
         launchStep(llvm::formatv(
                        "edge softmax gradient, {0} heads over {1} nodes{2}{3}",

@@ -246,43 +246,47 @@ int gnnrt_cuda_host_free(gnnrt_cuda *ctx, void *p) {
   return release(ctx, false, p);
 }
 
-int gnnrt_cuda_staging(gnnrt_cuda *ctx, int64_t bytes, void **out) {
-  GNNRT_RETURN_IF_ERROR(requireContext(ctx, "gnnrt_cuda_staging"));
+} // extern "C"
+
+namespace {
+
+/// gnnrt_cuda_staging's and gnnrt_cuda_scratch's grow-only buffer \p buffer
+/// of \p size bytes: at least \p bytes (and one), pinned host or \p device
+/// memory.
+int growBuffer(gnnrt_cuda *ctx, const char *fn, bool device, int64_t bytes,
+               void *&buffer, int64_t &size, void **out) {
+  GNNRT_RETURN_IF_ERROR(requireContext(ctx, fn));
   if (!out)
-    return fail(GNNRT_ERR_NULL_POINTER, "gnnrt_cuda_staging: null output");
+    return fail(GNNRT_ERR_NULL_POINTER, std::string(fn) + ": null output");
   if (bytes < 0)
     return fail(GNNRT_ERR_BAD_SIZE,
-                "gnnrt_cuda_staging: " + std::to_string(bytes) + " bytes");
-  if (bytes > ctx->stagingBytes) {
-    GNNRT_RETURN_IF_ERROR(release(ctx, false, ctx->staging));
-    ctx->staging = nullptr;
-    ctx->stagingBytes = 0;
-    GNNRT_RETURN_IF_ERROR(allocate(ctx, false, bytes, &ctx->staging));
-    ctx->stagingBytes = bytes;
+                std::string(fn) + ": " + std::to_string(bytes) + " bytes");
+  if (bytes > size || !buffer) {
+    GNNRT_RETURN_IF_ERROR(release(ctx, device, buffer));
+    buffer = nullptr;
+    size = 0;
+    GNNRT_RETURN_IF_ERROR(
+        allocate(ctx, device, bytes > 0 ? bytes : 1, &buffer));
+    size = bytes;
   }
-  *out = ctx->staging;
+  *out = buffer;
   return GNNRT_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+int gnnrt_cuda_staging(gnnrt_cuda *ctx, int64_t bytes, void **out) {
+  return growBuffer(ctx, "gnnrt_cuda_staging", false, bytes, ctx->staging,
+                    ctx->stagingBytes, out);
 }
 
 // Device memory like the arena's, so the report's "GPU memory in use"
 // counts it as a GPU's cudaMemGetInfo would.
 int gnnrt_cuda_scratch(gnnrt_cuda *ctx, int64_t bytes, void **out) {
-  GNNRT_RETURN_IF_ERROR(requireContext(ctx, "gnnrt_cuda_scratch"));
-  if (!out)
-    return fail(GNNRT_ERR_NULL_POINTER, "gnnrt_cuda_scratch: null output");
-  if (bytes < 0)
-    return fail(GNNRT_ERR_BAD_SIZE,
-                "gnnrt_cuda_scratch: " + std::to_string(bytes) + " bytes");
-  if (bytes > ctx->scratchBytes || !ctx->scratch) {
-    GNNRT_RETURN_IF_ERROR(release(ctx, true, ctx->scratch));
-    ctx->scratch = nullptr;
-    ctx->scratchBytes = 0;
-    GNNRT_RETURN_IF_ERROR(
-        allocate(ctx, true, bytes > 0 ? bytes : 1, &ctx->scratch));
-    ctx->scratchBytes = bytes;
-  }
-  *out = ctx->scratch;
-  return GNNRT_OK;
+  return growBuffer(ctx, "gnnrt_cuda_scratch", true, bytes, ctx->scratch,
+                    ctx->scratchBytes, out);
 }
 
 // Synchronous copies are on the compute stream: they wait for nothing on
