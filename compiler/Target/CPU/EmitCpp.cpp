@@ -276,6 +276,9 @@ private:
   /// generate) with the runs fused into it, launched in order with the
   /// scratch they share.
   LogicalResult emitGenerated(Operation *op);
+  /// CUDA: the launches of \p generated in a block of their own, after the
+  /// scratch they share.
+  void printLaunches(const cuda::GeneratedOp &generated);
   /// CUDA: picks the element-wise runs that generated op kernels compute
   /// themselves (prologueOf, epilogueOf, fusedIntoOp).
   void planOpFusions();
@@ -309,6 +312,10 @@ private:
   /// their own), and the group before or after each such op.
   llvm::DenseSet<unsigned> fusedIntoOp;
   llvm::DenseMap<Operation *, unsigned> prologueOf, epilogueOf;
+  /// CUDA: runs of train.adam ops updated by one launch
+  /// (cuda::KernelUnit::adamGroups), and the run of each of their ops.
+  SmallVector<SmallVector<Operation *>> adamRuns;
+  llvm::DenseMap<Operation *, unsigned> adamRunOf;
   llvm::DenseMap<Value, std::string> names;
   llvm::DenseMap<Value, std::string> keySeed, keyStep;
   /// Loads that copy nothing (`tile_bytes`): the value's name is the host
@@ -676,6 +683,21 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       return emitFusedCpu(group);
     waitForCopies(group);
     return emitFused(group);
+  }
+  if (auto it = adamRunOf.find(op); it != adamRunOf.end()) {
+    // The run's first op launches the update of every parameter of it.
+    ArrayRef<Operation *> run = adamRuns[it->second];
+    if (op != run.front())
+      return success();
+    waitForCopies(run);
+    for (Operation *member : run)
+      if (failed(defineAll(member)))
+        return failure();
+    FailureOr<cuda::GeneratedOp> generated = options.kernels->fusedAdam(run);
+    if (failed(generated))
+      return failure();
+    printLaunches(*generated);
+    return success();
   }
   if (cuda())
     waitForCopies(op);
@@ -1554,13 +1576,18 @@ LogicalResult FunctionEmitter::emitGenerated(Operation *op) {
       options.kernels->generate(op, prologue, epilogue, escapesKernel);
   if (failed(generated))
     return failure();
+  printLaunches(*generated);
+  return success();
+}
+
+void FunctionEmitter::printLaunches(const cuda::GeneratedOp &generated) {
   os << "  {\n";
-  if (generated->scratchBytes > 0) {
+  if (generated.scratchBytes > 0) {
     os << "    char *gnnc_scratch = nullptr;\n  ";
-    call("gnnrt_cuda_scratch", {"ctx", std::to_string(generated->scratchBytes),
+    call("gnnrt_cuda_scratch", {"ctx", std::to_string(generated.scratchBytes),
                                 "(void **)&gnnc_scratch"});
   }
-  for (const cuda::KernelStep &step : generated->steps) {
+  for (const cuda::KernelStep &step : generated.steps) {
     os << "    {\n";
     std::string params;
     for (auto [k, arg] : llvm::enumerate(step.args)) {
@@ -1579,6 +1606,11 @@ LogicalResult FunctionEmitter::emitGenerated(Operation *op) {
         expr = "(" + arg.ctype + ")(gnnc_scratch + " +
                std::to_string(arg.offset) + ")";
         break;
+      case cuda::KernelArg::Kind::BiasCorrection:
+        // adamConstants' 1 - pow(beta, step), with the same pow.
+        expr = "1.0 - pow(" + literal(arg.base) + ", (double)" +
+               name(arg.value) + ")";
+        break;
       }
       std::string var = "gnnc_p" + std::to_string(k);
       os << "      " << arg.ctype << var << " = " << expr << ";\n";
@@ -1591,7 +1623,6 @@ LogicalResult FunctionEmitter::emitGenerated(Operation *op) {
     os << "    }\n";
   }
   os << "  }\n";
-  return success();
 }
 
 LogicalResult FunctionEmitter::emitFusedCpu(ArrayRef<Operation *> group) {
@@ -1781,8 +1812,13 @@ LogicalResult FunctionEmitter::emit() {
   for (auto [index, group] : llvm::enumerate(groups))
     for (Operation *op : group)
       groupOf[op] = index;
-  if (cuda() && options.generatedOpKernels)
+  if (cuda() && options.generatedOpKernels) {
     planOpFusions();
+    adamRuns = cuda::KernelUnit::adamGroups(func.getBody().front());
+    for (auto [index, run] : llvm::enumerate(adamRuns))
+      for (Operation *op : run)
+        adamRunOf[op] = index;
+  }
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     std::string var = "a" + std::to_string(i);
     Type type = arg.getType();

@@ -59,9 +59,10 @@ struct CppEmitOptions {
   /// Cuda: generate dropout in the element-wise kernels (else the
   /// library's gnnrt_cuda_dropout; CompileSettings::cudaLibraryDropout).
   bool generatedDropout = true;
-  /// Cuda: generate reductions, edge softmax and its gradient, and the loss
-  /// and its gradient (cuda::KernelUnit::generates), else call the
-  /// library's kernels (CompileSettings::cudaLibraryKernels).
+  /// Cuda: generate reductions, edge softmax and its gradient, the loss and
+  /// its gradient (cuda::KernelUnit::generates), and one Adam launch per
+  /// run of train.adam ops (adamGroups), else call the library's kernels
+  /// (CompileSettings::cudaLibraryKernels).
   bool generatedOpKernels = true;
   /// The .gnn file, recorded in the tables for reports.
   std::string source;

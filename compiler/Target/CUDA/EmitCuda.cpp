@@ -56,6 +56,7 @@ LogicalResult mlir::gnn::emitCuda(ModuleOp module, llvm::raw_ostream &os,
         "#include \"gnnrt/Cuda.h\"\n"
         "#include \"gnnrt/Model.h\"\n"
         "#include \"gnnrt/Offload.h\"\n\n"
+        "#include <math.h>\n"
         "#include <stdint.h>\n"
         "#include <string.h>\n\n"
         "// Every operation's status is checked; the first failure is "

@@ -60,10 +60,16 @@ struct KernelLaunch {
 /// pointer the host code has (a tensor, an array of a bound graph's CSR by
 /// destination) or a place in the context's scratch (gnnrt_cuda_scratch).
 struct KernelArg {
-  enum class Kind { Tensor, Indptr, EdgeId, Scratch } kind;
-  Value value;        ///< Tensor: the tensor; Indptr, EdgeId: the graph.
+  enum class Kind { Tensor, Indptr, EdgeId, Scratch, BiasCorrection } kind;
+  /// Tensor: the tensor; Indptr, EdgeId: the graph; BiasCorrection: the
+  /// step (an i64).
+  Value value;
   int64_t offset = 0; ///< Scratch: the byte offset.
   std::string ctype;  ///< The parameter's type: "const float *", ...
+  /// BiasCorrection: Adam's `1 - base^step` as a double, computed by the
+  /// host code with the C library's pow, as adamConstants does for the CPU
+  /// (a device pow could round differently).
+  double base = 0;
 };
 
 /// One launch of a generated op kernel, over \p items work items.
@@ -114,6 +120,17 @@ public:
   static bool acceptsEpilogue(Operation *op);
   /// Whether \p run may be a prologue or an epilogue: no dropout.
   static bool fusibleIntoOp(ArrayRef<Operation *> run);
+
+  /// The runs of two or more adjacent train.adam ops of f32 tensors with
+  /// the same options and step operand, in \p block: each is one launch of
+  /// fusedAdam instead of one library call per parameter.
+  static SmallVector<SmallVector<Operation *>> adamGroups(Block &block);
+  /// One launch updating every parameter of \p group (one of adamGroups):
+  /// a thread per element of the parameters end to end, each element as
+  /// the CPU's adamElement computes it, the step's bias corrections as
+  /// launch arguments computed by the host code with the C library's pow
+  /// (as gnnrt_cpu_adam's adamConstants).
+  FailureOr<GeneratedOp> fusedAdam(ArrayRef<Operation *> group);
 
   /// The kernel computing \p group (one of fusionGroups) and how to launch
   /// it. Results of the group that \p escapes are written; the others stay

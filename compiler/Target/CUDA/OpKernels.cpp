@@ -760,3 +760,134 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         return op->emitError("the CUDA target generates no kernel for this op");
       });
 }
+
+//===----------------------------------------------------------------------===//
+// Adam over several parameters in one launch
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// What makes two train.adam ops one launch: the same options and step.
+bool sameAdam(train::AdamOp a, train::AdamOp b) {
+  return a.getStep() == b.getStep() && a.getLr() == b.getLr() &&
+         a.getBeta1() == b.getBeta1() && a.getBeta2() == b.getBeta2() &&
+         a.getEps() == b.getEps() && a.getWeightDecay() == b.getWeightDecay() &&
+         a.getDecoupled() == b.getDecoupled();
+}
+
+bool plainAdam(train::AdamOp op) {
+  return llvm::all_of(op->getOperands().take_front(4), plainF32) &&
+         llvm::all_of(op->getResults(), plainF32) && !getAnyRestriction(op);
+}
+
+} // namespace
+
+SmallVector<SmallVector<Operation *>>
+cuda::KernelUnit::adamGroups(Block &block) {
+  SmallVector<SmallVector<Operation *>> groups;
+  SmallVector<Operation *> current;
+  auto flush = [&] {
+    if (current.size() > 1)
+      groups.push_back(current);
+    current.clear();
+  };
+  for (Operation &op : block) {
+    auto adam = dyn_cast<train::AdamOp>(op);
+    if (!adam || !plainAdam(adam)) {
+      flush();
+      continue;
+    }
+    // 64 parameters are 3.6 KB of launch arguments, under the 4 KB a
+    // kernel may take on every CUDA version.
+    if (!current.empty() &&
+        (!sameAdam(cast<train::AdamOp>(current.front()), adam) ||
+         current.size() == 64))
+      flush();
+    current.push_back(&op);
+  }
+  flush();
+  return groups;
+}
+
+FailureOr<cuda::GeneratedOp>
+cuda::KernelUnit::fusedAdam(ArrayRef<Operation *> group) {
+  auto first = cast<train::AdamOp>(group.front());
+  const double lr = first.getLr().convertToDouble();
+  const double beta1 = first.getBeta1().convertToDouble();
+  const double beta2 = first.getBeta2().convertToDouble();
+  const double eps = first.getEps().convertToDouble();
+  const double decay = first.getWeightDecay().convertToDouble();
+  const bool decoupled = first.getDecoupled();
+  // adamConstants (KernelCommon.h): 1 - beta^t on the host, the rest here.
+  Params params;
+  params.add(
+      {KernelArg::Kind::BiasCorrection, first.getStep(), 0, "double ", beta1},
+      "correction1");
+  params.add(
+      {KernelArg::Kind::BiasCorrection, first.getStep(), 0, "double ", beta2},
+      "correction2");
+  std::string select, sizes;
+  int64_t total = 0;
+  for (auto [k, op] : llvm::enumerate(group)) {
+    auto adam = cast<train::AdamOp>(op);
+    const int64_t n =
+        cast<RankedTensorType>(adam.getParam().getType()).getNumElements();
+    const std::string q = "q" + std::to_string(k);
+    static constexpr const char *kInputs[] = {"param", "grad", "m", "v"};
+    static constexpr const char *kOutputs[] = {"new_param", "new_m", "new_v"};
+    SmallVector<std::string> names;
+    for (auto [value, role] :
+         llvm::zip(adam->getOperands().take_front(4), kInputs))
+      names.push_back(
+          params.add(tensor(value, "const float *"), q + "_" + role));
+    for (auto [value, role] : llvm::zip(adam->getResults(), kOutputs))
+      names.push_back(params.add(tensor(value, "float *"), q + "_" + role));
+    // Parameter k holds elements [total, total + n) of the launch.
+    select += llvm::formatv("{0}if (t < {1}LL) {{\n"
+                            "      i = t - {2}LL;\n"
+                            "      param = {3}; grad = {4}; m = {5}; v = {6};\n"
+                            "      new_param = {7}; new_m = {8}; new_v = {9};\n"
+                            "    }",
+                            k ? " else " : "    ", total + n, total, names[0],
+                            names[1], names[2], names[3], names[4], names[5],
+                            names[6])
+                  .str();
+    if (k + 1 == group.size())
+      select += "\n";
+    sizes += (k ? " + " : "") + std::to_string(n);
+    total += n;
+  }
+  std::string body =
+      loop("t", std::to_string(total)) +
+      "    long long i = 0;\n"
+      "    const float *param = 0, *grad = 0, *m = 0, *v = 0;\n"
+      "    float *new_param = 0, *new_m = 0, *new_v = 0;\n" +
+      select +
+      llvm::formatv(
+          "    double p = param[i];\n"
+          "    const double g = grad[i] + {0} * p;\n"
+          "    const double mi = {1} * m[i] + {2} * g;\n"
+          "    const double vi = {3} * v[i] + {4} * g * g;\n"
+          "    const double mh = mi / correction1, vh = vi / correction2;\n"
+          "    p *= {5};\n"
+          "    p -= {6} * mh / (sqrt(vh) + {7});\n"
+          "    new_m[i] = (float)mi;\n"
+          "    new_v[i] = (float)vi;\n"
+          "    new_param[i] = (float)p;\n"
+          "  }\n",
+          doubleLiteral(decoupled ? 0.0 : decay), doubleLiteral(beta1),
+          doubleLiteral(1.0 - beta1), doubleLiteral(beta2),
+          doubleLiteral(1.0 - beta2),
+          doubleLiteral(decoupled ? 1.0 - lr * decay : 1.0), doubleLiteral(lr),
+          doubleLiteral(eps))
+          .str();
+  GeneratedOp out;
+  std::string name =
+      add(llvm::formatv("adam{0} over {1} parameters ({2} elements)",
+                        decoupled ? " (decoupled weight decay)" : "",
+                        group.size(), sizes)
+              .str(),
+          params.signature() + body + "}\n");
+  out.steps.push_back({name, total, params.args});
+  return out;
+}

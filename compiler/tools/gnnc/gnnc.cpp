@@ -92,9 +92,9 @@ static cl::opt<bool> cudaLibraryDropout(
 
 static cl::opt<bool> cudaLibraryKernels(
     "cuda-library-kernels",
-    cl::desc("--target=cuda: reductions, edge softmax and the loss through "
-             "the runtime library's kernels instead of generated ones (to "
-             "compare the two on a GPU; same values)"),
+    cl::desc("--target=cuda: reductions, edge softmax, the loss and Adam "
+             "through the runtime library's kernels instead of generated ones "
+             "(to compare the two on a GPU; same values)"),
     cl::sub(runCmd), cl::sub(compileCmd), cl::sub(emitCmd),
     cl::cat(gnncCategory));
 

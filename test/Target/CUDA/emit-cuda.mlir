@@ -402,3 +402,35 @@ func.func @fused(%g: !gnn.graph<4x6>, %s: tensor<6x2xf32>, %b: tensor<2xf32>, %d
   %9 = gnn.reduce sum %8 {dim = 0 : i64} : tensor<6x2xf32> -> tensor<2xf32>
   return %1, %3, %z, %5, %7, %9, %8 : tensor<6x2xf32>, tensor<6x2xf32>, tensor<6xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<6x2xf32>
 }
+
+// -----
+
+// Adjacent train.adam ops with the same options and step are one launch
+// over all their parameters end to end; the step's bias corrections are
+// computed by the host code with the C library's pow, as the CPU runtime
+// does, and passed in. An Adam with other options (here lr) is not in the
+// run: alone, it stays the library's call.
+// CHECK-LABEL: // adam over 2 parameters (6 + 2 elements)
+// CHECK-NEXT: extern "C" __global__ void [[ADAM:gnnc_k[0-9]+]](double correction1, double correction2, const float *q0_param, const float *q0_grad, const float *q0_m, const float *q0_v, float *q0_new_param, float *q0_new_m, float *q0_new_v, const float *q1_param,
+// CHECK: t < 8;
+// CHECK: if (t < 6LL) {
+// CHECK-NEXT: i = t - 0LL;
+// CHECK: } else if (t < 8LL) {
+// CHECK-NEXT: i = t - 6LL;
+// CHECK: const double g = grad[i] + 5.0000000000000001e-04 * p;
+// CHECK-NEXT: const double mi = 9.0000000000000002e-01 * m[i] + 9.9999999999999978e-02 * g;
+// CHECK-NEXT: const double vi = 9.9900000000000000e-01 * v[i] + 1.0000000000000009e-03 * g * g;
+// CHECK-NEXT: const double mh = mi / correction1, vh = vi / correction2;
+// CHECK-NEXT: p *= 1.0000000000000000e+00;
+// CHECK-NEXT: p -= 1.0000000000000000e-02 * mh / (sqrt(vh) + 1.0000000000000000e-08);
+// CHECK-LABEL: // @adam
+// CHECK: double gnnc_p0 = 1.0 - pow(0.90000000000000002, (double)a8);
+// CHECK-NEXT: double gnnc_p1 = 1.0 - pow(0.999, (double)a8);
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[ADAM]]", 8, gnnc_params));
+// CHECK: GNNC_CALL(gnnrt_cuda_adam(a0, a1, a2, a3, 6, a8, 0.02,
+func.func @adam(%p0: tensor<6xf32>, %g0: tensor<6xf32>, %m0: tensor<6xf32>, %v0: tensor<6xf32>, %p1: tensor<2xf32>, %g1: tensor<2xf32>, %m1: tensor<2xf32>, %v1: tensor<2xf32>, %step: i64) -> (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) {
+  %a:3 = train.adam %p0, %g0, %m0, %v0, %step {beta1 = 9.0e-01 : f64, beta2 = 9.99e-01 : f64, eps = 1.0e-08 : f64, lr = 1.0e-02 : f64, weight_decay = 5.0e-04 : f64} : tensor<6xf32>
+  %b:3 = train.adam %p1, %g1, %m1, %v1, %step {beta1 = 9.0e-01 : f64, beta2 = 9.99e-01 : f64, eps = 1.0e-08 : f64, lr = 1.0e-02 : f64, weight_decay = 5.0e-04 : f64} : tensor<2xf32>
+  %c:3 = train.adam %p0, %g0, %m0, %v0, %step {beta1 = 9.0e-01 : f64, beta2 = 9.99e-01 : f64, eps = 1.0e-08 : f64, lr = 2.0e-02 : f64, weight_decay = 5.0e-04 : f64} : tensor<6xf32>
+  return %a#0, %a#1, %a#2, %b#0, %b#1, %b#2, %c#0, %c#1, %c#2 : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
+}

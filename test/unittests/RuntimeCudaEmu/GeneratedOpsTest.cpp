@@ -27,6 +27,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -114,6 +115,13 @@ protected:
   float *deviceFloats(size_t n) { return device(std::vector<float>(n, 0.0f)); }
 
   /// The function @f of \p body's ops over the arguments of SetUp's sizes.
+  /// The function @f of \p source.
+  func::FuncOp parseFunction(const std::string &source) {
+    module = parseSourceString<ModuleOp>(source, &context);
+    EXPECT_TRUE(module) << source;
+    return module ? cast<func::FuncOp>(module->getBody()->front())
+                  : func::FuncOp();
+  }
   func::FuncOp parse(const std::string &body) {
     std::string source = llvm::formatv(
         "func.func @f(%g: !gnn.graph<{0}x{1}>, %x: tensor<{2}x{3}xf32>, "
@@ -140,19 +148,26 @@ protected:
         unit->generate(op, prologue, epilogue,
                        [&](Value v) { return llvm::is_contained(stored, v); });
     ASSERT_TRUE(succeeded(generated));
-    sources.push_back(std::make_unique<std::string>(unit->source()));
+    launch(*unit, *generated, pointers);
+  }
+
+  /// Launches \p generated, whose kernels \p unit holds, on the emulator.
+  void launch(const gnn::cuda::KernelUnit &unit,
+              const gnn::cuda::GeneratedOp &generated,
+              const llvm::DenseMap<Value, void *> &pointers) {
+    sources.push_back(std::make_unique<std::string>(unit.source()));
     // A new address per unit: the emulator caches units by address.
     tables.push_back(std::make_unique<gnnrt_cuda_kernels>());
     gnnrt_cuda_kernels *table = tables.back().get();
     table->name = "GeneratedOpsTest";
     table->source = sources.back()->c_str();
     char *scratch = nullptr;
-    if (generated->scratchBytes > 0) {
-      ASSERT_EQ(gnnrt_cuda_scratch(ctx, generated->scratchBytes,
+    if (generated.scratchBytes > 0) {
+      ASSERT_EQ(gnnrt_cuda_scratch(ctx, generated.scratchBytes,
                                    reinterpret_cast<void **>(&scratch)),
                 GNNRT_OK);
     }
-    for (const gnn::cuda::KernelStep &step : generated->steps) {
+    for (const gnn::cuda::KernelStep &step : generated.steps) {
       std::vector<void *> values;
       for (const gnn::cuda::KernelArg &a : step.args) {
         switch (a.kind) {
@@ -169,11 +184,23 @@ protected:
         case gnn::cuda::KernelArg::Kind::Scratch:
           values.push_back(scratch + a.offset);
           break;
+        case gnn::cuda::KernelArg::Kind::BiasCorrection:
+          // What the host code computes (1 - pow(base, step)), in a
+          // double that outlives the launch.
+          ASSERT_TRUE(steps.count(a.value));
+          doubles.push_back(std::make_unique<double>(
+              1.0 -
+              std::pow(a.base, static_cast<double>(steps.lookup(a.value)))));
+          values.push_back(doubles.back().get());
+          break;
         }
       }
       std::vector<void *> params;
-      for (void *&v : values)
-        params.push_back(&v);
+      for (auto [v, a] : llvm::zip(values, step.args))
+        params.push_back(a.kind == gnn::cuda::KernelArg::Kind::BiasCorrection
+                             ? v    // the double itself
+                             : &v); // the pointer's address
+
       ASSERT_EQ(gnnrt_cuda_launch(ctx, table, step.kernel.c_str(), step.items,
                                   params.data()),
                 GNNRT_OK)
@@ -189,6 +216,9 @@ protected:
   std::vector<int32_t> indptr, slotSrc, slotId;
   gnnrt_graph graph{};
   std::vector<std::unique_ptr<std::string>> sources;
+  /// The Adam step of each step operand (BiasCorrection arguments).
+  llvm::DenseMap<Value, int64_t> steps;
+  std::vector<std::unique_ptr<double>> doubles;
   std::vector<std::unique_ptr<gnnrt_cuda_kernels>> tables;
 };
 
@@ -414,6 +444,72 @@ TEST_F(GeneratedOps, RunsFusedIntoOpKernelsGiveTheCpuKernelsBits) {
   EXPECT_TRUE(sameBytes(sums, wantSums.data(), kCols));
   // The softmax gradient itself is not stored: only the epilogue reads it.
   EXPECT_TRUE(std::all_of(dx, dx + n, [](float v) { return v == 0.0f; }));
+}
+
+// Adam over several parameters in one launch (what the CUDA target makes
+// of adjacent train.adam ops), L2 and decoupled weight decay, against
+// gnnrt_cpu_adam on each parameter: the same bits.
+TEST_F(GeneratedOps, OneAdamLaunchUpdatesEveryParameterAsTheCpu) {
+  for (bool decoupled : {false, true}) {
+    const int64_t sizes[] = {1433 * 16, 16, 7, 1};
+    std::string source = "func.func @f(%step: i64";
+    for (int k = 0; k < 4; ++k)
+      for (const char *role : {"p", "g", "m", "v"})
+        source += llvm::formatv(", %{0}{1}: tensor<{2}xf32>", role, k, sizes[k])
+                      .str();
+    source += ") {\n";
+    for (int k = 0; k < 4; ++k)
+      source += llvm::formatv("  %r{0}:3 = train.adam %p{0}, %g{0}, %m{0}, "
+                              "%v{0}, %step {{beta1 = 9.0e-01 : f64, beta2 = "
+                              "9.99e-01 : f64, eps = 1.0e-08 : f64, lr = "
+                              "1.0e-02 : f64, weight_decay = 5.0e-04 : f64{1}}"
+                              " : tensor<{2}xf32>\n",
+                              k, decoupled ? ", decoupled" : "", sizes[k])
+                    .str();
+    source += "  return\n}\n";
+    func::FuncOp f = parseFunction(source);
+    ASSERT_TRUE(f);
+    SmallVector<SmallVector<Operation *>> groups =
+        gnn::cuda::KernelUnit::adamGroups(f.getBody().front());
+    ASSERT_EQ(groups.size(), 1u);
+    ASSERT_EQ(groups[0].size(), 4u);
+    const int64_t step = 7;
+    steps[arg(f, 0)] = step;
+    llvm::DenseMap<Value, void *> pointers;
+    std::vector<std::vector<float>> host(16);
+    std::vector<float *> outs;
+    for (int k = 0; k < 4; ++k) {
+      for (int r = 0; r < 4; ++r) {
+        host[4 * k + r] = orderSensitive(sizes[k], 31 + 4 * k + r);
+        if (r == 3) // v >= 0
+          for (float &x : host[4 * k + r])
+            x = x * x;
+        pointers[arg(f, 1 + 4 * k + r)] = device(host[4 * k + r]);
+      }
+      for (int r = 0; r < 3; ++r) {
+        outs.push_back(deviceFloats(sizes[k]));
+        pointers[groups[0][k]->getResult(r)] = outs.back();
+      }
+    }
+    gnn::cuda::KernelUnit unit;
+    FailureOr<gnn::cuda::GeneratedOp> generated = unit.fusedAdam(groups[0]);
+    ASSERT_TRUE(succeeded(generated));
+    ASSERT_EQ(generated->steps.size(), 1u);
+    launch(unit, *generated, pointers);
+    for (int k = 0; k < 4; ++k) {
+      std::vector<float> p(sizes[k]), m(sizes[k]), v(sizes[k]);
+      ASSERT_EQ(gnnrt_cpu_adam(host[4 * k].data(), host[4 * k + 1].data(),
+                               host[4 * k + 2].data(), host[4 * k + 3].data(),
+                               sizes[k], step, 0.01, 0.9, 0.999, 1e-8, 5e-4,
+                               decoupled, p.data(), m.data(), v.data()),
+                GNNRT_OK);
+      EXPECT_TRUE(sameBytes(outs[3 * k], p.data(), sizes[k]))
+          << "parameter " << k << (decoupled ? " (decoupled)" : "");
+      EXPECT_TRUE(sameBytes(outs[3 * k + 1], m.data(), sizes[k]));
+      EXPECT_TRUE(sameBytes(outs[3 * k + 2], v.data(), sizes[k]));
+    }
+    steps.clear();
+  }
 }
 
 TEST_F(GeneratedOps, AnOutOfRangeLabelGivesNaNNotGarbage) {

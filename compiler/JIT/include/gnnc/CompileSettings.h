@@ -53,7 +53,7 @@ struct CompileSettings {
   /// to compare the two on a GPU; the same bits either way (gnnc
   /// --cuda-library-dropout).
   bool cudaLibraryDropout = false;
-  /// --target=cuda: reductions, edge softmax and the loss through the
+  /// --target=cuda: reductions, edge softmax, the loss and Adam through the
   /// runtime library's kernels instead of generated ones, to compare the
   /// two on a GPU; the same bits either way (gnnc --cuda-library-kernels).
   bool cudaLibraryKernels = false;
