@@ -37,8 +37,8 @@ for f in "$root"/examples/*.gnn "$root"/bench/gpu/programs/*.gnn; do
   echo "built $b"
 done
 # The same programs with dropout through the library's kernel
-# (--cuda-library-dropout), and with reductions, edge softmax and the loss
-# through the library's kernels (--cuda-library-kernels), so that run.sh
+# (--cuda-library-dropout), and with reductions, edge softmax, the loss and
+# Adam through the library's kernels (--cuda-library-kernels), so that run.sh
 # times the generated kernels (the default since 2026-11-29) against the
 # library's in one run.
 mkdir -p "$out/ab" "$out/ab-kernels"

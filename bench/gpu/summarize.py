@@ -53,7 +53,7 @@ def main():
         if "error" in cuda.lower():
             print(f"\n{b} (CUDA) said:\n```\n{cuda[-2000:]}\n```\n")
     ab_table(d, "libdropout", "dropout")
-    ab_table(d, "libkernels", "reductions, edge softmax, loss")
+    ab_table(d, "libkernels", "reductions, edge softmax, loss, Adam")
     for memcheck in sorted(glob.glob(os.path.join(d, "memcheck-*.txt"))):
         name = os.path.basename(memcheck)[len("memcheck-"):-len(".txt")]
         print(f"\ncompute-sanitizer memcheck ({name}, 2 epochs): " +
