@@ -312,8 +312,8 @@ private:
   /// their own), and the group before or after each such op.
   llvm::DenseSet<unsigned> fusedIntoOp;
   llvm::DenseMap<Operation *, unsigned> prologueOf, epilogueOf;
-  /// CUDA: runs of train.adam ops updated by one launch
-  /// (cuda::KernelUnit::adamGroups), and the run of each of their ops.
+  /// CUDA: runs of train.adam or train.sgd ops updated by one launch
+  /// (cuda::KernelUnit::optimizerGroups), and the run of each of their ops.
   SmallVector<SmallVector<Operation *>> adamRuns;
   llvm::DenseMap<Operation *, unsigned> adamRunOf;
   llvm::DenseMap<Value, std::string> names;
@@ -693,7 +693,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     for (Operation *member : run)
       if (failed(defineAll(member)))
         return failure();
-    FailureOr<cuda::GeneratedOp> generated = options.kernels->fusedAdam(run);
+    FailureOr<cuda::GeneratedOp> generated =
+        options.kernels->fusedOptimizer(run);
     if (failed(generated))
       return failure();
     printLaunches(*generated);
@@ -1814,7 +1815,7 @@ LogicalResult FunctionEmitter::emit() {
       groupOf[op] = index;
   if (cuda() && options.generatedOpKernels) {
     planOpFusions();
-    adamRuns = cuda::KernelUnit::adamGroups(func.getBody().front());
+    adamRuns = cuda::KernelUnit::optimizerGroups(func.getBody().front());
     for (auto [index, run] : llvm::enumerate(adamRuns))
       for (Operation *op : run)
         adamRunOf[op] = index;

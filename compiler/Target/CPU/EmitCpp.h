@@ -60,9 +60,9 @@ struct CppEmitOptions {
   /// library's gnnrt_cuda_dropout; CompileSettings::cudaLibraryDropout).
   bool generatedDropout = true;
   /// Cuda: generate reductions, edge softmax and its gradient, the loss and
-  /// its gradient (cuda::KernelUnit::generates), and one Adam launch per
-  /// run of train.adam ops (adamGroups), else call the library's kernels
-  /// (CompileSettings::cudaLibraryKernels).
+  /// its gradient (cuda::KernelUnit::generates), and one launch per run of
+  /// train.adam or train.sgd ops (optimizerGroups), else call the library's
+  /// kernels (CompileSettings::cudaLibraryKernels).
   bool generatedOpKernels = true;
   /// The .gnn file, recorded in the tables for reports.
   std::string source;

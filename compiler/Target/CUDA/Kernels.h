@@ -121,16 +121,16 @@ public:
   /// Whether \p run may be a prologue or an epilogue: no dropout.
   static bool fusibleIntoOp(ArrayRef<Operation *> run);
 
-  /// The runs of two or more adjacent train.adam ops of f32 tensors with
-  /// the same options and step operand, in \p block: each is one launch of
-  /// fusedAdam instead of one library call per parameter.
-  static SmallVector<SmallVector<Operation *>> adamGroups(Block &block);
-  /// One launch updating every parameter of \p group (one of adamGroups):
-  /// a thread per element of the parameters end to end, each element as
-  /// the CPU's adamElement computes it, the step's bias corrections as
-  /// launch arguments computed by the host code with the C library's pow
-  /// (as gnnrt_cpu_adam's adamConstants).
-  FailureOr<GeneratedOp> fusedAdam(ArrayRef<Operation *> group);
+  /// The runs of two or more adjacent train.adam (or train.sgd) ops of f32
+  /// tensors with the same options (and step), in \p block: each is one
+  /// launch of fusedOptimizer instead of one library call per parameter.
+  static SmallVector<SmallVector<Operation *>> optimizerGroups(Block &block);
+  /// One launch updating every parameter of \p group (one of
+  /// optimizerGroups): a thread per element of the parameters end to end,
+  /// each element as the CPU's adamElement (sgdElement) computes it; Adam's
+  /// bias corrections are launch arguments computed by the host code with
+  /// the C library's pow (as gnnrt_cpu_adam's adamConstants).
+  FailureOr<GeneratedOp> fusedOptimizer(ArrayRef<Operation *> group);
 
   /// The kernel computing \p group (one of fusionGroups) and how to launch
   /// it. Results of the group that \p escapes are written; the others stay
@@ -173,6 +173,7 @@ private:
   FailureOr<RunFunction> runFunction(ArrayRef<Operation *> run,
                                      function_ref<bool(Value)> escapes,
                                      Value given);
+  FailureOr<GeneratedOp> fusedSgd(ArrayRef<Operation *> group);
   std::string add(StringRef comment, const std::string &signatureAndBody);
   /// Adds a __device__ function (printed before the kernels) once per body.
   std::string addDevice(StringRef comment, const std::string &signatureAndBody);

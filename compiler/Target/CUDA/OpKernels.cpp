@@ -775,15 +775,37 @@ bool sameAdam(train::AdamOp a, train::AdamOp b) {
          a.getDecoupled() == b.getDecoupled();
 }
 
-bool plainAdam(train::AdamOp op) {
-  return llvm::all_of(op->getOperands().take_front(4), plainF32) &&
+/// What makes two train.sgd ops one launch: the same options, and both
+/// with a momentum buffer or neither.
+bool sameSgd(train::SgdOp a, train::SgdOp b) {
+  return a.getLr() == b.getLr() && a.getMomentum() == b.getMomentum() &&
+         a.getWeightDecay() == b.getWeightDecay() &&
+         a.getNesterov() == b.getNesterov() &&
+         !a.getMomentumBuffer() == !b.getMomentumBuffer();
+}
+
+/// An optimizer op the fused kernels update: f32 tensors, every row.
+bool plainOptimizer(Operation *op) {
+  return isa<train::AdamOp, train::SgdOp>(op) &&
+         llvm::all_of(op->getOperands(),
+                      [](Value v) {
+                        return !isa<RankedTensorType>(v.getType()) ||
+                               plainF32(v);
+                      }) &&
          llvm::all_of(op->getResults(), plainF32) && !getAnyRestriction(op);
+}
+
+bool sameOptimizer(Operation *a, Operation *b) {
+  if (auto adam = dyn_cast<train::AdamOp>(a))
+    return isa<train::AdamOp>(b) && sameAdam(adam, cast<train::AdamOp>(b));
+  auto sgd = cast<train::SgdOp>(a);
+  return isa<train::SgdOp>(b) && sameSgd(sgd, cast<train::SgdOp>(b));
 }
 
 } // namespace
 
 SmallVector<SmallVector<Operation *>>
-cuda::KernelUnit::adamGroups(Block &block) {
+cuda::KernelUnit::optimizerGroups(Block &block) {
   SmallVector<SmallVector<Operation *>> groups;
   SmallVector<Operation *> current;
   auto flush = [&] {
@@ -792,16 +814,14 @@ cuda::KernelUnit::adamGroups(Block &block) {
     current.clear();
   };
   for (Operation &op : block) {
-    auto adam = dyn_cast<train::AdamOp>(op);
-    if (!adam || !plainAdam(adam)) {
+    if (!plainOptimizer(&op)) {
       flush();
       continue;
     }
-    // 64 parameters are 3.6 KB of launch arguments, under the 4 KB a
-    // kernel may take on every CUDA version.
+    // 64 parameters are at most 3.6 KB of launch arguments, under the 4 KB
+    // a kernel may take on every CUDA version.
     if (!current.empty() &&
-        (!sameAdam(cast<train::AdamOp>(current.front()), adam) ||
-         current.size() == 64))
+        (!sameOptimizer(current.front(), &op) || current.size() == 64))
       flush();
     current.push_back(&op);
   }
@@ -810,7 +830,9 @@ cuda::KernelUnit::adamGroups(Block &block) {
 }
 
 FailureOr<cuda::GeneratedOp>
-cuda::KernelUnit::fusedAdam(ArrayRef<Operation *> group) {
+cuda::KernelUnit::fusedOptimizer(ArrayRef<Operation *> group) {
+  if (isa<train::SgdOp>(group.front()))
+    return fusedSgd(group);
   auto first = cast<train::AdamOp>(group.front());
   const double lr = first.getLr().convertToDouble();
   const double beta1 = first.getBeta1().convertToDouble();
@@ -888,6 +910,81 @@ cuda::KernelUnit::fusedAdam(ArrayRef<Operation *> group) {
                         group.size(), sizes)
               .str(),
           params.signature() + body + "}\n");
+  out.steps.push_back({name, total, params.args});
+  return out;
+}
+
+FailureOr<cuda::GeneratedOp>
+cuda::KernelUnit::fusedSgd(ArrayRef<Operation *> group) {
+  auto first = cast<train::SgdOp>(group.front());
+  const double lr = first.getLr().convertToDouble();
+  const double momentum = first.getMomentum().convertToDouble();
+  const double decay = first.getWeightDecay().convertToDouble();
+  const bool nesterov = first.getNesterov();
+  const bool buffered = static_cast<bool>(first.getMomentumBuffer());
+  Params params;
+  std::string select, sizes;
+  int64_t total = 0;
+  for (auto [k, op] : llvm::enumerate(group)) {
+    auto sgd = cast<train::SgdOp>(op);
+    const int64_t n =
+        cast<RankedTensorType>(sgd.getParam().getType()).getNumElements();
+    const std::string q = "q" + std::to_string(k);
+    std::string param =
+        params.add(tensor(sgd.getParam(), "const float *"), q + "_param");
+    std::string grad =
+        params.add(tensor(sgd.getGrad(), "const float *"), q + "_grad");
+    std::string buffer = "0", newBuffer = "0";
+    if (buffered)
+      buffer = params.add(tensor(sgd.getMomentumBuffer(), "const float *"),
+                          q + "_buffer");
+    std::string newParam =
+        params.add(tensor(sgd.getNewParam(), "float *"), q + "_new_param");
+    if (buffered)
+      newBuffer = params.add(tensor(sgd.getNewMomentumBuffer(), "float *"),
+                             q + "_new_buffer");
+    select += llvm::formatv("{0}if (t < {1}LL) {{\n"
+                            "      i = t - {2}LL;\n"
+                            "      param = {3}; grad = {4}; buffer = {5};\n"
+                            "      new_param = {6}; new_buffer = {7};\n"
+                            "    }",
+                            k ? " else " : "    ", total + n, total, param,
+                            grad, buffer, newParam, newBuffer)
+                  .str();
+    if (k + 1 == group.size())
+      select += "\n";
+    sizes += (k ? " + " : "") + std::to_string(n);
+    total += n;
+  }
+  // sgdElement (KernelCommon.h).
+  std::string update = "    const double p = param[i];\n"
+                       "    double g = grad[i] + " +
+                       doubleLiteral(decay) + " * p;\n";
+  if (buffered)
+    update +=
+        llvm::formatv("    const double buf = {0} * buffer[i] + g;\n"
+                      "    g = {1};\n"
+                      "    new_buffer[i] = (float)buf;\n",
+                      doubleLiteral(momentum),
+                      nesterov ? "g + " + doubleLiteral(momentum) + " * buf"
+                               : std::string("buf"))
+            .str();
+  else
+    update += "    (void)buffer;\n    (void)new_buffer;\n";
+  update += "    new_param[i] = (float)(p - " + doubleLiteral(lr) + " * g);\n";
+  std::string body = loop("t", std::to_string(total)) +
+                     "    long long i = 0;\n"
+                     "    const float *param = 0, *grad = 0, *buffer = 0;\n"
+                     "    float *new_param = 0, *new_buffer = 0;\n" +
+                     select + update + "  }\n";
+  GeneratedOp out;
+  std::string name = add(
+      llvm::formatv(
+          "sgd{0} over {1} parameters ({2} elements)",
+          buffered ? (nesterov ? " (Nesterov momentum)" : " (momentum)") : "",
+          group.size(), sizes)
+          .str(),
+      params.signature() + body + "}\n");
   out.steps.push_back({name, total, params.args});
   return out;
 }

@@ -470,7 +470,7 @@ TEST_F(GeneratedOps, OneAdamLaunchUpdatesEveryParameterAsTheCpu) {
     func::FuncOp f = parseFunction(source);
     ASSERT_TRUE(f);
     SmallVector<SmallVector<Operation *>> groups =
-        gnn::cuda::KernelUnit::adamGroups(f.getBody().front());
+        gnn::cuda::KernelUnit::optimizerGroups(f.getBody().front());
     ASSERT_EQ(groups.size(), 1u);
     ASSERT_EQ(groups[0].size(), 4u);
     const int64_t step = 7;
@@ -492,7 +492,8 @@ TEST_F(GeneratedOps, OneAdamLaunchUpdatesEveryParameterAsTheCpu) {
       }
     }
     gnn::cuda::KernelUnit unit;
-    FailureOr<gnn::cuda::GeneratedOp> generated = unit.fusedAdam(groups[0]);
+    FailureOr<gnn::cuda::GeneratedOp> generated =
+        unit.fusedOptimizer(groups[0]);
     ASSERT_TRUE(succeeded(generated));
     ASSERT_EQ(generated->steps.size(), 1u);
     launch(unit, *generated, pointers);
@@ -509,6 +510,88 @@ TEST_F(GeneratedOps, OneAdamLaunchUpdatesEveryParameterAsTheCpu) {
       EXPECT_TRUE(sameBytes(outs[3 * k + 2], v.data(), sizes[k]));
     }
     steps.clear();
+  }
+}
+
+// SGD likewise: without momentum, with it, and Nesterov's, against
+// gnnrt_cpu_sgd on each parameter.
+TEST_F(GeneratedOps, OneSgdLaunchUpdatesEveryParameterAsTheCpu) {
+  struct Variant {
+    double momentum;
+    bool nesterov;
+  };
+  for (Variant variant :
+       {Variant{0.0, false}, Variant{0.9, false}, Variant{0.9, true}}) {
+    const bool buffered = variant.momentum > 0;
+    const int64_t sizes[] = {333, 5, 64};
+    std::string source = "func.func @f(";
+    for (int k = 0; k < 3; ++k)
+      for (const char *role : {"p", "g", "b"})
+        source +=
+            llvm::formatv("{0}%{1}{2}: tensor<{3}xf32>",
+                          k || *role != 'p' ? ", " : "", role, k, sizes[k])
+                .str();
+    source += ") {\n";
+    for (int k = 0; k < 3; ++k)
+      source +=
+          llvm::formatv(
+              "  %r{0}:{1} = train.sgd %p{0}, %g{0}{2} {{lr = 0.1 : f64, "
+              "momentum = {3} : f64, weight_decay = 1.0e-03 : f64{4}} : "
+              "({5}) -> ({6})\n",
+              k, buffered ? 2 : 1,
+              buffered ? ", %b" + std::to_string(k) : std::string(),
+              variant.momentum, variant.nesterov ? ", nesterov" : "",
+              buffered
+                  ? "tensor<" + std::to_string(sizes[k]) + "xf32>, tensor<" +
+                        std::to_string(sizes[k]) + "xf32>, tensor<" +
+                        std::to_string(sizes[k]) + "xf32>"
+                  : "tensor<" + std::to_string(sizes[k]) + "xf32>, tensor<" +
+                        std::to_string(sizes[k]) + "xf32>",
+              buffered
+                  ? "tensor<" + std::to_string(sizes[k]) + "xf32>, tensor<" +
+                        std::to_string(sizes[k]) + "xf32>"
+                  : "tensor<" + std::to_string(sizes[k]) + "xf32>")
+              .str();
+    source += "  return\n}\n";
+    func::FuncOp f = parseFunction(source);
+    ASSERT_TRUE(f);
+    SmallVector<SmallVector<Operation *>> groups =
+        gnn::cuda::KernelUnit::optimizerGroups(f.getBody().front());
+    ASSERT_EQ(groups.size(), 1u);
+    ASSERT_EQ(groups[0].size(), 3u);
+    llvm::DenseMap<Value, void *> pointers;
+    std::vector<std::vector<float>> host(9);
+    std::vector<float *> outs;
+    for (int k = 0; k < 3; ++k) {
+      for (int r = 0; r < 3; ++r) {
+        host[3 * k + r] = orderSensitive(sizes[k], 61 + 3 * k + r);
+        pointers[arg(f, 3 * k + r)] = device(host[3 * k + r]);
+      }
+      for (Value result : groups[0][k]->getResults()) {
+        outs.push_back(deviceFloats(sizes[k]));
+        pointers[result] = outs.back();
+      }
+    }
+    gnn::cuda::KernelUnit unit;
+    FailureOr<gnn::cuda::GeneratedOp> generated =
+        unit.fusedOptimizer(groups[0]);
+    ASSERT_TRUE(succeeded(generated));
+    launch(unit, *generated, pointers);
+    const int results = buffered ? 2 : 1;
+    for (int k = 0; k < 3; ++k) {
+      std::vector<float> p(sizes[k]), b(sizes[k]);
+      ASSERT_EQ(gnnrt_cpu_sgd(host[3 * k].data(), host[3 * k + 1].data(),
+                              buffered ? host[3 * k + 2].data() : nullptr,
+                              sizes[k], 0.1, variant.momentum, 1e-3,
+                              variant.nesterov, p.data(),
+                              buffered ? b.data() : nullptr),
+                GNNRT_OK);
+      EXPECT_TRUE(sameBytes(outs[results * k], p.data(), sizes[k]))
+          << "parameter " << k << " momentum " << variant.momentum;
+      if (buffered) {
+        EXPECT_TRUE(sameBytes(outs[results * k + 1], b.data(), sizes[k]));
+      }
+    }
   }
 }
 
