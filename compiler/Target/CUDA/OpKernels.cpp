@@ -934,7 +934,7 @@ cuda::KernelUnit::fusedSgd(ArrayRef<Operation *> group) {
         params.add(tensor(sgd.getParam(), "const float *"), q + "_param");
     std::string grad =
         params.add(tensor(sgd.getGrad(), "const float *"), q + "_grad");
-    std::string buffer = "0", newBuffer = "0";
+    std::string buffer, newBuffer;
     if (buffered)
       buffer = params.add(tensor(sgd.getMomentumBuffer(), "const float *"),
                           q + "_buffer");
@@ -945,12 +945,14 @@ cuda::KernelUnit::fusedSgd(ArrayRef<Operation *> group) {
                              q + "_new_buffer");
     select += llvm::formatv("{0}if (t < {1}LL) {{\n"
                             "      i = t - {2}LL;\n"
-                            "      param = {3}; grad = {4}; buffer = {5};\n"
-                            "      new_param = {6}; new_buffer = {7};\n"
-                            "    }",
+                            "      param = {3}; grad = {4}; new_param = {5};\n",
                             k ? " else " : "    ", total + n, total, param,
-                            grad, buffer, newParam, newBuffer)
+                            grad, newParam)
                   .str();
+    if (buffered)
+      select +=
+          "      buffer = " + buffer + "; new_buffer = " + newBuffer + ";\n";
+    select += "    }";
     if (k + 1 == group.size())
       select += "\n";
     sizes += (k ? " + " : "") + std::to_string(n);
@@ -969,13 +971,14 @@ cuda::KernelUnit::fusedSgd(ArrayRef<Operation *> group) {
                       nesterov ? "g + " + doubleLiteral(momentum) + " * buf"
                                : std::string("buf"))
             .str();
-  else
-    update += "    (void)buffer;\n    (void)new_buffer;\n";
   update += "    new_param[i] = (float)(p - " + doubleLiteral(lr) + " * g);\n";
   std::string body = loop("t", std::to_string(total)) +
                      "    long long i = 0;\n"
-                     "    const float *param = 0, *grad = 0, *buffer = 0;\n"
-                     "    float *new_param = 0, *new_buffer = 0;\n" +
+                     "    const float *param = 0, *grad = 0;\n"
+                     "    float *new_param = 0;\n" +
+                     (buffered ? "    const float *buffer = 0;\n"
+                                 "    float *new_buffer = 0;\n"
+                               : "") +
                      select + update + "  }\n";
   GeneratedOp out;
   std::string name = add(
