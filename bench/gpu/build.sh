@@ -10,6 +10,9 @@
 #   out/prefix/                an install prefix (bin/gnnc, lib/gnnc, include)
 #                              so `gnnc run --target=cuda` (the JIT) runs there
 #   out/GnncRuntimeCudaTests   the runtime tests whose device cases skip here
+#   out/GnncRuntimeCudaGeneratedTests
+#                              the generated kernels' tests (the emulator's
+#                              GeneratedOps) on the device, skipped here
 #   out/data/                  the datasets the examples name, from
 #                              $GNNC_DATA_PATH (a transient copy for the
 #                              transfer only: the device tool sends the repo
@@ -89,7 +92,8 @@ cmake --install "$build" --prefix "$out/prefix" > /dev/null
 # Only what the JIT needs: gnnc, its runtime archives and headers.
 find "$out/prefix/lib" -maxdepth 1 -name 'libGnnc*.a' -delete
 rm -rf "$out/prefix/lib/cmake"
-cp "$build/bin/GnncRuntimeCudaTests" "$out/"
+cp "$build/bin/GnncRuntimeCudaTests" "$build/bin/GnncRuntimeCudaGeneratedTests" \
+  "$out/"
 # The SpMM paths against the bandwidth, the kernel shapes behind the own
 # kernel, and the host link's copy rates (bench/CMakeLists.txt).
 cp "$build/bin/gnnc-spmm-bandwidth" "$build/bin/gnnc-spmm-variants" \

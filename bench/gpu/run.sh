@@ -56,6 +56,10 @@ timeout 60 "$bin/gnnc-host-link" > "$dest/host-link.txt" 2>&1
 log "host link rc=$?"
 timeout 180 "$bin/GnncRuntimeCudaTests" > "$dest/runtime-tests.txt" 2>&1
 log "GnncRuntimeCudaTests rc=$?"
+# The generated reductions, edge softmax, loss and optimizers against the
+# CPU kernels, on the device (NVRTC compiles each test's unit).
+timeout 180 "$bin/GnncRuntimeCudaGeneratedTests" > "$dest/generated-tests.txt" 2>&1
+log "GnncRuntimeCudaGeneratedTests rc=$?"
 export GNNC_CACHE_DIR=/tmp/gnnc-cache
 # gnnc run's --data is a folder to search for the dataset the program names.
 timeout 240 "$bin/prefix/bin/gnnc" run --target=cuda --quiet \

@@ -58,6 +58,15 @@ def main():
         name = os.path.basename(memcheck)[len("memcheck-"):-len(".txt")]
         print(f"\ncompute-sanitizer memcheck ({name}, 2 epochs): " +
               field(open(memcheck).read(), r"(ERROR SUMMARY: .*)"))
+    for tests in ("runtime-tests", "generated-tests"):
+        path = os.path.join(d, tests + ".txt")
+        if os.path.exists(path):
+            text = open(path).read()
+            failed = re.findall(r"\[  FAILED  \] (\S+)", text)
+            print(f"\n{tests}: " +
+                  field(text, r"(\[  PASSED  \] \d+ tests?)") +
+                  (f", failed: {', '.join(sorted(set(failed)))}"
+                   if failed else ""))
     pyg = os.path.join(d, "pyg.json")
     if os.path.exists(pyg):
         rows = json.load(open(pyg))["rows"]
