@@ -1,26 +1,32 @@
-//===- OpKernels.cpp - Generated reductions, edge softmax and loss -------===//
+//===- OpKernels.cpp - Generated reductions, softmax, loss, optimizers ---===//
 //
-// Kernels the CUDA target prints for single ops that have a CPU kernel of
-// their own, specialized to the op's sizes and options (literals in the
-// body, so a unit's kernels share a body only when they compute the same
-// thing). Each reproduces its CPU kernel's arithmetic in the same order:
+// Kernels the CUDA target prints for ops that have a CPU kernel of their
+// own, specialized to the op's sizes and options (literals in the body, so
+// a unit's kernels share a body only when they compute the same thing).
+// Each reproduces its CPU kernel's arithmetic in the same order:
 //
 // * gnn.reduce along dim 1: a thread per row, columns in order. Along dim
 //   0: a thread per (block, column) sums the block's rows in order into a
 //   double in the scratch (kReductionBlocks blocks, blockRows' split), then
 //   a thread per column adds the blocks in order: the CPU's
 //   blockedColumnSums, 64 times the parallelism of a thread per column.
-// * gnn.edge_softmax(_grad): a thread per (destination, head) over the
-//   destination's incoming edges, in CSR order (softmaxRow,
-//   softmaxGradRow); every edge has one destination, so no two threads
-//   write the same element.
+// * gnn.edge_softmax(_grad): a warp per (destination, head), a lane per
+//   32nd slot, the lanes' sums met by __shfl_xor_sync; the CPU adds in
+//   that order too (kEdgeLanes, laneButterflySum). Where no warp can run
+//   (the emulator runs threads one at a time) lane 0 computes the 32 lanes
+//   in turn, in the same order.
 // * train.cross_entropy: a thread per chunk of kLossChunkRows rows of a
 //   block sums the chunk's terms in row order, a thread per block adds its
 //   chunks in order, one thread the blocks (gnnrt_cpu_cross_entropy's
 //   order), and leaves the weight sum in the scratch for the gradient,
 //   which is a thread per row (crossEntropyGradNode).
+// * train.adam and train.sgd: one launch for a run of them, a thread per
+//   element of all their parameters (adamElement, sgdElement).
 //
-// No kernel uses shared memory, atomics or warp intrinsics: each thread's
+// An element-wise run before or after some of them can be computed inside
+// their kernels (generate's prologue and epilogue, as __device__
+// functions of the element). No kernel uses shared memory or atomics, and
+// only the edge softmax's warp form uses warp intrinsics: each thread's
 // sums are sequential, which is what makes the order (and the bits) the
 // CPU's, and what lets the emulator run them (runtime/cuda/emu).
 //

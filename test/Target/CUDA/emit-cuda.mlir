@@ -434,3 +434,22 @@ func.func @adam(%p0: tensor<6xf32>, %g0: tensor<6xf32>, %m0: tensor<6xf32>, %v0:
   %c:3 = train.adam %p0, %g0, %m0, %v0, %step {beta1 = 9.0e-01 : f64, beta2 = 9.99e-01 : f64, eps = 1.0e-08 : f64, lr = 2.0e-02 : f64, weight_decay = 5.0e-04 : f64} : tensor<6xf32>
   return %a#0, %a#1, %a#2, %b#0, %b#1, %b#2, %c#0, %c#1, %c#2 : tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>
 }
+
+// -----
+
+// SGD likewise: one launch over adjacent train.sgd ops with the same
+// options; with momentum, each parameter's buffer is read and written.
+// CHECK-LABEL: // sgd (Nesterov momentum) over 2 parameters (6 + 2 elements)
+// CHECK-NEXT: extern "C" __global__ void [[SGD:gnnc_k[0-9]+]](const float *q0_param, const float *q0_grad, const float *q0_buffer, float *q0_new_param, float *q0_new_buffer, const float *q1_param,
+// CHECK: const double buf = 9.0000000000000002e-01 * buffer[i] + g;
+// CHECK-NEXT: g = g + 9.0000000000000002e-01 * buf;
+// CHECK-NEXT: new_buffer[i] = (float)buf;
+// CHECK-NEXT: new_param[i] = (float)(p - 1.0000000000000001e-01 * g);
+// CHECK-LABEL: // @sgd
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[SGD]]", 8, gnnc_params));
+// CHECK-NOT: gnnrt_cuda_sgd
+func.func @sgd(%p0: tensor<6xf32>, %g0: tensor<6xf32>, %b0: tensor<6xf32>, %p1: tensor<2xf32>, %g1: tensor<2xf32>, %b1: tensor<2xf32>) -> (tensor<6xf32>, tensor<6xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %a:2 = train.sgd %p0, %g0, %b0 {lr = 0.1 : f64, momentum = 0.9 : f64, nesterov} : (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>)
+  %b:2 = train.sgd %p1, %g1, %b1 {lr = 0.1 : f64, momentum = 0.9 : f64, nesterov} : (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  return %a#0, %a#1, %b#0, %b#1 : tensor<6xf32>, tensor<6xf32>, tensor<2xf32>, tensor<2xf32>
+}
