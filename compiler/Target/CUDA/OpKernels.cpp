@@ -191,24 +191,33 @@ bool sameLoss(train::CrossEntropyOp loss, train::CrossEntropyGradOp grad) {
 /// Scratch layout of a generated loss: the weight sum first (read by the
 /// gradient), then the blocks' sums, counts and bad-label flags, then the
 /// chunks'.
+/// With balanced class weights, the weights of the classes follow the
+/// weight sum, and the blocks' class counts the chunks' data.
 struct LossScratch {
-  int64_t chunksPerBlock;
+  int64_t chunksPerBlock, classes;
   static constexpr int64_t kWeightSum = 0;
   static constexpr int64_t kBlockSums = 8;
   static constexpr int64_t kBlockCounts = kBlockSums + 8 * kReductionBlocks;
-  static constexpr int64_t kChunkSums = kBlockCounts + 8 * kReductionBlocks;
+  static constexpr int64_t kClassWeights = kBlockCounts + 8 * kReductionBlocks;
+  int64_t chunkSums() const { return kClassWeights + 8 * classes; }
   int64_t chunkCounts() const {
-    return kChunkSums + 8 * kReductionBlocks * chunksPerBlock;
+    return chunkSums() + 8 * kReductionBlocks * chunksPerBlock;
+  }
+  /// [kReductionBlocks][classes] counts, -1 in a block's class 0 when the
+  /// block has a label out of range.
+  int64_t classCounts() const {
+    return chunkCounts() + 8 * kReductionBlocks * chunksPerBlock;
   }
   int64_t bytes() const {
-    return chunkCounts() + 8 * kReductionBlocks * chunksPerBlock;
+    return classCounts() + 8 * kReductionBlocks * classes;
   }
 };
 
-LossScratch lossScratch(int64_t rows) {
+LossScratch lossScratch(int64_t rows, int64_t classes) {
   const int64_t blockMax = (rows + kReductionBlocks - 1) / kReductionBlocks;
   return {
-      std::max<int64_t>(1, (blockMax + kLossChunkRows - 1) / kLossChunkRows)};
+      std::max<int64_t>(1, (blockMax + kLossChunkRows - 1) / kLossChunkRows),
+      classes};
 }
 
 /// The C text of crossEntropyTerm's log-sum-exp of `row` (double m, sum,
@@ -246,10 +255,7 @@ bool cuda::KernelUnit::generates(Operation *op, Operation *previous) {
                plainF32(o.getOutput()) && plainF32(o.getResultGrad()) &&
                cast<RankedTensorType>(o.getOutput().getType()).getRank() == 2;
       })
-      .Case([](train::CrossEntropyOp o) {
-        return o.getClassWeights() == train::ClassWeights::none &&
-               plainF32(o.getLogits());
-      })
+      .Case([](train::CrossEntropyOp o) { return plainF32(o.getLogits()); })
       .Case([&](train::CrossEntropyGradOp o) {
         auto loss = dyn_cast_or_null<train::CrossEntropyOp>(previous);
         return loss && generates(loss, nullptr) && sameLoss(loss, o) &&
@@ -606,32 +612,115 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         const int64_t rows = type.getDimSize(0), classes = type.getDimSize(1);
         const double s = o.getLabelSmoothing().convertToDouble();
         const double perClass = s / static_cast<double>(classes);
-        const LossScratch layout = lossScratch(rows);
+        const bool balanced =
+            o.getClassWeights() == train::ClassWeights::balanced;
+        const LossScratch layout = lossScratch(rows, classes);
         out.scratchBytes = layout.bytes();
         const int64_t chunks = kReductionBlocks * layout.chunksPerBlock;
-        // 1. A thread per chunk: its counted rows' terms in row order.
-        std::string first =
+        const std::string what =
+            llvm::formatv("cross entropy of {0} x {1}{2}", rows, classes,
+                          balanced ? ", balanced class weights" : "")
+                .str();
+        if (balanced) {
+          // 0. lossWeights (gnnrt_cpu_cross_entropy): the classes' counts,
+          // a thread per (block, class) over the block's rows; the thread
+          // of class 0 flags a label out of range.
+          std::string counts =
+              loop("t", std::to_string(kReductionBlocks * classes)) +
+              llvm::formatv("    const long long b = t / {0}, k = t % {0};\n",
+                            classes)
+                  .str() +
+              blockRowsText(rows) +
+              llvm::formatv("    long long count = 0;\n"
+                            "    bool bad = false;\n"
+                            "    for (long long i = begin; i < end; ++i) {{\n"
+                            "      if (!p2[i] || p1[i] < 0)\n"
+                            "        continue;\n"
+                            "      count += p1[i] == k;\n"
+                            "      bad = bad || p1[i] >= {0};\n"
+                            "    }\n"
+                            "    p3[t] = k == 0 && bad ? -1 : count;\n"
+                            "  }\n",
+                            classes)
+                  .str();
+          step(what + ": class counts",
+               {tensor(o.getLogits(), "const float *"),
+                tensor(o.getLabels(), "const int *"),
+                tensor(o.getMask(), "const unsigned char *"),
+                scratchAt(layout.classCounts(), "long long *")},
+               counts, kReductionBlocks * classes);
+          // 1. One thread: scikit-learn's n / (C n_c) per class and the
+          // weight sum over the counted nodes, in class order (NaN for a
+          // label out of range).
+          std::string weights =
+              loop("t", "1") +
+              llvm::formatv(
+                  "    bool bad = false;\n"
+                  "    long long total = 0;\n"
+                  "    for (int k = 0; k < {0}; ++k) {{\n"
+                  "      long long n = 0;\n"
+                  "      for (int b = 0; b < {1}; ++b) {{\n"
+                  "        bad = bad || (k == 0 && p0[b * {0}] < 0);\n"
+                  "        n += p0[b * {0} + k] < 0 ? 0 : p0[b * {0} + k];\n"
+                  "      }\n"
+                  "      p1[k] = (double)n;\n"
+                  "      total += n;\n"
+                  "    }\n"
+                  "    double weightSum = 0;\n"
+                  "    for (int k = 0; k < {0}; ++k) {{\n"
+                  "      const double n = p1[k];\n"
+                  "      const double w = n != 0 ? (double)total / ({2} * n)"
+                  " : 0.0;\n"
+                  "      p1[k] = w;\n"
+                  "      weightSum += w * n;\n"
+                  "    }\n"
+                  "    p2[0] = bad ? (double)__int_as_float(0x7fc00000) : "
+                  "weightSum;\n"
+                  "  }\n",
+                  classes, kReductionBlocks,
+                  doubleLiteral(static_cast<double>(classes)))
+                  .str();
+          step(what + ": class weights",
+               {scratchAt(layout.classCounts(), "const long long *"),
+                scratchAt(LossScratch::kClassWeights, "double *"),
+                scratchAt(LossScratch::kWeightSum, "double *")},
+               weights, 1);
+        }
+        // 2. A thread per chunk: its counted rows' terms in row order.
+        Params first;
+        std::string logits =
+            first.add(tensor(o.getLogits(), "const float *"), "p0");
+        first.add(tensor(o.getLabels(), "const int *"), "p1");
+        first.add(tensor(o.getMask(), "const unsigned char *"), "p2");
+        first.add(scratchAt(layout.chunkSums(), "double *"), "p3");
+        first.add(scratchAt(layout.chunkCounts(), "long long *"), "p4");
+        if (balanced)
+          first.add(scratchAt(LossScratch::kClassWeights, "const double *"),
+                    "weight");
+        (void)logits;
+        std::string firstBody =
             loop("t", std::to_string(chunks)) +
             llvm::formatv("    const long long b = t / {0}, j = t % {0};\n",
                           layout.chunksPerBlock)
                 .str() +
             blockRowsText(rows) +
-            llvm::formatv("    const long long from = begin + j * {0};\n"
-                          "    const long long to = from + {0} < end ? from + "
-                          "{0} : end;\n"
-                          "    double acc = 0;\n"
-                          "    long long count = 0;\n"
-                          "    bool bad = false;\n"
-                          "    for (long long i = from; i < to; ++i) {{\n"
-                          "      if (!p2[i] || p1[i] < 0)\n"
-                          "        continue;\n"
-                          "      const int y = p1[i];\n"
-                          "      if (y >= {1}) {{\n"
-                          "        bad = true;\n"
-                          "        continue;\n"
-                          "      }\n"
-                          "      const float *row = p0 + i * {1}LL;\n",
-                          kLossChunkRows, classes)
+            llvm::formatv(
+                "    const long long from = begin + j * {0};\n"
+                "    const long long to = from + {0} < end ? from + {0} : "
+                "end;\n"
+                "    double acc = 0;\n"
+                "    long long count = 0;\n"
+                "    bool bad = false;\n"
+                "    for (long long i = from; i < to; ++i) {{\n"
+                "      if (!p2[i] || p1[i] < 0)\n"
+                "        continue;\n"
+                "      const int y = p1[i];\n"
+                "      if (y >= {1}) {{\n"
+                "        bad = true;\n"
+                "        continue;\n"
+                "      }\n"
+                "      const float *row = p0 + i * {1}LL;\n",
+                kLossChunkRows, classes)
                 .str() +
             logSumExpText(classes) +
             llvm::formatv("      double all = 0;\n"
@@ -639,25 +728,18 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
                           "        all += row[c];\n"
                           "      all -= {1} * lse;\n"
                           "      const double py = row[y] - lse;\n"
-                          "      acc += 1.0 * -({2} * py + {3} * all);\n"
+                          "      acc += {4} * -({2} * py + {3} * all);\n"
                           "      ++count;\n"
                           "    }\n"
                           "    p3[t] = acc;\n"
                           "    p4[t] = bad ? -1 : count;\n"
                           "  }\n",
                           classes, doubleLiteral(static_cast<double>(classes)),
-                          doubleLiteral(1.0 - s), doubleLiteral(perClass))
+                          doubleLiteral(1.0 - s), doubleLiteral(perClass),
+                          balanced ? "weight[y]" : "1.0")
                 .str();
-        step(llvm::formatv("cross entropy of {0} x {1}: chunk sums", rows,
-                           classes)
-                 .str(),
-             {tensor(o.getLogits(), "const float *"),
-              tensor(o.getLabels(), "const int *"),
-              tensor(o.getMask(), "const unsigned char *"),
-              scratchAt(LossScratch::kChunkSums, "double *"),
-              scratchAt(layout.chunkCounts(), "long long *")},
-             first, chunks);
-        // 2. A thread per block: its chunks in order.
+        launchStep(what + ": chunk sums", first, firstBody, chunks);
+        // 3. A thread per block: its chunks in order.
         std::string second =
             loop("b", std::to_string(kReductionBlocks)) + blockRowsText(rows) +
             llvm::formatv(
@@ -674,17 +756,16 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
                 "  }\n",
                 kLossChunkRows, layout.chunksPerBlock)
                 .str();
-        step(llvm::formatv("cross entropy of {0} x {1}: block sums", rows,
-                           classes)
-                 .str(),
-             {scratchAt(LossScratch::kChunkSums, "const double *"),
+        step(what + ": block sums",
+             {scratchAt(layout.chunkSums(), "const double *"),
               scratchAt(layout.chunkCounts(), "const long long *"),
               scratchAt(LossScratch::kBlockSums, "double *"),
               scratchAt(LossScratch::kBlockCounts, "long long *")},
              second, kReductionBlocks);
-        // 3. One thread: the blocks in order, the mean over the counted
-        // nodes (every class weight 1, so the weight sum is their count),
-        // NaN when a label is out of range (the CPU fails the call).
+        // 4. One thread: the blocks in order, divided by the weight sum:
+        // with every class weight 1 the number of counted nodes (left for
+        // the gradient), else the one step 1 left. NaN when a label is out
+        // of range (the CPU fails the call).
         std::string third =
             loop("t", "1") +
             llvm::formatv(
@@ -695,16 +776,14 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
                 "      count = count < 0 || p1[b] < 0 ? -1 : count + p1[b];\n"
                 "    }\n"
                 "    const double nan = (double)__int_as_float(0x7fc00000);\n"
-                "    const double weightSum = count < 0 ? nan : "
-                "(double)count;\n"
+                "    const double weightSum = count < 0 ? nan : {1};\n"
                 "    p2[0] = weightSum;\n"
                 "    p3[0] = count < 0 ? (float)nan\n"
                 "          : weightSum > 0 ? (float)(sum / weightSum) : 0.0f;\n"
                 "  }\n",
-                kReductionBlocks)
+                kReductionBlocks, balanced ? "p2[0]" : "(double)count")
                 .str();
-        step(llvm::formatv("cross entropy of {0} x {1}: total", rows, classes)
-                 .str(),
+        step(what + ": total",
              {scratchAt(LossScratch::kBlockSums, "const double *"),
               scratchAt(LossScratch::kBlockCounts, "const long long *"),
               scratchAt(LossScratch::kWeightSum, "double *"),
@@ -717,7 +796,10 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         const int64_t rows = type.getDimSize(0), classes = type.getDimSize(1);
         const double s = o.getLabelSmoothing().convertToDouble();
         const double perClass = s / static_cast<double>(classes);
-        // crossEntropyGradNode with the weight sum the loss just left.
+        const bool balanced =
+            o.getClassWeights() == train::ClassWeights::balanced;
+        // crossEntropyGradNode with the weight sum (and the class weights)
+        // the loss just left in the scratch.
         std::string body =
             loop("i", std::to_string(rows)) +
             llvm::formatv(
@@ -734,9 +816,9 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
                 "        d[c] = __int_as_float(0x7fc00000);\n"
                 "      continue;\n"
                 "    }\n"
-                "    const double scale = (double)p3[0] * 1.0 / p4[0];\n"
+                "    const double scale = (double)p3[0] * {1} / p4[0];\n"
                 "    {{\n",
-                classes)
+                classes, balanced ? "p6[y]" : "1.0")
                 .str() +
             logSumExpText(classes) +
             llvm::formatv(
@@ -749,17 +831,22 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
                 "  }\n",
                 classes, doubleLiteral(1.0 - s), doubleLiteral(perClass))
                 .str();
-        step(llvm::formatv("cross entropy gradient of {0} x {1}", rows, classes)
+        SmallVector<KernelArg> args = {
+            tensor(o.getLogits(), "const float *"),
+            tensor(o.getLabels(), "const int *"),
+            tensor(o.getMask(), "const unsigned char *"),
+            tensor(o.getLossGrad(), "const float *"),
+            scratchAt(LossScratch::kWeightSum, "const double *"),
+            tensor(o.getResult(), "float *")};
+        if (balanced)
+          args.push_back(
+              scratchAt(LossScratch::kClassWeights, "const double *"));
+        step(llvm::formatv("cross entropy gradient of {0} x {1}{2}", rows,
+                           classes, balanced ? ", balanced class weights" : "")
                  .str(),
-             {tensor(o.getLogits(), "const float *"),
-              tensor(o.getLabels(), "const int *"),
-              tensor(o.getMask(), "const unsigned char *"),
-              tensor(o.getLossGrad(), "const float *"),
-              scratchAt(LossScratch::kWeightSum, "const double *"),
-              tensor(o.getResult(), "float *")},
-             body, rows);
+             args, body, rows);
         // The scratch the loss filled is read, not grown.
-        out.scratchBytes = 8;
+        out.scratchBytes = LossScratch::kClassWeights + 8 * classes;
         return out;
       })
       .Default([&](Operation *) -> FailureOr<GeneratedOp> {

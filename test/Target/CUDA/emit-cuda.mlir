@@ -292,12 +292,12 @@ func.func @wide(%x: tensor<2xf32>) -> tensor<2xf32> {
 // CHECK-NEXT: const int *gnnc_p1 = a0->in.edge_id;
 // CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[ES]]", 256, gnnc_params));
 // CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[EG]]", 256, gnnc_params));
-// CHECK: GNNC_CALL(gnnrt_cuda_scratch(ctx, 2056, (void **)&gnnc_scratch));
+// CHECK: GNNC_CALL(gnnrt_cuda_scratch(ctx, 3616, (void **)&gnnc_scratch));
 // CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[LC]]", 64, gnnc_params));
 // CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[LB]]", 64, gnnc_params));
 // CHECK: double *gnnc_p2 = (double *)(gnnc_scratch + 0);
 // CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[LT]]", 1, gnnc_params));
-// CHECK: GNNC_CALL(gnnrt_cuda_scratch(ctx, 8, (void **)&gnnc_scratch));
+// CHECK: GNNC_CALL(gnnrt_cuda_scratch(ctx, 1056, (void **)&gnnc_scratch));
 // CHECK: const double *gnnc_p4 = (const double *)(gnnc_scratch + 0);
 // CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[LG]]", 5, gnnc_params));
 // CHECK-NOT: gnnrt_cuda_reduce
@@ -317,12 +317,26 @@ func.func @ops(%g: !gnn.graph<4x6>, %x: tensor<5x3xf32>, %s: tensor<6x2xf32>, %d
 // -----
 
 // What stays a library call: a loss gradient with no loss of the same
-// inputs just before it (its weight sum is not in the scratch), and a loss
-// with balanced class weights (which needs the classes' counts first).
+// inputs just before it (its weight sum is not in the scratch). A loss with
+// balanced class weights is generated: first the classes' counts, a thread
+// per (block, class), then their weights and the weight sum in one thread,
+// which the loss and its gradient read.
+// CHECK-LABEL: // cross entropy of 5 x 3, balanced class weights: class counts
+// CHECK-NEXT: extern "C" __global__ void [[COUNTS:gnnc_k[0-9]+]](
+// CHECK: count += p1[i] == k;
+// CHECK: // cross entropy of 5 x 3, balanced class weights: class weights
+// CHECK-NEXT: extern "C" __global__ void [[WEIGHTS:gnnc_k[0-9]+]](
+// CHECK: const double w = n != 0 ? (double)total / (3.0000000000000000e+00 * n) : 0.0;
+// CHECK: weightSum += w * n;
+// CHECK: // cross entropy of 5 x 3, balanced class weights: chunk sums
+// CHECK: acc += weight[y] * -(
+// CHECK: // cross entropy gradient of 5 x 3, balanced class weights
+// CHECK: const double scale = (double)p3[0] * p6[y] / p4[0];
 // CHECK-LABEL: // @library
 // CHECK: GNNC_CALL(gnnrt_cuda_cross_entropy_grad(a0, a1, a2, a3, 5, 3, 0, 0, v0));
-// CHECK: GNNC_CALL(gnnrt_cuda_cross_entropy(a0, a1, a2, 5, 3, 0, 1, v1));
-// CHECK: GNNC_CALL(gnnrt_cuda_cross_entropy_grad(a0, a1, a2, a3, 5, 3, 0, 1, v2));
+// CHECK: "[[COUNTS]]", 192, gnnc_params
+// CHECK: "[[WEIGHTS]]", 1, gnnc_params
+// CHECK-NOT: gnnrt_cuda_cross_entropy
 func.func @library(%x: tensor<5x3xf32>, %y: tensor<5xi32>, %m: tensor<5xi1>, %one: tensor<f32>) -> (tensor<5x3xf32>, tensor<f32>, tensor<5x3xf32>) {
   %0 = train.cross_entropy_grad %x, %y, %m, %one : (tensor<5x3xf32>, tensor<5xi32>, tensor<5xi1>, tensor<f32>) -> tensor<5x3xf32>
   %1 = train.cross_entropy %x, %y, %m {class_weights = #train<class_weights balanced>} : (tensor<5x3xf32>, tensor<5xi32>, tensor<5xi1>) -> tensor<f32>

@@ -367,58 +367,80 @@ TEST_F(GeneratedOps, EdgeSoftmaxAndItsGradientGiveTheCpuKernelsBits) {
   EXPECT_NE(serial, gnnrt::kernel::laneButterflySum(lanes));
 }
 
+// Without class weights and with balanced ones (scikit-learn's n / (C n_c),
+// whose counts the generated kernels take per block and class).
 TEST_F(GeneratedOps, LossAndItsGradientGiveTheCpuKernelsBits) {
-  func::FuncOp f = parse(
-      "  %0 = train.cross_entropy %x, %y, %m {label_smoothing = 0.1 : f64} : "
-      "(tensor<5000x6xf32>, tensor<5000xi32>, tensor<5000xi1>) -> "
-      "tensor<f32>\n"
-      "  %1 = train.cross_entropy_grad %x, %y, %m, %one {label_smoothing = "
-      "0.1 : f64} : (tensor<5000x6xf32>, tensor<5000xi32>, tensor<5000xi1>, "
-      "tensor<f32>) -> tensor<5000x6xf32>\n");
-  ASSERT_TRUE(f);
-  // Logits far apart give per-row losses from 0 to ~1e3, so the loss's sum
-  // depends on its order; some rows are masked out or unlabelled.
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<float> logit(-1.0f, 1.0f);
-  std::vector<float> x(kRows * kCols);
-  for (size_t i = 0; i < x.size(); ++i)
-    x[i] = logit(rng) * (i % 7 == 0 ? 900.0f : 1.0f);
-  std::vector<int32_t> labels(kRows);
-  std::vector<uint8_t> mask(kRows);
-  for (int64_t i = 0; i < kRows; ++i) {
-    labels[i] = i % 13 == 0 ? -1 : static_cast<int32_t>(rng() % kCols);
-    mask[i] = i % 5 != 0;
+  for (bool balanced : {false, true}) {
+    const std::string options =
+        balanced ? "{class_weights = #train<class_weights balanced>, "
+                   "label_smoothing = 0.1 : f64}"
+                 : "{label_smoothing = 0.1 : f64}";
+    func::FuncOp f =
+        parse("  %0 = train.cross_entropy %x, %y, %m " + options +
+              " : (tensor<5000x6xf32>, tensor<5000xi32>, tensor<5000xi1>) -> "
+              "tensor<f32>\n"
+              "  %1 = train.cross_entropy_grad %x, %y, %m, %one " +
+              options +
+              " : (tensor<5000x6xf32>, tensor<5000xi32>, tensor<5000xi1>, "
+              "tensor<f32>) -> tensor<5000x6xf32>\n");
+    ASSERT_TRUE(f);
+    // Logits far apart give per-row losses from 0 to ~1e3, so the loss's
+    // sum depends on its order; some rows are masked out or unlabelled, and
+    // the classes are uneven (class 5 rare), so balanced weights differ.
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> logit(-1.0f, 1.0f);
+    std::vector<float> x(kRows * kCols);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = logit(rng) * (i % 7 == 0 ? 900.0f : 1.0f);
+    std::vector<int32_t> labels(kRows);
+    std::vector<uint8_t> mask(kRows);
+    for (int64_t i = 0; i < kRows; ++i) {
+      const int32_t y = static_cast<int32_t>(rng() % kCols);
+      labels[i] = i % 13 == 0 ? -1 : y == 5 && i % 4 ? 1 : y;
+      mask[i] = i % 5 != 0;
+    }
+    const std::vector<float> one = {0.75f};
+    float *dx = device(x), *done = device(one);
+    int32_t *dlabels = device(labels);
+    uint8_t *dmask = device(mask);
+    float *loss = deviceFloats(1), *grad = deviceFloats(kRows * kCols);
+    auto ops = f.getBody().front().without_terminator();
+    Operation *forward = &*ops.begin(), *backward = &*std::next(ops.begin());
+    ASSERT_TRUE(gnn::cuda::KernelUnit::generates(forward, nullptr));
+    ASSERT_TRUE(gnn::cuda::KernelUnit::generates(backward, forward));
+    EXPECT_FALSE(gnn::cuda::KernelUnit::generates(backward, nullptr));
+    llvm::DenseMap<Value, void *> pointers = {{arg(f, 1), dx},
+                                              {arg(f, 4), dlabels},
+                                              {arg(f, 5), dmask},
+                                              {arg(f, 6), done},
+                                              {forward->getResult(0), loss},
+                                              {backward->getResult(0), grad}};
+    run(forward, pointers);
+    run(backward, pointers);
+    const int weights =
+        balanced ? GNNRT_CLASS_WEIGHTS_BALANCED : GNNRT_CLASS_WEIGHTS_NONE;
+    float want = 0.0f;
+    std::vector<float> wantGrad(kRows * kCols);
+    ASSERT_EQ(gnnrt_cpu_cross_entropy(x.data(), labels.data(), mask.data(),
+                                      kRows, kCols, 0.1, weights, &want),
+              GNNRT_OK);
+    ASSERT_EQ(gnnrt_cpu_cross_entropy_grad(x.data(), labels.data(), mask.data(),
+                                           one.data(), kRows, kCols, 0.1,
+                                           weights, wantGrad.data()),
+              GNNRT_OK);
+    EXPECT_TRUE(close(loss, &want, 1)) << (balanced ? "balanced" : "none");
+    EXPECT_TRUE(close(grad, wantGrad.data(), wantGrad.size()))
+        << (balanced ? "balanced" : "none");
+    if (balanced) {
+      // The weights matter here: the loss without them is another number.
+      float unweighted = 0.0f;
+      ASSERT_EQ(gnnrt_cpu_cross_entropy(x.data(), labels.data(), mask.data(),
+                                        kRows, kCols, 0.1,
+                                        GNNRT_CLASS_WEIGHTS_NONE, &unweighted),
+                GNNRT_OK);
+      EXPECT_NE(unweighted, want);
+    }
   }
-  const std::vector<float> one = {0.75f};
-  float *dx = device(x), *done = device(one);
-  int32_t *dlabels = device(labels);
-  uint8_t *dmask = device(mask);
-  float *loss = deviceFloats(1), *grad = deviceFloats(kRows * kCols);
-  auto ops = f.getBody().front().without_terminator();
-  Operation *forward = &*ops.begin(), *backward = &*std::next(ops.begin());
-  ASSERT_TRUE(gnn::cuda::KernelUnit::generates(forward, nullptr));
-  ASSERT_TRUE(gnn::cuda::KernelUnit::generates(backward, forward));
-  EXPECT_FALSE(gnn::cuda::KernelUnit::generates(backward, nullptr));
-  llvm::DenseMap<Value, void *> pointers = {{arg(f, 1), dx},
-                                            {arg(f, 4), dlabels},
-                                            {arg(f, 5), dmask},
-                                            {arg(f, 6), done},
-                                            {forward->getResult(0), loss},
-                                            {backward->getResult(0), grad}};
-  run(forward, pointers);
-  run(backward, pointers);
-  float want = 0.0f;
-  std::vector<float> wantGrad(kRows * kCols);
-  ASSERT_EQ(gnnrt_cpu_cross_entropy(x.data(), labels.data(), mask.data(), kRows,
-                                    kCols, 0.1, GNNRT_CLASS_WEIGHTS_NONE,
-                                    &want),
-            GNNRT_OK);
-  ASSERT_EQ(gnnrt_cpu_cross_entropy_grad(
-                x.data(), labels.data(), mask.data(), one.data(), kRows, kCols,
-                0.1, GNNRT_CLASS_WEIGHTS_NONE, wantGrad.data()),
-            GNNRT_OK);
-  EXPECT_TRUE(close(loss, &want, 1));
-  EXPECT_TRUE(close(grad, wantGrad.data(), wantGrad.size()));
 }
 
 TEST_F(GeneratedOps, RunsFusedIntoOpKernelsGiveTheCpuKernelsBits) {
