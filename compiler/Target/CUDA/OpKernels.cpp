@@ -52,10 +52,9 @@ namespace {
 using gnnrt::kernel::kLossChunkRows;
 using gnnrt::kernel::kReductionBlocks;
 
-/// A double literal that reads back exactly.
+/// A double literal that reads back exactly (17 significant digits).
 std::string doubleLiteral(double value) {
-  std::string s = llvm::formatv("{0:e16}", value).str();
-  return s;
+  return llvm::formatv("{0:e16}", value).str();
 }
 
 /// `-inf` as float: NVRTC has no <math.h> and so no INFINITY.
@@ -688,8 +687,7 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         }
         // 2. A thread per chunk: its counted rows' terms in row order.
         Params first;
-        std::string logits =
-            first.add(tensor(o.getLogits(), "const float *"), "p0");
+        first.add(tensor(o.getLogits(), "const float *"), "p0");
         first.add(tensor(o.getLabels(), "const int *"), "p1");
         first.add(tensor(o.getMask(), "const unsigned char *"), "p2");
         first.add(scratchAt(layout.chunkSums(), "double *"), "p3");
@@ -697,7 +695,6 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         if (balanced)
           first.add(scratchAt(LossScratch::kClassWeights, "const double *"),
                     "weight");
-        (void)logits;
         std::string firstBody =
             loop("t", std::to_string(chunks)) +
             llvm::formatv("    const long long b = t / {0}, j = t % {0};\n",
