@@ -276,8 +276,8 @@ private:
   /// generate) with the runs fused into it, launched in order with the
   /// scratch they share.
   LogicalResult emitGenerated(Operation *op);
-  /// CUDA: the launches of \p generated in a block of their own, after the
-  /// scratch they share.
+  /// CUDA: the launches of \p generated (a fused run, a fill, an op's
+  /// kernels) in a block of their own, after the scratch they share.
   void printLaunches(const cuda::GeneratedOp &generated);
   /// CUDA: picks the element-wise runs that generated op kernels compute
   /// themselves (prologueOf, epilogueOf, fusedIntoOp).
@@ -314,8 +314,8 @@ private:
   llvm::DenseMap<Operation *, unsigned> prologueOf, epilogueOf;
   /// CUDA: runs of train.adam or train.sgd ops updated by one launch
   /// (cuda::KernelUnit::optimizerGroups), and the run of each of their ops.
-  SmallVector<SmallVector<Operation *>> adamRuns;
-  llvm::DenseMap<Operation *, unsigned> adamRunOf;
+  SmallVector<SmallVector<Operation *>> optimizerRuns;
+  llvm::DenseMap<Operation *, unsigned> optimizerRunOf;
   llvm::DenseMap<Value, std::string> names;
   llvm::DenseMap<Value, std::string> keySeed, keyStep;
   /// Loads that copy nothing (`tile_bytes`): the value's name is the host
@@ -580,14 +580,7 @@ LogicalResult FunctionEmitter::emitConstant(arith::ConstantOp op) {
       StringRef kernelType = ctype == "int32_t"   ? "int"
                              : ctype == "uint8_t" ? "unsigned char"
                                                   : "float";
-      std::string kernel = options.kernels->fill(kernelType);
-      os << "  {\n    long long gnnc_n = " << n << ";\n"
-         << "    " << kernelType << " gnnc_value = " << value(0) << ";\n"
-         << "    void *gnnc_params[] = {&gnnc_n, &gnnc_value, &" << var
-         << "};\n  ";
-      call("gnnrt_cuda_launch", {"ctx", "&gnnc_kernels", "\"" + kernel + "\"",
-                                 "gnnc_n", "gnnc_params"});
-      os << "  }\n";
+      printLaunches(options.kernels->fill(kernelType, n, value(0), result));
       return success();
     }
     std::string host = var + "_host";
@@ -684,9 +677,9 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     waitForCopies(group);
     return emitFused(group);
   }
-  if (auto it = adamRunOf.find(op); it != adamRunOf.end()) {
+  if (auto it = optimizerRunOf.find(op); it != optimizerRunOf.end()) {
     // The run's first op launches the update of every parameter of it.
-    ArrayRef<Operation *> run = adamRuns[it->second];
+    ArrayRef<Operation *> run = optimizerRuns[it->second];
     if (op != run.front())
       return success();
     waitForCopies(run);
@@ -1440,38 +1433,15 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
 
 LogicalResult FunctionEmitter::emitFused(ArrayRef<Operation *> group) {
   llvm::SmallPtrSet<Operation *, 8> inGroup(group.begin(), group.end());
-  FailureOr<cuda::KernelLaunch> launch = options.kernels->fuse(
+  FailureOr<cuda::GeneratedOp> launch = options.kernels->fuse(
       group, [&](Value v) { return escapes(v, inGroup); });
   if (failed(launch))
     return failure();
-  for (Value out : launch->outputs) {
-    Operation *def = out.getDefiningOp();
-    if (failed(define(def, cast<OpResult>(out).getResultNumber())))
+  for (Value out : launch->stored)
+    if (failed(
+            define(out.getDefiningOp(), cast<OpResult>(out).getResultNumber())))
       return failure();
-  }
-  os << "  {\n    long long gnnc_n = " << launch->n
-     << ", gnnc_cols = " << launch->cols << ";\n";
-  std::string params = "&gnnc_n, &gnnc_cols";
-  for (auto [k, key] : llvm::enumerate(launch->keys)) {
-    os << "    unsigned long long gnnc_seed" << k << " = " << keySeed[key]
-       << ", gnnc_step" << k << " = " << keyStep[key] << ";\n";
-    params +=
-        ", &gnnc_seed" + std::to_string(k) + ", &gnnc_step" + std::to_string(k);
-  }
-  for (auto [k, v] : llvm::enumerate(launch->inputs)) {
-    os << "    const float *gnnc_in" << k << " = " << name(v) << ";\n";
-    params += ", &gnnc_in" + std::to_string(k);
-  }
-  for (auto [k, v] : llvm::enumerate(launch->outputs)) {
-    os << "    float *gnnc_out" << k << " = " << names[v] << ";\n";
-    params += ", &gnnc_out" + std::to_string(k);
-  }
-  os << "    void *gnnc_params[] = {" << params << "};\n  ";
-  call("gnnrt_cuda_launch",
-       {"ctx", "&gnnc_kernels", "\"" + launch->kernel + "\"",
-        launch->items == launch->n ? "gnnc_n" : std::to_string(launch->items),
-        "gnnc_params"});
-  os << "  }\n";
+  printLaunches(*launch);
   return success();
 }
 
@@ -1611,6 +1581,15 @@ void FunctionEmitter::printLaunches(const cuda::GeneratedOp &generated) {
         // adamConstants' 1 - pow(beta, step), with the same pow.
         expr = "1.0 - pow(" + literal(arg.base) + ", (double)" +
                name(arg.value) + ")";
+        break;
+      case cuda::KernelArg::Kind::KeySeed:
+        expr = keySeed[arg.value];
+        break;
+      case cuda::KernelArg::Kind::KeyStep:
+        expr = keyStep[arg.value];
+        break;
+      case cuda::KernelArg::Kind::Literal:
+        expr = arg.literal;
         break;
       }
       std::string var = "gnnc_p" + std::to_string(k);
@@ -1815,10 +1794,10 @@ LogicalResult FunctionEmitter::emit() {
       groupOf[op] = index;
   if (cuda() && options.generatedOpKernels) {
     planOpFusions();
-    adamRuns = cuda::KernelUnit::optimizerGroups(func.getBody().front());
-    for (auto [index, run] : llvm::enumerate(adamRuns))
+    optimizerRuns = cuda::KernelUnit::optimizerGroups(func.getBody().front());
+    for (auto [index, run] : llvm::enumerate(optimizerRuns))
       for (Operation *op : run)
-        adamRunOf[op] = index;
+        optimizerRunOf[op] = index;
   }
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     std::string var = "a" + std::to_string(i);

@@ -166,7 +166,24 @@ std::string cuda::KernelUnit::add(StringRef comment,
   return name;
 }
 
-std::string cuda::KernelUnit::fill(StringRef ctype) {
+namespace {
+
+/// A literal argument of type \p ctype (a launch's size, a fill's value).
+cuda::KernelArg literalArg(StringRef ctype, std::string value) {
+  cuda::KernelArg arg{cuda::KernelArg::Kind::Literal, Value(), 0,
+                      (ctype + " ").str()};
+  arg.literal = std::move(value);
+  return arg;
+}
+
+cuda::KernelArg valueArg(cuda::KernelArg::Kind kind, Value v, StringRef ctype) {
+  return {kind, v, 0, ctype.str()};
+}
+
+} // namespace
+
+cuda::GeneratedOp cuda::KernelUnit::fill(StringRef ctype, int64_t n,
+                                         StringRef value, Value out) {
   std::string body = ("(long long n, " + ctype + " value, " + ctype +
                       " *out) {\n"
                       "  for (long long i = (long long)blockIdx.x * "
@@ -174,7 +191,14 @@ std::string cuda::KernelUnit::fill(StringRef ctype) {
                       "       i += (long long)gridDim.x * blockDim.x)\n"
                       "    out[i] = value;\n}\n")
                          .str();
-  return add(("fill with one " + ctype + " value").str(), body);
+  GeneratedOp launch;
+  launch.steps.push_back(
+      {add(("fill with one " + ctype + " value").str(), body),
+       n,
+       {literalArg("long long", std::to_string(n)),
+        literalArg(ctype, value.str()),
+        valueArg(KernelArg::Kind::Tensor, out, (ctype + " *").str())}});
+  return launch;
 }
 
 FailureOr<cuda::KernelUnit::RunBody>
@@ -375,38 +399,46 @@ cuda::KernelUnit::buildRun(ArrayRef<Operation *> group,
   return run;
 }
 
-FailureOr<cuda::KernelLaunch>
+FailureOr<cuda::GeneratedOp>
 cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
                        function_ref<bool(Value)> escapes) {
   FailureOr<RunBody> run = buildRun(group, escapes);
   if (failed(run))
     return failure();
-  KernelLaunch launch;
   RankedTensorType shape = resultType(group.front());
-  launch.n = shape.getNumElements();
-  launch.cols = lastDim(shape);
-  launch.keys = run->keys;
-  launch.inputs = run->inputs;
-  launch.outputs = run->outputs;
+  const int64_t n = shape.getNumElements();
+  KernelStep step;
+  step.args = {literalArg("long long", std::to_string(n)),
+               literalArg("long long", std::to_string(lastDim(shape)))};
+  for (Value key : run->keys) {
+    step.args.push_back(
+        valueArg(KernelArg::Kind::KeySeed, key, "unsigned long long "));
+    step.args.push_back(
+        valueArg(KernelArg::Kind::KeyStep, key, "unsigned long long "));
+  }
+  for (Value in : run->inputs)
+    step.args.push_back(valueArg(KernelArg::Kind::Tensor, in, "const float *"));
+  for (Value out : run->outputs)
+    step.args.push_back(valueArg(KernelArg::Kind::Tensor, out, "float *"));
   const std::string body = run->text + run->stores;
   const std::string &draws = run->draws, &comment = run->comment;
   const bool usesColumn = run->usesColumn;
   if (!draws.empty())
     usesPhilox = true;
   std::string signature = "(long long n, long long cols";
-  for (unsigned k = 0; k < launch.keys.size(); ++k)
+  for (unsigned k = 0; k < run->keys.size(); ++k)
     signature += ", unsigned long long seed" + std::to_string(k) +
                  ", unsigned long long step" + std::to_string(k);
-  for (unsigned k = 0; k < launch.inputs.size(); ++k)
+  for (unsigned k = 0; k < run->inputs.size(); ++k)
     signature += ", const float *in" + std::to_string(k);
-  for (unsigned k = 0; k < launch.outputs.size(); ++k)
+  for (unsigned k = 0; k < run->outputs.size(); ++k)
     signature += ", float *out" + std::to_string(k);
   signature += ") {\n";
   std::string full = signature;
   std::string column =
       usesColumn ? "const long long c = i % cols;\n" : "(void)cols;\n";
   if (draws.empty()) {
-    launch.items = launch.n;
+    step.items = n;
     full += "  for (long long i = (long long)blockIdx.x * blockDim.x "
             "+ threadIdx.x; i < n;\n"
             "       i += (long long)gridDim.x * blockDim.x) {\n    " +
@@ -419,7 +451,7 @@ cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
     std::string inner;
     for (StringRef line : lines)
       inner += "  " + line.str() + "\n";
-    launch.items = (launch.n + 3) / 4;
+    step.items = (n + 3) / 4;
     full += "  for (long long b = (long long)blockIdx.x * blockDim.x "
             "+ threadIdx.x; b < (n + 3) / 4;\n"
             "       b += (long long)gridDim.x * blockDim.x) {\n" +
@@ -428,6 +460,9 @@ cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
             "      const long long i = 4 * b + j;\n      " +
             column + inner + "    }\n  }\n}\n";
   }
-  launch.kernel = add(comment, full);
+  step.kernel = add(comment, full);
+  GeneratedOp launch;
+  launch.steps.push_back(std::move(step));
+  launch.stored = run->outputs;
   return launch;
 }

@@ -42,27 +42,24 @@ bool isFusible(Operation *op, bool dropout = true);
 SmallVector<SmallVector<Operation *>> fusionGroups(Block &block,
                                                    bool dropout = true);
 
-/// One launch of a generated kernel:
-/// `kernel(n, cols, (seed, step) of each key..., inputs..., outputs...)`
-/// over `items` work items.
-struct KernelLaunch {
-  std::string kernel;
-  int64_t n = 0, cols = 1;
-  /// n, or the Philox blocks of four elements, (n + 3) / 4, when the run
-  /// has a dropout: a thread draws one block and computes its elements.
-  int64_t items = 0;
-  SmallVector<Value> keys;    ///< The dropouts' gnn.rng_key values.
-  SmallVector<Value> inputs;  ///< Read (full tensors or [cols] vectors).
-  SmallVector<Value> outputs; ///< Written: the group's results used later.
-};
-
-/// An argument of a generated op kernel (KernelUnit::generate): a device
-/// pointer the host code has (a tensor, an array of a bound graph's CSR by
-/// destination) or a place in the context's scratch (gnnrt_cuda_scratch).
+/// An argument of a generated kernel, as the host code passes it: a device
+/// pointer it has (a tensor, an array of a bound graph's CSR by
+/// destination), a place in the context's scratch (gnnrt_cuda_scratch), a
+/// value it computes (a dropout key's seed or step, Adam's correction), or
+/// a literal.
 struct KernelArg {
-  enum class Kind { Tensor, Indptr, EdgeId, Scratch, BiasCorrection } kind;
+  enum class Kind {
+    Tensor,
+    Indptr,
+    EdgeId,
+    Scratch,
+    BiasCorrection,
+    KeySeed,
+    KeyStep,
+    Literal
+  } kind;
   /// Tensor: the tensor; Indptr, EdgeId: the graph; BiasCorrection: the
-  /// step (an i64).
+  /// step (an i64); KeySeed, KeyStep: the gnn.rng_key.
   Value value;
   int64_t offset = 0; ///< Scratch: the byte offset.
   std::string ctype;  ///< The parameter's type: "const float *", ...
@@ -70,20 +67,23 @@ struct KernelArg {
   /// host code with the C library's pow, as adamConstants does for the CPU
   /// (a device pow could round differently).
   double base = 0;
+  std::string literal; ///< Literal: the C expression.
 };
 
-/// One launch of a generated op kernel, over \p items work items.
+/// One launch of a generated kernel, over \p items work items.
 struct KernelStep {
   std::string kernel;
   int64_t items = 0;
   SmallVector<KernelArg> args;
 };
 
-/// How the CUDA target computes one op in generated kernels: its launches
-/// in order, and the scratch bytes they share.
+/// How the CUDA target computes an op (or a run of them) in generated
+/// kernels: its launches in order, and the scratch bytes they share.
 struct GeneratedOp {
   SmallVector<KernelStep> steps;
   int64_t scratchBytes = 0;
+  /// fuse: the run's results it stores (those read after the run).
+  SmallVector<Value> stored;
 };
 
 /// The kernels of one generated unit, each printed once however many
@@ -132,14 +132,18 @@ public:
   /// the C library's pow (as gnnrt_cpu_adam's adamConstants).
   FailureOr<GeneratedOp> fusedOptimizer(ArrayRef<Operation *> group);
 
-  /// The kernel computing \p group (one of fusionGroups) and how to launch
-  /// it. Results of the group that \p escapes are written; the others stay
-  /// in registers.
-  FailureOr<KernelLaunch> fuse(ArrayRef<Operation *> group,
-                               function_ref<bool(Value)> escapes);
+  /// The kernel computing \p group (one of fusionGroups) and its launch:
+  /// `kernel(n, cols, (seed, step) of each dropout key..., inputs...,
+  /// outputs...)` over the elements, or over their Philox blocks of four
+  /// when the run drops out (a thread draws one block and computes its
+  /// elements). Results of the group that \p escapes are stored (`stored`);
+  /// the others stay in registers.
+  FailureOr<GeneratedOp> fuse(ArrayRef<Operation *> group,
+                              function_ref<bool(Value)> escapes);
   /// `name(long long n, T value, T *out)`, T the C type (float, int,
-  /// unsigned char): fills a splat constant.
-  std::string fill(StringRef ctype);
+  /// unsigned char), launched to fill \p out's \p n elements with the C
+  /// literal \p value: a splat constant.
+  GeneratedOp fill(StringRef ctype, int64_t n, StringRef value, Value out);
 
   /// The device code: every kernel, `extern "C" __global__`, after the
   /// device functions they call (Philox), no #includes (NVRTC compiles it

@@ -28,13 +28,14 @@
 // CHECK-NEXT: if (!ctx)
 // CHECK-NEXT: return GNNRT_ERR_NO_DEVICE;
 // CHECK: GNNC_CALL(gnnrt_cuda_matmul(a0, a1, 3, 2, 4, 0, 0, v0));
-// CHECK: long long gnnc_n = 6, gnnc_cols = 2;
-// CHECK-NEXT: const float *gnnc_in0 = v0;
-// CHECK-NEXT: const float *gnnc_in1 = a2;
-// CHECK-NEXT: float *gnnc_out0 = v1;
-// CHECK-NEXT: float *gnnc_out1 = v2;
-// CHECK-NEXT: void *gnnc_params[] = {&gnnc_n, &gnnc_cols, &gnnc_in0, &gnnc_in1, &gnnc_out0, &gnnc_out1};
-// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "gnnc_k0", gnnc_n, gnnc_params));
+// CHECK: long long gnnc_p0 = 6;
+// CHECK-NEXT: long long gnnc_p1 = 2;
+// CHECK-NEXT: const float *gnnc_p2 = v0;
+// CHECK-NEXT: const float *gnnc_p3 = a2;
+// CHECK-NEXT: float *gnnc_p4 = v1;
+// CHECK-NEXT: float *gnnc_p5 = v2;
+// CHECK-NEXT: void *gnnc_params[] = {&gnnc_p0, &gnnc_p1, &gnnc_p2, &gnnc_p3, &gnnc_p4, &gnnc_p5};
+// CHECK-NEXT: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "gnnc_k0", 6, gnnc_params));
 // CHECK: GNNC_CALL(gnnrt_cuda_matmul(v1, v2, 3, 3, 2, 0, 1, v3));
 // CHECK: GNNC_CALL(gnnrt_cuda_copy(ctx, results[1], a0, 48));
 // CHECK-NEXT: return GNNRT_OK;
@@ -61,15 +62,18 @@ func.func @f(%x: tensor<3x4xf32>, %w: tensor<4x2xf32>, %bias: tensor<2xf32>)
 // CHECK-NEXT: extern "C" __global__ void gnnc_k2(
 // CHECK-NOT: gnnc_k3
 // CHECK-LABEL: // @shared
-// CHECK: long long gnnc_n = 4;
-// CHECK-NEXT: float gnnc_value = 0x1p-1f;
-// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "gnnc_k0", gnnc_n, gnnc_params));
+// CHECK: long long gnnc_p0 = 4;
+// CHECK-NEXT: float gnnc_p1 = 0x1p-1f;
+// CHECK-NEXT: float *gnnc_p2 = v0;
+// CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "gnnc_k0", 4, gnnc_params));
 // CHECK: static const float v1_host[] = {0x1p+0f, 0x1p+1f};
 // CHECK-NEXT: GNNC_CALL(gnnrt_cuda_copy(ctx, v1, v1_host, sizeof v1_host));
-// CHECK: long long gnnc_n = 4, gnnc_cols = 4;
-// CHECK: "gnnc_k1"
-// CHECK: long long gnnc_n = 2, gnnc_cols = 2;
-// CHECK: "gnnc_k2"
+// CHECK: long long gnnc_p0 = 4;
+// CHECK-NEXT: long long gnnc_p1 = 4;
+// CHECK: "gnnc_k1", 4,
+// CHECK: long long gnnc_p0 = 2;
+// CHECK-NEXT: long long gnnc_p1 = 2;
+// CHECK: "gnnc_k2", 2,
 func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
   %c = arith.constant dense<0.5> : tensor<4xf32>
   %d = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
@@ -106,8 +110,8 @@ func.func @shared(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
 // CHECK-NEXT: GNNC_CALL(gnnrt_offload_free(tiers, 0));
 // CHECK-NEXT: GNNC_CALL(gnnrt_cuda_wait(ctx, GNNRT_CUDA_COMPUTE, 3));
 // CHECK-NEXT: float *{{v[0-9]+}} = (float *)results[0];
-// CHECK: const float *gnnc_in0 = [[Z]];
-// CHECK-NEXT: const float *gnnc_in1 = [[W]];
+// CHECK: const float *gnnc_p2 = [[Z]];
+// CHECK-NEXT: const float *gnnc_p3 = [[W]];
 // CHECK: return GNNRT_OK;
 func.func @offload(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = gnn.activation relu %x : tensor<4xf32>
@@ -161,8 +165,11 @@ func.func @spill(%x: tensor<4xf32>) -> tensor<4xf32> attributes {mem.num_handles
 // CHECK-NEXT: const float t3 = (float)((double)t2 / 1.0);
 // CHECK-NEXT: out0[i] = t3;
 // CHECK-LABEL: // @drop
-// CHECK: unsigned long long gnnc_seed0 = (uint64_t)a1, gnnc_step0 = (uint64_t)a2;
-// CHECK: void *gnnc_params[] = {&gnnc_n, &gnnc_cols, &gnnc_seed0, &gnnc_step0, &gnnc_in0, &gnnc_out0};
+// CHECK: unsigned long long gnnc_p2 = (uint64_t)a1;
+// CHECK-NEXT: unsigned long long gnnc_p3 = (uint64_t)a2;
+// CHECK-NEXT: const float *gnnc_p4 = a0;
+// CHECK-NEXT: float *gnnc_p5 = v0;
+// CHECK-NEXT: void *gnnc_params[] = {&gnnc_p0, &gnnc_p1, &gnnc_p2, &gnnc_p3, &gnnc_p4, &gnnc_p5};
 // CHECK-NEXT: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "gnnc_k0", 3, gnnc_params));
 // CHECK: GNNC_CALL(gnnrt_cuda_dropout_columns(a3, 2, 1, 4, 2, (uint64_t)a1, (uint64_t)a2, UINT64_C(1), 0.40000000000000002, v1));
 func.func @drop(%x: tensor<2x5xf32>, %seed: i64, %step: i64, %c: tensor<2x1xf32>)

@@ -238,6 +238,10 @@ protected:
               std::pow(a.base, static_cast<double>(steps.lookup(a.value)))));
           values.push_back(doubles.back().get());
           break;
+        case gnn::cuda::KernelArg::Kind::KeySeed:
+        case gnn::cuda::KernelArg::Kind::KeyStep:
+        case gnn::cuda::KernelArg::Kind::Literal:
+          FAIL() << "op kernels take no dropout key or literal";
         }
       }
       std::vector<void *> params;
