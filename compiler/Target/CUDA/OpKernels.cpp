@@ -133,6 +133,24 @@ std::string bothForms(function_ref<std::string(bool)> form) {
 }
 
 /// The grid-stride loop over \p count items with index \p var.
+std::string loop(StringRef var, StringRef count);
+
+/// An edge softmax kernel's body over \p nodes x \p heads warps of the CSR
+/// \p indptr: the row's passes in both forms (\p passes, bothForms), then a
+/// last pass over the lane's slots that ends element `e` (\p element of
+/// slot s and head k) with \p last.
+std::string edgeSoftmaxBody(int64_t nodes, int64_t heads, StringRef indptr,
+                            StringRef element,
+                            function_ref<std::string(bool)> passes,
+                            const std::string &last) {
+  return loop("t", std::to_string(nodes * heads * kEdgeLanes)) +
+         rowHeadOfWarp(heads, indptr) + bothForms(passes) +
+         "    for (long long s = first; s < end; s += step) {\n"
+         "      const long long e = " +
+         element.str() + ";\n" + last + "    }\n  }\n";
+}
+
+/// The grid-stride loop over \p count items with index \p var.
 std::string loop(StringRef var, StringRef count) {
   return llvm::formatv("  for (long long {0} = (long long)blockIdx.x * "
                        "blockDim.x + threadIdx.x; {0} < {1};\n"
@@ -168,14 +186,6 @@ KernelArg indptr(Value graph) {
 }
 KernelArg edgeIds(Value graph) {
   return {KernelArg::Kind::EdgeId, graph, 0, "const int *"};
-}
-
-/// The parameter list of \p args, named p0, p1, ...
-std::string signature(ArrayRef<KernelArg> args) {
-  std::string s = "(";
-  for (auto [k, arg] : llvm::enumerate(args))
-    s += (k ? ", " : "") + arg.ctype + "p" + std::to_string(k);
-  return s + ") {\n";
 }
 
 /// What a loss and its gradient agree on: the same inputs and options.
@@ -296,6 +306,19 @@ struct Params {
   }
 };
 
+/// An edge softmax kernel's graph parameters (the CSR's `indptr` and edge
+/// `ids`), and the C expression of the element of slot s and head k.
+struct EdgeParams {
+  std::string indptr, element;
+};
+EdgeParams addEdgeParams(Params &params, Value graph, int64_t heads) {
+  EdgeParams edge;
+  edge.indptr = params.add(indptr(graph), "indptr");
+  std::string ids = params.add(edgeIds(graph), "ids");
+  edge.element = llvm::formatv("(long long){0}[s] * {1} + k", ids, heads);
+  return edge;
+}
+
 /// How a kernel reads element (index, column) of the operand a prologue
 /// run may compute: a load, or a call of the run's device function.
 struct Operand {
@@ -342,16 +365,19 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
                            ArrayRef<Operation *> epilogue,
                            function_ref<bool(Value)> escapes) {
   GeneratedOp out;
-  // Adds the kernel `body` (comment, args) and a step launching it.
-  auto step = [&](StringRef comment, SmallVector<KernelArg> args,
-                  const std::string &body, int64_t items) {
-    std::string name = add(comment, signature(args) + body + "}\n");
-    out.steps.push_back({name, items, std::move(args)});
-  };
+  // Adds the kernel `body` (comment, params) and a step launching it.
   auto launchStep = [&](StringRef comment, const Params &params,
                         const std::string &body, int64_t items) {
     std::string name = add(comment, params.signature() + body + "}\n");
     out.steps.push_back({name, items, params.args});
+  };
+  // The same with \p args named p0, p1, ... in the body.
+  auto step = [&](StringRef comment, ArrayRef<KernelArg> args,
+                  const std::string &body, int64_t items) {
+    Params params;
+    for (auto [k, arg] : llvm::enumerate(args))
+      params.add(arg, "p" + std::to_string(k));
+    launchStep(comment, params, body, items);
   };
   if ((!prologue.empty() && !fusibleIntoOp(prologue)) ||
       (!epilogue.empty() && (!fusibleIntoOp(epilogue) || !acceptsEpilogue(op))))
@@ -523,8 +549,8 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         const int64_t heads = type.getDimSize(1);
         const int64_t nodes = o.getGraph().getType().getNodes();
         Params params;
-        std::string ptr = params.add(indptr(o.getGraph()), "indptr");
-        std::string ids = params.add(edgeIds(o.getGraph()), "ids");
+        const EdgeParams edge = addEdgeParams(params, o.getGraph(), heads);
+        const std::string &ptr = edge.indptr, &e = edge.element;
         FailureOr<Operand> x = operand(params, o.getInput(), "x");
         if (failed(x))
           return failure();
@@ -534,8 +560,6 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         if (failed(y))
           return failure();
         y->store = true;
-        const std::string e =
-            llvm::formatv("(long long){0}[s] * {1} + k", ids, heads);
         // softmaxRow for head k of row i, a warp per (row, head); each x is
         // read before its y is written, so y may be x.
         const std::string xe = x->at("e", "k");
@@ -553,13 +577,9 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
                  y->array + "[e] = ev;\n" + laneAdd(warp, "sum", "ev") +
                  "    }\n" + laneTotal(warp, "sum");
         };
-        std::string body =
-            loop("t", std::to_string(nodes * heads * kEdgeLanes)) +
-            rowHeadOfWarp(heads, ptr) + bothForms(form) +
-            "    for (long long s = first; s < end; s += step) {\n"
-            "      const long long e = " +
-            e + ";\n" + y->write("e", "k", y->array + "[e] / sum", "      ") +
-            "    }\n  }\n";
+        std::string body = edgeSoftmaxBody(
+            nodes, heads, ptr, e, form,
+            y->write("e", "k", y->array + "[e] / sum", "      "));
         launchStep(llvm::formatv("edge softmax, {0} heads over {1} nodes{2}{3}",
                                  heads, nodes, fused, followed)
                        .str(),
@@ -571,8 +591,8 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         const int64_t heads = type.getDimSize(1);
         const int64_t nodes = o.getGraph().getType().getNodes();
         Params params;
-        std::string ptr = params.add(indptr(o.getGraph()), "indptr");
-        std::string ids = params.add(edgeIds(o.getGraph()), "ids");
+        const EdgeParams edge = addEdgeParams(params, o.getGraph(), heads);
+        const std::string &ptr = edge.indptr, &e = edge.element;
         std::string y = params.add(tensor(o.getOutput(), "const float *"), "y");
         FailureOr<Operand> dy = operand(params, o.getResultGrad(), "dy");
         if (failed(dy))
@@ -580,8 +600,6 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         FailureOr<Result> dx = result(params, o.getResult(), "dx");
         if (failed(dx))
           return failure();
-        const std::string e =
-            llvm::formatv("(long long){0}[s] * {1} + k", ids, heads);
         // softmaxGradRow, a warp per (row, head): dx may be y or dy (each
         // element is written after the dot product read it, from its own y
         // and dy).
@@ -591,14 +609,9 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
                  laneAdd(warp, "dot", y + "[e] * " + dye) + "    }\n" +
                  laneTotal(warp, "dot");
         };
-        std::string body =
-            loop("t", std::to_string(nodes * heads * kEdgeLanes)) +
-            rowHeadOfWarp(heads, ptr) + bothForms(form) +
-            "    for (long long s = first; s < end; s += step) {\n"
-            "      const long long e = " +
-            e + ";\n" +
-            dx->write("e", "k", y + "[e] * (" + dye + " - dot)", "      ") +
-            "    }\n  }\n";
+        std::string body = edgeSoftmaxBody(
+            nodes, heads, ptr, e, form,
+            dx->write("e", "k", y + "[e] * (" + dye + " - dot)", "      "));
         launchStep(llvm::formatv(
                        "edge softmax gradient, {0} heads over {1} nodes{2}{3}",
                        heads, nodes, fused, followed)
