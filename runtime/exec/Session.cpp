@@ -1443,6 +1443,7 @@ bool Session::readParameters(std::vector<NamedTensor> &out,
 
 bool Session::writeParameters(const std::vector<NamedTensor> &params,
                               std::string &error) {
+  std::vector<std::pair<const NamedTensor *, const Slot *>> pairs;
   size_t k = 0;
   for (const Slot &s : slots) {
     if (s.role != "param")
@@ -1452,13 +1453,19 @@ bool Session::writeParameters(const std::vector<NamedTensor> &params,
       error = "parameter '" + s.param + "': no saved copy to restore";
       return false;
     }
-    if (!copyIn(s.copy[current], params[k].data.data(),
-                4 * static_cast<uint64_t>(s.count), error)) {
-      error = "parameter '" + s.param + "': " + error;
+    pairs.push_back({&params[k++], &s});
+  }
+  return copyParametersIn(pairs, error);
+}
+
+bool Session::copyParametersIn(
+    const std::vector<std::pair<const NamedTensor *, const Slot *>> &pairs,
+    std::string &error) {
+  for (auto [t, s] : pairs)
+    if (!copyIn(s->copy[current], t->data.data(), 4 * t->data.size(), error)) {
+      error = "parameter '" + t->name + "': " + error;
       return false;
     }
-    ++k;
-  }
   return true;
 }
 
@@ -1474,7 +1481,7 @@ bool Session::setParameters(const std::vector<NamedTensor> &params,
             std::to_string(params.size());
     return false;
   }
-  std::vector<std::pair<const NamedTensor *, Slot *>> pairs;
+  std::vector<std::pair<const NamedTensor *, const Slot *>> pairs;
   for (const NamedTensor &t : params) {
     auto it = std::find_if(slots.begin(), slots.end(), [&](const Slot &s) {
       return s.role == "param" && s.param == t.name;
@@ -1498,12 +1505,7 @@ bool Session::setParameters(const std::vector<NamedTensor> &params,
   // Fresh optimizer state: moments of another run mean nothing here.
   if (!initialize(ready ? seed : desc.seed, error))
     return false;
-  for (auto [t, s] : pairs)
-    if (!copyIn(s->copy[current], t->data.data(), 4 * t->data.size(), error)) {
-      error = "parameter '" + t->name + "': " + error;
-      return false;
-    }
-  return true;
+  return copyParametersIn(pairs, error);
 }
 
 bool Session::saveWeights(const std::string &path, std::string &error) const {
@@ -1568,6 +1570,20 @@ bool gnnrt::loadModelData(const gnnrt_data_desc &data, const std::string &dir,
            "' ships no features: training on seeded random stand-ins "
            "(timing only, accuracy is meaningless)";
   return true;
+}
+
+const char *gnnrt::monitorName(TrainOptions::Monitor m) {
+  return m == TrainOptions::Monitor::Accuracy ? "accuracy" : "accuracy-or-loss";
+}
+
+bool gnnrt::parseMonitor(const char *name, TrainOptions::Monitor &out) {
+  for (TrainOptions::Monitor m :
+       {TrainOptions::Monitor::Accuracy, TrainOptions::Monitor::AccuracyOrLoss})
+    if (std::strcmp(name, monitorName(m)) == 0) {
+      out = m;
+      return true;
+    }
+  return false;
 }
 
 void gnnrt::printReport(std::FILE *out, const TrainReport &r) {

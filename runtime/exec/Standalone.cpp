@@ -80,11 +80,7 @@ extern "C" int gnnrt_standalone_main(const gnnrt_model_desc *const *models,
     } else if (arg == "--monitor") {
       if (!value(v))
         return 2;
-      if (std::strcmp(v, "accuracy") == 0) {
-        monitor = TrainOptions::Monitor::Accuracy;
-      } else if (std::strcmp(v, "accuracy-or-loss") == 0) {
-        monitor = TrainOptions::Monitor::AccuracyOrLoss;
-      } else {
+      if (!parseMonitor(v, monitor)) {
         std::fprintf(stderr,
                      "%s: error: --monitor: '%s' is not accuracy or "
                      "accuracy-or-loss\n",

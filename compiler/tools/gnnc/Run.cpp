@@ -62,13 +62,10 @@ llvm::json::Object reportJson(const gnnrt::TrainReport &r) {
                                       {"val", metricsJson(r.bestVal)},
                                       {"test", metricsJson(r.testAtBestVal)}}},
       {"early_stop",
-       llvm::json::Object{
-           {"patience", r.patience},
-           {"monitor", r.monitor == gnnrt::TrainOptions::Monitor::Accuracy
-                           ? "accuracy"
-                           : "accuracy-or-loss"},
-           {"stopped", r.stoppedEarly},
-           {"kept_epoch", r.keptEpoch}}},
+       llvm::json::Object{{"patience", r.patience},
+                          {"monitor", gnnrt::monitorName(r.monitor)},
+                          {"stopped", r.stoppedEarly},
+                          {"kept_epoch", r.keptEpoch}}},
       {"restored_best", r.restoredBest},
       {"loss", std::move(losses)},
       {"epoch_seconds", std::move(times)},

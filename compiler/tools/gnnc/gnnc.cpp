@@ -178,14 +178,17 @@ static cl::opt<gnnrt::TrainOptions::Monitor> monitor(
     "monitor",
     cl::desc("What --patience and --restore-best watch on each validation "
              "pass"),
-    cl::values(clEnumValN(gnnrt::TrainOptions::Monitor::Accuracy, "accuracy",
-                          "a higher validation accuracy than every earlier "
-                          "pass (default)"),
-               clEnumValN(gnnrt::TrainOptions::Monitor::AccuracyOrLoss,
-                          "accuracy-or-loss",
-                          "the GAT paper's rule: progress while the "
-                          "validation accuracy or loss holds its record; "
-                          "keep the last pass that held both")),
+    cl::values(
+        clEnumValN(gnnrt::TrainOptions::Monitor::Accuracy,
+                   gnnrt::monitorName(gnnrt::TrainOptions::Monitor::Accuracy),
+                   "a higher validation accuracy than every earlier "
+                   "pass (default)"),
+        clEnumValN(
+            gnnrt::TrainOptions::Monitor::AccuracyOrLoss,
+            gnnrt::monitorName(gnnrt::TrainOptions::Monitor::AccuracyOrLoss),
+            "the GAT paper's rule: progress while the "
+            "validation accuracy or loss holds its record; "
+            "keep the last pass that held both")),
     cl::init(gnnrt::TrainOptions::Monitor::Accuracy), cl::sub(runCmd),
     cl::cat(gnncCategory));
 static cl::opt<bool> restoreBest(

@@ -48,6 +48,17 @@ int requireStream(int stream, const char *fn) {
               std::string(fn) + ": no stream " + std::to_string(stream));
 }
 
+/// gnnrt_cuda_record's and gnnrt_cuda_wait's checks, named \p fn.
+int requireEventCall(gnnrt_cuda *ctx, int stream, int64_t event,
+                     const char *fn) {
+  GNNRT_RETURN_IF_ERROR(requireContext(ctx, fn));
+  GNNRT_RETURN_IF_ERROR(requireStream(stream, fn));
+  if (event < 0)
+    return fail(GNNRT_ERR_BAD_ARGUMENT,
+                std::string(fn) + ": no event " + std::to_string(event));
+  return GNNRT_OK;
+}
+
 int requireCopy(const char *fn, void *dst, const void *src, int64_t bytes) {
   if (bytes < 0)
     return fail(GNNRT_ERR_BAD_SIZE,
@@ -345,21 +356,15 @@ int gnnrt_cuda_copy_async(gnnrt_cuda *ctx, int stream, void *dst,
 }
 
 int gnnrt_cuda_record(gnnrt_cuda *ctx, int stream, int64_t event) {
-  GNNRT_RETURN_IF_ERROR(requireContext(ctx, "gnnrt_cuda_record"));
-  GNNRT_RETURN_IF_ERROR(requireStream(stream, "gnnrt_cuda_record"));
-  if (event < 0)
-    return fail(GNNRT_ERR_BAD_ARGUMENT,
-                "gnnrt_cuda_record: no event " + std::to_string(event));
+  GNNRT_RETURN_IF_ERROR(
+      requireEventCall(ctx, stream, event, "gnnrt_cuda_record"));
   ctx->events[event] = Event{stream, ctx->copiesIssued};
   return GNNRT_OK;
 }
 
 int gnnrt_cuda_wait(gnnrt_cuda *ctx, int stream, int64_t event) {
-  GNNRT_RETURN_IF_ERROR(requireContext(ctx, "gnnrt_cuda_wait"));
-  GNNRT_RETURN_IF_ERROR(requireStream(stream, "gnnrt_cuda_wait"));
-  if (event < 0)
-    return fail(GNNRT_ERR_BAD_ARGUMENT,
-                "gnnrt_cuda_wait: no event " + std::to_string(event));
+  GNNRT_RETURN_IF_ERROR(
+      requireEventCall(ctx, stream, event, "gnnrt_cuda_wait"));
   // As in CUDA, an event never recorded does not wait. The copy stream
   // waiting for the compute stream has nothing to wait for: compute is
   // always done.

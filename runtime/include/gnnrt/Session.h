@@ -53,6 +53,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct gnnrt_cuda; // gnnrt/Cuda.h
@@ -119,6 +120,12 @@ struct TrainOptions {
   /// stays the last step's.
   bool restoreBest = false;
 };
+
+/// \p m's name on the command line and in reports: "accuracy",
+/// "accuracy-or-loss".
+const char *monitorName(TrainOptions::Monitor m);
+/// The monitor called \p name (monitorName's), or false.
+bool parseMonitor(const char *name, TrainOptions::Monitor &out);
 
 struct TrainReport {
   std::string model, dataset, source;
@@ -261,9 +268,14 @@ private:
   /// The parameters by name, copied from the arena.
   bool readParameters(std::vector<NamedTensor> &out, std::string &error) const;
   /// The reverse of readParameters, in its order, names and shapes (no
-  /// checks, no optimizer reset): what restoreBest puts back.
+  /// optimizer reset): what restoreBest puts back.
   bool writeParameters(const std::vector<NamedTensor> &params,
                        std::string &error);
+  /// Copies each tensor into its slot's current copy (setParameters' and
+  /// writeParameters' last step, once they have matched them).
+  bool copyParametersIn(
+      const std::vector<std::pair<const NamedTensor *, const Slot *>> &pairs,
+      std::string &error);
 
   /// Opens the CUDA context and measures what the GPU holds before the
   /// arena is allocated.
