@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Target/CUDA/Kernels.h"
+#include "compiler/Target/CUDA/CLiterals.h"
 #include "compiler/Target/ElementwiseRuns.h"
 
 #include "dialects/Gnn/Elementwise.h"
@@ -26,24 +27,6 @@ using namespace mlir;
 using namespace mlir::gnn;
 
 namespace {
-
-/// A float literal that reads back exactly (C++17 hexadecimal), as the CPU
-/// target prints them.
-std::string floatLiteral(double value) {
-  std::string s;
-  llvm::raw_string_ostream(s)
-      << llvm::format("%af", static_cast<double>(static_cast<float>(value)));
-  return s;
-}
-
-/// A double literal that reads back exactly.
-std::string doubleLiteral(double value) {
-  std::string s;
-  llvm::raw_string_ostream(s) << llvm::format("%.17g", value);
-  if (s.find_first_of(".eEn") == std::string::npos)
-    s += ".0";
-  return s;
-}
 
 RankedTensorType resultType(Operation *op) {
   return dyn_cast<RankedTensorType>(op->getResult(0).getType());

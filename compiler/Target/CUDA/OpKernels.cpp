@@ -31,6 +31,7 @@
 // CPU's, and what lets the emulator run them (runtime/cuda/emu).
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Target/CUDA/CLiterals.h"
 #include "compiler/Target/CUDA/Kernels.h"
 
 #include "dialects/Gnn/GnnOps.h"
@@ -51,11 +52,6 @@ namespace {
 
 using gnnrt::kernel::kLossChunkRows;
 using gnnrt::kernel::kReductionBlocks;
-
-/// A double literal that reads back exactly (17 significant digits).
-std::string doubleLiteral(double value) {
-  return llvm::formatv("{0:e16}", value).str();
-}
 
 /// `-inf` as float: NVRTC has no <math.h> and so no INFINITY.
 constexpr const char *kNegInf = "(-__int_as_float(0x7f800000))";

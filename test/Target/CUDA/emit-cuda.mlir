@@ -227,7 +227,7 @@ func.func @wide(%x: tensor<2xf32>) -> tensor<2xf32> {
 // CHECK-NEXT: extern "C" __global__ void [[RT:gnnc_k[0-9]+]](const double *p0, float *p1) {
 // CHECK: for (int b = 0; b < 64; ++b)
 // CHECK-NEXT: sum += p0[b * 3LL + c];
-// CHECK-NEXT: p1[c] = (float)(sum / 5.0000000000000000e+00);
+// CHECK-NEXT: p1[c] = (float)(sum / 5.0);
 // CHECK: // reduce max, dim 1, of 5 x 3
 // CHECK-NEXT: extern "C" __global__ void [[RM:gnnc_k[0-9]+]](const float *x, float *y) {
 // CHECK: float m = (-__int_as_float(0x7f800000));
@@ -275,7 +275,7 @@ func.func @wide(%x: tensor<2xf32>) -> tensor<2xf32> {
 // CHECK-NEXT: extern "C" __global__ void [[LC:gnnc_k[0-9]+]](const float *p0, const int *p1, const unsigned char *p2, double *p3, long long *p4) {
 // CHECK: const long long from = begin + j * 32;
 // CHECK: if (!p2[i] || p1[i] < 0)
-// CHECK: acc += 1.0 * -(9.0000000000000002e-01 * py + 3.3333333333333333e-02 * all);
+// CHECK: acc += 1.0 * -(0.90000000000000002 * py + 0.033333333333333333 * all);
 // CHECK: p4[t] = bad ? -1 : count;
 // CHECK: // cross entropy of 5 x 3: block sums
 // CHECK-NEXT: extern "C" __global__ void [[LB:gnnc_k[0-9]+]](
@@ -333,7 +333,7 @@ func.func @ops(%g: !gnn.graph<4x6>, %x: tensor<5x3xf32>, %s: tensor<6x2xf32>, %d
 // CHECK: count += p1[i] == k;
 // CHECK: // cross entropy of 5 x 3, balanced class weights: class weights
 // CHECK-NEXT: extern "C" __global__ void [[WEIGHTS:gnnc_k[0-9]+]](
-// CHECK: const double w = n != 0 ? (double)total / (3.0000000000000000e+00 * n) : 0.0;
+// CHECK: const double w = n != 0 ? (double)total / (3.0 * n) : 0.0;
 // CHECK: weightSum += w * n;
 // CHECK: // cross entropy of 5 x 3, balanced class weights: chunk sums
 // CHECK: acc += weight[y] * -(
@@ -438,12 +438,12 @@ func.func @fused(%g: !gnn.graph<4x6>, %s: tensor<6x2xf32>, %b: tensor<2xf32>, %d
 // CHECK-NEXT: i = t - 0LL;
 // CHECK: } else if (t < 8LL) {
 // CHECK-NEXT: i = t - 6LL;
-// CHECK: const double g = grad[i] + 5.0000000000000001e-04 * p;
-// CHECK-NEXT: const double mi = 9.0000000000000002e-01 * m[i] + 9.9999999999999978e-02 * g;
-// CHECK-NEXT: const double vi = 9.9900000000000000e-01 * v[i] + 1.0000000000000009e-03 * g * g;
+// CHECK: const double g = grad[i] + 0.00050000000000000001 * p;
+// CHECK-NEXT: const double mi = 0.90000000000000002 * m[i] + 0.099999999999999978 * g;
+// CHECK-NEXT: const double vi = 0.999 * v[i] + 0.0010000000000000009 * g * g;
 // CHECK-NEXT: const double mh = mi / correction1, vh = vi / correction2;
-// CHECK-NEXT: p *= 1.0000000000000000e+00;
-// CHECK-NEXT: p -= 1.0000000000000000e-02 * mh / (sqrt(vh) + 1.0000000000000000e-08);
+// CHECK-NEXT: p *= 1.0;
+// CHECK-NEXT: p -= 0.01 * mh / (sqrt(vh) + 1e-08);
 // CHECK-LABEL: // @adam
 // CHECK: double gnnc_p0 = 1.0 - pow(0.90000000000000002, (double)a8);
 // CHECK-NEXT: double gnnc_p1 = 1.0 - pow(0.999, (double)a8);
@@ -462,10 +462,10 @@ func.func @adam(%p0: tensor<6xf32>, %g0: tensor<6xf32>, %m0: tensor<6xf32>, %v0:
 // options; with momentum, each parameter's buffer is read and written.
 // CHECK-LABEL: // sgd (Nesterov momentum) over 2 parameters (6 + 2 elements)
 // CHECK-NEXT: extern "C" __global__ void [[SGD:gnnc_k[0-9]+]](const float *q0_param, const float *q0_grad, const float *q0_buffer, float *q0_new_param, float *q0_new_buffer, const float *q1_param,
-// CHECK: const double buf = 9.0000000000000002e-01 * buffer[i] + g;
-// CHECK-NEXT: g = g + 9.0000000000000002e-01 * buf;
+// CHECK: const double buf = 0.90000000000000002 * buffer[i] + g;
+// CHECK-NEXT: g = g + 0.90000000000000002 * buf;
 // CHECK-NEXT: new_buffer[i] = (float)buf;
-// CHECK-NEXT: new_param[i] = (float)(p - 1.0000000000000001e-01 * g);
+// CHECK-NEXT: new_param[i] = (float)(p - 0.10000000000000001 * g);
 // CHECK-LABEL: // @sgd
 // CHECK: GNNC_CALL(gnnrt_cuda_launch(ctx, &gnnc_kernels, "[[SGD]]", 8, gnnc_params));
 // CHECK-NOT: gnnrt_cuda_sgd
