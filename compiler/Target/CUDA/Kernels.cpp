@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Target/CUDA/Kernels.h"
-#include "compiler/Target/CUDA/CLiterals.h"
+#include "compiler/Target/CUDA/KernelText.h"
 #include "compiler/Target/ElementwiseRuns.h"
 
 #include "dialects/Gnn/Elementwise.h"
@@ -167,13 +167,9 @@ cuda::KernelArg valueArg(cuda::KernelArg::Kind kind, Value v, StringRef ctype) {
 
 cuda::GeneratedOp cuda::KernelUnit::fill(StringRef ctype, int64_t n,
                                          StringRef value, Value out) {
-  std::string body = ("(long long n, " + ctype + " value, " + ctype +
-                      " *out) {\n"
-                      "  for (long long i = (long long)blockIdx.x * "
-                      "blockDim.x + threadIdx.x; i < n;\n"
-                      "       i += (long long)gridDim.x * blockDim.x)\n"
-                      "    out[i] = value;\n}\n")
-                         .str();
+  std::string body =
+      ("(long long n, " + ctype + " value, " + ctype + " *out) {\n").str() +
+      gridStrideLoop("i", "n") + "    out[i] = value;\n  }\n}\n";
   GeneratedOp launch;
   launch.steps.push_back(
       {add(("fill with one " + ctype + " value").str(), body),
@@ -422,10 +418,7 @@ cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
       usesColumn ? "const long long c = i % cols;\n" : "(void)cols;\n";
   if (draws.empty()) {
     step.items = n;
-    full += "  for (long long i = (long long)blockIdx.x * blockDim.x "
-            "+ threadIdx.x; i < n;\n"
-            "       i += (long long)gridDim.x * blockDim.x) {\n    " +
-            column + body + "  }\n}\n";
+    full += gridStrideLoop("i", "n") + "    " + column + body + "  }\n}\n";
   } else {
     // Indent the per-element body one level deeper, inside the block's
     // loop over its four elements.
@@ -435,10 +428,7 @@ cuda::KernelUnit::fuse(ArrayRef<Operation *> group,
     for (StringRef line : lines)
       inner += "  " + line.str() + "\n";
     step.items = (n + 3) / 4;
-    full += "  for (long long b = (long long)blockIdx.x * blockDim.x "
-            "+ threadIdx.x; b < (n + 3) / 4;\n"
-            "       b += (long long)gridDim.x * blockDim.x) {\n" +
-            draws +
+    full += gridStrideLoop("b", "(n + 3) / 4") + draws +
             "    for (int j = 0; j < 4 && 4 * b + j < n; ++j) {\n"
             "      const long long i = 4 * b + j;\n      " +
             column + inner + "    }\n  }\n}\n";

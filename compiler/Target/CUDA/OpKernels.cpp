@@ -31,7 +31,7 @@
 // CPU's, and what lets the emulator run them (runtime/cuda/emu).
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Target/CUDA/CLiterals.h"
+#include "compiler/Target/CUDA/KernelText.h"
 #include "compiler/Target/CUDA/Kernels.h"
 
 #include "dialects/Gnn/GnnOps.h"
@@ -45,7 +45,9 @@
 
 using namespace mlir;
 using namespace mlir::gnn;
+using cuda::doubleLiteral;
 using cuda::GeneratedOp;
+using cuda::gridStrideLoop;
 using cuda::KernelArg;
 
 namespace {
@@ -128,9 +130,6 @@ std::string bothForms(function_ref<std::string(bool)> form) {
          "    const long long first = begin, step = 1;\n#endif\n";
 }
 
-/// The grid-stride loop over \p count items with index \p var.
-std::string loop(StringRef var, StringRef count);
-
 /// An edge softmax kernel's body over \p nodes x \p heads warps of the CSR
 /// \p indptr: the row's passes in both forms (\p passes, bothForms), then a
 /// last pass over the lane's slots that ends element `e` (\p element of
@@ -139,20 +138,11 @@ std::string edgeSoftmaxBody(int64_t nodes, int64_t heads, StringRef indptr,
                             StringRef element,
                             function_ref<std::string(bool)> passes,
                             const std::string &last) {
-  return loop("t", std::to_string(nodes * heads * kEdgeLanes)) +
+  return gridStrideLoop("t", std::to_string(nodes * heads * kEdgeLanes)) +
          rowHeadOfWarp(heads, indptr) + bothForms(passes) +
          "    for (long long s = first; s < end; s += step) {\n"
          "      const long long e = " +
          element.str() + ";\n" + last + "    }\n  }\n";
-}
-
-/// The grid-stride loop over \p count items with index \p var.
-std::string loop(StringRef var, StringRef count) {
-  return llvm::formatv("  for (long long {0} = (long long)blockIdx.x * "
-                       "blockDim.x + threadIdx.x; {0} < {1};\n"
-                       "       {0} += (long long)gridDim.x * blockDim.x) {{\n",
-                       var, count)
-      .str();
 }
 
 /// blockRows(rows, b, begin, end) of KernelCommon.h, in C.
@@ -448,7 +438,7 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
             return failure();
           std::string y = params.add(tensor(o.getResult(), "float *"), "y");
           std::string at = x->at("i * " + colsText + "LL + c", "c");
-          std::string body = loop("i", std::to_string(rows));
+          std::string body = gridStrideLoop("i", std::to_string(rows));
           if (max)
             body +=
                 llvm::formatv("    float m = {0};\n"
@@ -486,7 +476,7 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
             first.add(scratchAt(0, (acc + " *").str()), "partial");
         std::string at = x->at("i * " + colsText + "LL + c", "c");
         std::string firstBody =
-            loop("t", std::to_string(partials)) +
+            gridStrideLoop("t", std::to_string(partials)) +
             llvm::formatv("    const long long b = t / {0}, c = t % {0};\n",
                           cols)
                 .str() +
@@ -511,7 +501,7 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
                            .str();
         launchStep(what + ": block partials", first, firstBody + "  }\n",
                    partials);
-        std::string second = loop("c", std::to_string(cols));
+        std::string second = gridStrideLoop("c", std::to_string(cols));
         if (max)
           second += llvm::formatv("    float m = {0};\n"
                                   "    for (int b = 0; b < {1}; ++b) {{\n"
@@ -634,7 +624,7 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
           // a thread per (block, class) over the block's rows; the thread
           // of class 0 flags a label out of range.
           std::string counts =
-              loop("t", std::to_string(kReductionBlocks * classes)) +
+              gridStrideLoop("t", std::to_string(kReductionBlocks * classes)) +
               llvm::formatv("    const long long b = t / {0}, k = t % {0};\n",
                             classes)
                   .str() +
@@ -661,7 +651,7 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
           // weight sum over the counted nodes, in class order (NaN for a
           // label out of range).
           std::string weights =
-              loop("t", "1") +
+              gridStrideLoop("t", "1") +
               llvm::formatv(
                   "    bool bad = false;\n"
                   "    long long total = 0;\n"
@@ -705,7 +695,7 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
           first.add(scratchAt(LossScratch::kClassWeights, "const double *"),
                     "weight");
         std::string firstBody =
-            loop("t", std::to_string(chunks)) +
+            gridStrideLoop("t", std::to_string(chunks)) +
             llvm::formatv("    const long long b = t / {0}, j = t % {0};\n",
                           layout.chunksPerBlock)
                 .str() +
@@ -747,7 +737,8 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         launchStep(what + ": chunk sums", first, firstBody, chunks);
         // 3. A thread per block: its chunks in order.
         std::string second =
-            loop("b", std::to_string(kReductionBlocks)) + blockRowsText(rows) +
+            gridStrideLoop("b", std::to_string(kReductionBlocks)) +
+            blockRowsText(rows) +
             llvm::formatv(
                 "    const long long used = (end - begin + {0} - 1) / {0};\n"
                 "    double acc = 0;\n"
@@ -773,7 +764,7 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         // the gradient), else the one step 1 left. NaN when a label is out
         // of range (the CPU fails the call).
         std::string third =
-            loop("t", "1") +
+            gridStrideLoop("t", "1") +
             llvm::formatv(
                 "    double sum = 0;\n"
                 "    long long count = 0;\n"
@@ -807,7 +798,7 @@ cuda::KernelUnit::generate(Operation *op, ArrayRef<Operation *> prologue,
         // crossEntropyGradNode with the weight sum (and the class weights)
         // the loss just left in the scratch.
         std::string body =
-            loop("i", std::to_string(rows)) +
+            gridStrideLoop("i", std::to_string(rows)) +
             llvm::formatv(
                 "    const float *row = p0 + i * {0}LL;\n"
                 "    float *d = p5 + i * {0}LL;\n"
@@ -979,7 +970,7 @@ cuda::KernelUnit::fusedOptimizer(ArrayRef<Operation *> group) {
     total += n;
   }
   std::string body =
-      loop("t", std::to_string(total)) +
+      gridStrideLoop("t", std::to_string(total)) +
       "    long long i = 0;\n"
       "    const float *param = 0, *grad = 0, *m = 0, *v = 0;\n"
       "    float *new_param = 0, *new_m = 0, *new_v = 0;\n" +
@@ -1071,7 +1062,7 @@ cuda::KernelUnit::fusedSgd(ArrayRef<Operation *> group) {
                                : std::string("buf"))
             .str();
   update += "    new_param[i] = (float)(p - " + doubleLiteral(lr) + " * g);\n";
-  std::string body = loop("t", std::to_string(total)) +
+  std::string body = gridStrideLoop("t", std::to_string(total)) +
                      "    long long i = 0;\n"
                      "    const float *param = 0, *grad = 0;\n"
                      "    float *new_param = 0;\n" +
