@@ -1423,11 +1423,15 @@ std::vector<NamedTensor> Session::parameters() const {
 
 bool Session::readParameters(std::vector<NamedTensor> &out,
                              std::string &error) const {
-  out.clear();
+  // Into \p out's tensors where it has them already: restoreBest reads
+  // the parameters at every improving validation pass.
+  size_t k = 0;
   for (const Slot &s : slots) {
     if (s.role != "param")
       continue;
-    NamedTensor t;
+    if (k == out.size())
+      out.emplace_back();
+    NamedTensor &t = out[k++];
     t.name = s.param;
     t.shape = s.shape;
     t.data.resize(static_cast<size_t>(s.count));
@@ -1436,8 +1440,8 @@ bool Session::readParameters(std::vector<NamedTensor> &out,
       error = "parameter '" + s.param + "': " + error;
       return false;
     }
-    out.push_back(std::move(t));
   }
+  out.resize(k);
   return true;
 }
 
