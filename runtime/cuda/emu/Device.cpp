@@ -103,14 +103,21 @@ void drainCopies(gnnrt_cuda *ctx, uint64_t count) {
   }
 }
 
-int allocate(gnnrt_cuda *ctx, bool device, int64_t bytes, void **out) {
-  const char *fn = device ? "gnnrt_cuda_malloc" : "gnnrt_cuda_host_alloc";
+/// The checks of a call \p fn that hands out \p bytes of memory in \p out.
+int requireAllocation(gnnrt_cuda *ctx, const char *fn, int64_t bytes,
+                      void **out) {
   GNNRT_RETURN_IF_ERROR(requireContext(ctx, fn));
   if (!out)
     return fail(GNNRT_ERR_NULL_POINTER, std::string(fn) + ": null output");
   if (bytes < 0)
     return fail(GNNRT_ERR_BAD_SIZE,
                 std::string(fn) + ": " + std::to_string(bytes) + " bytes");
+  return GNNRT_OK;
+}
+
+int allocate(gnnrt_cuda *ctx, bool device, int64_t bytes, void **out) {
+  const char *fn = device ? "gnnrt_cuda_malloc" : "gnnrt_cuda_host_alloc";
+  GNNRT_RETURN_IF_ERROR(requireAllocation(ctx, fn, bytes, out));
   *out = nullptr;
   if (bytes == 0)
     return GNNRT_OK;
@@ -266,12 +273,7 @@ namespace {
 /// memory.
 int growBuffer(gnnrt_cuda *ctx, const char *fn, bool device, int64_t bytes,
                void *&buffer, int64_t &size, void **out) {
-  GNNRT_RETURN_IF_ERROR(requireContext(ctx, fn));
-  if (!out)
-    return fail(GNNRT_ERR_NULL_POINTER, std::string(fn) + ": null output");
-  if (bytes < 0)
-    return fail(GNNRT_ERR_BAD_SIZE,
-                std::string(fn) + ": " + std::to_string(bytes) + " bytes");
+  GNNRT_RETURN_IF_ERROR(requireAllocation(ctx, fn, bytes, out));
   if (bytes > size || !buffer) {
     GNNRT_RETURN_IF_ERROR(release(ctx, device, buffer));
     buffer = nullptr;
